@@ -1,0 +1,18 @@
+import type { Db } from '../db/client.ts';
+import type { Clock } from '../platform/clock.ts';
+import type { Config } from '../platform/config.ts';
+import type { IdGenerator } from '../platform/ids.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Mailer } from '../platform/mailer.ts';
+import type { PasswordHasher } from '../platform/passwords.ts';
+
+/** What every use case may use; the composition root (src/main) builds it once per process. */
+export type AppContext = {
+  db: Db;
+  clock: Clock;
+  ids: IdGenerator;
+  logger: Logger;
+  config: Config;
+  mailer: Mailer;
+  passwords: PasswordHasher;
+};

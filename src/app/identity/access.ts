@@ -1,0 +1,46 @@
+import { AppError, forbidden } from '../errors.ts';
+import type { Principal, SessionPrincipal } from './principal.ts';
+
+/**
+ * Authorisation rules shared by the identity routes. A stated scope outside the credential's
+ * platform is 403 forbidden, never a 404, so ids of other tenants reveal nothing either way.
+ */
+export function assertPlatform(principal: Principal, platformId: string): void {
+  if (principal.platformId !== platformId) throw forbidden('the platform is outside this credential');
+}
+
+export function requireSession(principal: Principal): SessionPrincipal {
+  if (principal.kind !== 'session') throw forbidden('this route needs an admin session');
+  return principal;
+}
+
+export function requireWorkspaceAdmin(principal: Principal, platformId: string): SessionPrincipal {
+  const session = requireSession(principal);
+  assertPlatform(session, platformId);
+  if (!session.user.workspaceAdmin) throw forbidden('workspace admin required');
+  return session;
+}
+
+/** Company admin: an admin user of the company, or a workspace admin inside its company context. */
+export function isCompanyAdmin(session: SessionPrincipal, companyId: string): boolean {
+  if (session.user.companyId === companyId && session.user.roles.includes('admin')) return true;
+  return session.user.workspaceAdmin && session.companyContextId === companyId;
+}
+
+export function requireCompanyAdmin(principal: Principal, platformId: string, companyId: string): SessionPrincipal {
+  const session = requireSession(principal);
+  assertPlatform(session, platformId);
+  if (isCompanyAdmin(session, companyId)) return session;
+  if (session.user.workspaceAdmin) {
+    throw new AppError(403, 'forbidden', 'select a company context first (POST /auth/company-context)');
+  }
+  throw forbidden('company admin required');
+}
+
+/** Any member: a user of the company, or a workspace admin of its platform. */
+export function requireCompanyMember(principal: Principal, platformId: string, companyId: string): SessionPrincipal {
+  const session = requireSession(principal);
+  assertPlatform(session, platformId);
+  if (session.user.workspaceAdmin || session.user.companyId === companyId) return session;
+  throw forbidden('not a member of this company');
+}

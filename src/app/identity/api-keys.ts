@@ -1,0 +1,58 @@
+import { insertApiKey, listActiveApiKeys, revokeApiKey } from '../../db/repositories/api-keys.ts';
+import type { Executor } from '../../db/executor.ts';
+import { randomSecret, sha256Hex } from '../../platform/secrets.ts';
+import type { AppContext } from '../context.ts';
+import { badRequest, notFound } from '../errors.ts';
+import { decodeCursor, page } from '../pagination.ts';
+import { requireWorkspaceAdmin } from './access.ts';
+import type { Principal } from './principal.ts';
+
+export type CreatedApiKey = { id: string; key: string; label: string; createdAt: string };
+
+/** A new key: 256 random bits behind `key_`; only its SHA-256 digest is stored. */
+export async function issueApiKey(ctx: AppContext, q: Executor, platformId: string, label: string): Promise<CreatedApiKey> {
+  const key = randomSecret('key_', 32);
+  const row = await insertApiKey(q, {
+    id: ctx.ids.next('ak'),
+    platformId,
+    label,
+    digest: sha256Hex(key),
+    createdAt: ctx.clock.now(),
+  });
+  return { id: row.id, key, label: row.label, createdAt: row.createdAt.toISOString() };
+}
+
+export async function createApiKey(ctx: AppContext, principal: Principal, platformId: string, label: string) {
+  requireWorkspaceAdmin(principal, platformId);
+  const trimmed = label.trim();
+  if (trimmed === '' || trimmed.length > 200) throw badRequest('label must be 1 to 200 characters');
+  return issueApiKey(ctx, ctx.db, platformId, trimmed);
+}
+
+export async function listApiKeys(
+  ctx: AppContext,
+  principal: Principal,
+  platformId: string,
+  cursor: string | undefined,
+  limit = 100,
+) {
+  requireWorkspaceAdmin(principal, platformId);
+  const rows = await listActiveApiKeys(ctx.db, { platformId }, decodeCursor(cursor), limit + 1);
+  const result = page(rows, limit);
+  return {
+    items: result.items.map((k) => ({
+      id: k.id,
+      label: k.label,
+      createdAt: k.createdAt.toISOString(),
+      lastUsedAt: k.lastUsedAt?.toISOString() ?? null,
+    })),
+    nextCursor: result.nextCursor,
+  };
+}
+
+export async function deleteApiKey(ctx: AppContext, principal: Principal, platformId: string, keyId: string) {
+  requireWorkspaceAdmin(principal, platformId);
+  const revoked = await revokeApiKey(ctx.db, { platformId }, keyId, ctx.clock.now());
+  if (!revoked) throw notFound('api key');
+  return { id: keyId, revoked: true };
+}

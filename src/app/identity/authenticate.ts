@@ -1,0 +1,60 @@
+import { findActiveApiKeyByDigest, touchApiKeyLastUsed } from '../../db/repositories/api-keys.ts';
+import { touchPlatformActivity } from '../../db/repositories/platforms.ts';
+import { findLiveSessionByDigest } from '../../db/repositories/sessions.ts';
+import { findUser } from '../../db/repositories/users.ts';
+import { sha256Hex } from '../../platform/secrets.ts';
+import type { AppContext } from '../context.ts';
+import type { KeyPrincipal, SessionPrincipal } from './principal.ts';
+
+const API_KEY_FORMAT = /^key_[0-9a-f]{64}$/;
+const SESSION_TOKEN_FORMAT = /^st_[0-9a-f]{64}$/;
+// lastUsedAt and platform activity move at most once a minute per key: no write per request.
+const TOUCH_INTERVAL_MS = 60_000;
+
+const lastTouched = new Map<string, number>();
+
+function touch(ctx: AppContext, keyId: string, platformId: string): void {
+  const now = ctx.clock.now();
+  const previous = lastTouched.get(keyId);
+  if (previous !== undefined && now.getTime() - previous < TOUCH_INTERVAL_MS) return;
+  lastTouched.set(keyId, now.getTime());
+  const staleBefore = new Date(now.getTime() - TOUCH_INTERVAL_MS);
+  Promise.all([
+    touchApiKeyLastUsed(ctx.db, keyId, now, staleBefore),
+    touchPlatformActivity(ctx.db, platformId, staleBefore),
+  ]).catch((err: unknown) => ctx.logger.warn({ err }, 'could not record key use'));
+}
+
+/**
+ * The raw key is looked up by its SHA-256 digest: the database compares digests, never the secret,
+ * so the comparison's timing tells an attacker nothing about a valid key.
+ */
+export async function authenticateApiKey(ctx: AppContext, raw: string): Promise<KeyPrincipal | null> {
+  if (!API_KEY_FORMAT.test(raw)) return null;
+  const key = await findActiveApiKeyByDigest(ctx.db, sha256Hex(raw));
+  if (!key) return null;
+  touch(ctx, key.id, key.platformId);
+  return { kind: 'key', platformId: key.platformId, keyId: key.id };
+}
+
+export async function authenticateSession(ctx: AppContext, raw: string): Promise<SessionPrincipal | null> {
+  if (!SESSION_TOKEN_FORMAT.test(raw)) return null;
+  const session = await findLiveSessionByDigest(ctx.db, sha256Hex(raw), ctx.clock.now());
+  if (!session) return null;
+  const user = await findUser(ctx.db, { platformId: session.platformId }, session.userId);
+  if (!user) return null;
+  return {
+    kind: 'session',
+    platformId: session.platformId,
+    sessionId: session.id,
+    companyContextId: session.companyContextId,
+    user: {
+      id: user.id,
+      email: user.email,
+      name: user.name,
+      roles: user.roles,
+      workspaceAdmin: user.workspaceAdmin,
+      companyId: user.companyId,
+    },
+  };
+}

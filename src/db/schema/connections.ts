@@ -1,0 +1,24 @@
+import { index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { companies, platforms } from './identity.ts';
+
+/** A company's channel to one bank in one environment (test or production). */
+export const connections = pgTable(
+  'connections',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id, { onDelete: 'cascade' }),
+    companyId: text('company_id')
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    bankKey: text('bank_key').notNull(),
+    environment: text('environment').notNull(),
+    status: text('status').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    uniqueIndex('connections_company_bank_env_uq').on(t.companyId, t.bankKey, t.environment),
+    index('connections_scope_idx').on(t.platformId, t.companyId),
+  ],
+);

@@ -1,0 +1,2 @@
+export * from './connections.ts';
+export * from './identity.ts';

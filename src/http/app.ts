@@ -1,0 +1,83 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import rateLimit from '@fastify/rate-limit';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { AppContext } from '../app/context.ts';
+import { AppError } from '../app/errors.ts';
+import type { FxRatesProvider } from '../app/system/fx-rates.ts';
+import { registerAuth } from './plugins/auth.ts';
+import { registerBodyParsers } from './plugins/body-parsers.ts';
+import { registerErrors } from './plugins/errors.ts';
+import { registerRequestId, requestIdFor } from './plugins/request-id.ts';
+import { registerServiceVersion } from './plugins/service-version.ts';
+import { authRoutes } from './routes/auth.ts';
+import { platformRoutes } from './routes/platforms.ts';
+import { sandboxRoutes } from './routes/sandbox.ts';
+import { systemRoutes } from './routes/system.ts';
+import { userRoutes } from './routes/users.ts';
+import { ErrorEnvelope } from './schemas/common.ts';
+
+export type HttpServices = { ctx: AppContext; fx: FxRatesProvider; version: string };
+
+/** Body limit for JSON and bank files; a larger body is refused with 413 before it is read whole. */
+export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+
+/** The Fastify app, never listening: the composition root listens, tests inject. */
+export async function buildApp(services: HttpServices): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: services.ctx.logger as FastifyBaseLogger,
+    genReqId: requestIdFor,
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Every route is also served under /api (DESIGN.md): the prefix is dropped before routing.
+    rewriteUrl: (req) => {
+      const url = req.url ?? '/';
+      if (url === '/api' || url.startsWith('/api?')) return `/${url.slice(4)}`;
+      return url.startsWith('/api/') ? url.slice(4) : url;
+    },
+    ajv: { customOptions: { removeAdditional: false, allErrors: true, coerceTypes: 'array', useDefaults: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addSchema(ErrorEnvelope);
+  registerErrors(app);
+  registerRequestId(app);
+  registerServiceVersion(app);
+  registerBodyParsers(app);
+  registerAuth(app, services.ctx);
+
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new AppError(429, 'rate_limited', `too many requests; retry after ${Math.ceil(context.ttl / 1000)} s`, {
+        retryAfterSeconds: Math.ceil(context.ttl / 1000),
+      }),
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Payment operations API',
+        version: services.version,
+        description: 'Canonical payments to bank pain.001, journal, inbound bank files and reconciliation.',
+      },
+      components: {
+        securitySchemes: {
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          session: { type: 'apiKey', in: 'header', name: 'X-Session-Token' },
+        },
+      },
+    },
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(systemRoutes, services);
+  await app.register(sandboxRoutes, services);
+  await app.register(authRoutes, services);
+  await app.register(platformRoutes, services);
+  await app.register(userRoutes, services);
+  return app;
+}

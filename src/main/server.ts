@@ -1,0 +1,64 @@
+/**
+ * `npm start`: the API and the workers in one process (ROLE=all), or either alone. Without
+ * DATABASE_URL it starts an embedded PostgreSQL under DATA_DIR and stops it on SIGTERM/SIGINT.
+ */
+import { fxRatesProvider } from '../app/system/fx-rates.ts';
+import { buildApp } from '../http/app.ts';
+import { ConfigError, loadConfig } from '../platform/config.ts';
+import { createLogger } from '../platform/logger.ts';
+import { startWorkers, type Workers } from '../workers/runner.ts';
+import { openRuntime, SERVICE_VERSION } from './runtime.ts';
+
+let config: ReturnType<typeof loadConfig>;
+try {
+  config = loadConfig();
+} catch (error) {
+  if (error instanceof ConfigError) {
+    process.stderr.write(`${error.message}\n`);
+    process.exit(78);
+  }
+  throw error;
+}
+
+const logger = createLogger(config.logLevel);
+const started = Date.now();
+const runtime = await openRuntime(config, logger);
+const fx = fxRatesProvider(config.fxRatesUrl, logger);
+
+const app = config.role === 'worker' ? undefined : await buildApp({ ctx: runtime.ctx, fx, version: SERVICE_VERSION });
+let workers: Workers | undefined;
+if (config.role !== 'api') workers = await startWorkers(runtime.ctx, runtime.databaseUrl);
+if (app) {
+  fx.start();
+  await app.listen({ port: config.port, host: config.host });
+}
+logger.info(
+  { role: config.role, sandbox: config.sandbox, embedded: config.databaseUrl === undefined, readyInMs: Date.now() - started },
+  'service ready',
+);
+
+let stopping = false;
+async function shutdown(signal: string): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  logger.info({ signal }, 'shutting down');
+  const force = setTimeout(() => {
+    logger.error('shutdown took too long; exiting');
+    process.exit(1);
+  }, 20_000);
+  force.unref();
+  try {
+    fx.stop();
+    await app?.close();
+    await workers?.stop();
+    await runtime.close();
+    logger.info('stopped');
+  } catch (err) {
+    logger.error({ err }, 'error during shutdown');
+    process.exitCode = 1;
+  }
+  clearTimeout(force);
+}
+
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,37 @@
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+
+/**
+ * Payload encryption at rest: AES-256-GCM with a key id stored beside the ciphertext so keys can
+ * rotate. Format: `<keyId>:<iv b64>:<tag b64>:<ciphertext b64>`.
+ */
+export type Encryptor = {
+  encrypt(plaintext: string): string;
+  decrypt(sealed: string): string;
+};
+
+export function keyIdOf(key: Buffer): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 8);
+}
+
+export function createEncryptor(current: Buffer, previous: Buffer[] = []): Encryptor {
+  const keys = new Map([current, ...previous].map((k) => [keyIdOf(k), k]));
+  const currentId = keyIdOf(current);
+  return {
+    encrypt(plaintext) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', current, iv);
+      const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+      return `${currentId}:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${body.toString('base64')}`;
+    },
+    decrypt(sealed) {
+      const [keyId, iv, tag, body] = sealed.split(':');
+      const key = keyId ? keys.get(keyId) : undefined;
+      if (!key || iv === undefined || tag === undefined || body === undefined) {
+        throw new Error(`cannot decrypt payload sealed with key ${keyId ?? '?'}`);
+      }
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+    },
+  };
+}
