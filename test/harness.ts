@@ -3,7 +3,7 @@
  * the run's migrated template (scripts/test.ts), so files run in parallel.
  */
 import { randomBytes } from 'node:crypto';
-import type { FastifyInstance, InjectOptions } from 'fastify';
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import type { AppContext } from '../src/app/context.ts';
 import { fxRatesProvider } from '../src/app/system/fx-rates.ts';
@@ -13,7 +13,7 @@ import { SERVICE_VERSION } from '../src/main/runtime.ts';
 import { type Clock, systemClock } from '../src/platform/clock.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { idGenerator } from '../src/platform/ids.ts';
-import { createLogger } from '../src/platform/logger.ts';
+import { createLogger, type Logger } from '../src/platform/logger.ts';
 import type { Mail, Mailer } from '../src/platform/mailer.ts';
 import { argon2Hasher } from '../src/platform/passwords.ts';
 
@@ -60,11 +60,23 @@ export type TestApp = {
   ctx: AppContext;
   mails: Mail[];
   databaseUrl: string;
-  request(options: InjectOptions): ReturnType<FastifyInstance['inject']>;
+  request(options: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 };
 
-export type TestAppOptions = { clock?: Clock; env?: Record<string, string> };
+export type TestAppOptions = {
+  clock?: Clock;
+  env?: Record<string, string>;
+  /** A logger of the test's own (for example writing to a captured destination); silent otherwise. */
+  logger?: Logger;
+};
+
+let ipCounter = 0;
+/** A distinct client address (for `remoteAddress`), so per-IP rate limits do not couple tests. */
+export function nextIp(): string {
+  ipCounter++;
+  return `10.${(process.pid >> 8) & 255}.${(ipCounter >> 8) & 255}.${ipCounter & 255}`;
+}
 
 /** The whole app on its own database, with a mailer that keeps what it sends. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
@@ -85,7 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     db: pool.db,
     clock,
     ids: idGenerator(() => clock.now().getTime()),
-    logger: createLogger('silent'),
+    logger: options.logger ?? createLogger('silent'),
     config,
     mailer,
     passwords: argon2Hasher,
@@ -106,9 +118,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
 }
 
-/** Provisions a sandbox through the real route and signs its admin in. */
-export async function provisionAndLogin(t: TestApp) {
-  const provisioned = await t.request({ method: 'POST', url: '/sandbox/provision', payload: {} });
+/**
+ * Provisions a sandbox through the real route and signs its admin in. Each call comes from its own
+ * client address, so the per-IP provisioning limit (5 an hour) does not cap how many a file makes.
+ */
+export async function provisionAndLogin(t: TestApp, remoteAddress = nextIp()) {
+  const provisioned = await t.request({ method: 'POST', url: '/sandbox/provision', payload: {}, remoteAddress });
   if (provisioned.statusCode !== 201) throw new Error(`provision failed: ${provisioned.body}`);
   const sandbox = provisioned.json() as {
     apiKey: string;
@@ -120,6 +135,7 @@ export async function provisionAndLogin(t: TestApp) {
     method: 'POST',
     url: '/auth/login',
     payload: { email: sandbox.dashboardLogin.email, password: sandbox.dashboardLogin.password },
+    remoteAddress,
   });
   if (login.statusCode !== 200) throw new Error(`login failed: ${login.body}`);
   return { ...sandbox, sessionToken: (login.json() as { sessionToken: string }).sessionToken };

@@ -1,11 +1,9 @@
+import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import rateLimit from '@fastify/rate-limit';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import type { AppContext } from '../app/context.ts';
 import { AppError } from '../app/errors.ts';
-import type { FxRatesProvider } from '../app/system/fx-rates.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerBodyParsers } from './plugins/body-parsers.ts';
 import { registerErrors } from './plugins/errors.ts';
@@ -17,8 +15,8 @@ import { sandboxRoutes } from './routes/sandbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { userRoutes } from './routes/users.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
+import type { HttpServices } from './services.ts';
 
-export type HttpServices = { ctx: AppContext; fx: FxRatesProvider; version: string };
 
 /** Body limit for JSON and bank files; a larger body is refused with 413 before it is read whole. */
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;

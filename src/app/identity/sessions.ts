@@ -12,9 +12,20 @@ export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 // Verified against when the email is unknown, so a miss costs as long as a wrong password.
 let dummyHash: Promise<string> | undefined;
 
-export type UserView = { id: string; email: string; name: string; roles: string[]; status: string; platformId: string; companyId: string | null; workspaceAdmin: boolean };
+export type UserView = {
+  id: string;
+  email: string;
+  name: string;
+  roles: string[];
+  status: string;
+  platformId: string;
+  companyId: string | null;
+  workspaceAdmin: boolean;
+};
 
-export function userView(user: Pick<UserRow, 'id' | 'email' | 'name' | 'roles' | 'status' | 'platformId' | 'companyId' | 'workspaceAdmin'>): UserView {
+export function userView(
+  user: Pick<UserRow, 'id' | 'email' | 'name' | 'roles' | 'status' | 'platformId' | 'companyId' | 'workspaceAdmin'>,
+): UserView {
   return {
     id: user.id,
     email: user.email,
@@ -37,7 +48,7 @@ export async function login(ctx: AppContext, email: string, password: string): P
   const user = await findUserByEmailForLogin(ctx.db, email.trim().toLowerCase());
   dummyHash ??= ctx.passwords.hash(randomSecret('dummy_', 16));
   const ok = await ctx.passwords.verify(user?.passwordHash ?? (await dummyHash), password);
-  if (!user || !user.passwordHash || !ok || user.status !== 'active') throw unauthorized();
+  if (!user?.passwordHash || !ok || user.status !== 'active') throw unauthorized();
   return openSession(ctx, user);
 }
 

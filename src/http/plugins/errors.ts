@@ -40,7 +40,8 @@ function validationIssues(error: FastifyError) {
 }
 
 export function toEnvelope(error: FastifyError | AppError | Error): { status: number; body: Envelope } {
-  if (error instanceof AppError) return { status: error.status, body: envelope(error.code, error.message, error.details) };
+  if (error instanceof AppError)
+    return { status: error.status, body: envelope(error.code, error.message, error.details) };
   const e = error as FastifyError;
   if (e.validation) {
     return {
@@ -67,7 +68,9 @@ function routeTable(app: FastifyInstance) {
     const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
     const source = route.url
       .split('/')
-      .map((part) => (part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .map((part) =>
+        part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
       .join('/');
     routes.push({ methods, pattern: new RegExp(`^${source}/?$`) });
   });

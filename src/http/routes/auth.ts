@@ -4,7 +4,7 @@ import { requireSession } from '../../app/identity/access.ts';
 import { enterCompanyContext, leaveCompanyContext } from '../../app/identity/companies.ts';
 import { login, logout, me } from '../../app/identity/sessions.ts';
 import { setPasswordWithInvite } from '../../app/identity/set-password.ts';
-import type { HttpServices } from '../app.ts';
+import type { HttpServices } from '../services.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, Ok } from '../schemas/common.ts';
 

@@ -3,7 +3,7 @@ import { Type } from 'typebox';
 import { createAdmin, listAdmins } from '../../app/identity/admins.ts';
 import { createApiKey, deleteApiKey, listApiKeys } from '../../app/identity/api-keys.ts';
 import { createCompany, listPlatformCompanies } from '../../app/identity/companies.ts';
-import type { HttpServices } from '../app.ts';
+import type { HttpServices } from '../services.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, NextCursor, PageQuery } from '../schemas/common.ts';
 
@@ -29,11 +29,20 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
         tags: ['workspace'],
         params: PlatformParams,
         querystring: PageQuery,
-        response: { 200: Type.Object({ items: Type.Array(Company), nextCursor: NextCursor }), ...errorResponses(401, 403) },
+        response: {
+          200: Type.Object({ items: Type.Array(Company), nextCursor: NextCursor }),
+          ...errorResponses(401, 403),
+        },
       },
     },
     async (request) =>
-      listPlatformCompanies(ctx, principalOf(request), request.params.platformId, request.query.cursor, request.query.limit),
+      listPlatformCompanies(
+        ctx,
+        principalOf(request),
+        request.params.platformId,
+        request.query.cursor,
+        request.query.limit,
+      ),
   );
 
   app.post(
@@ -48,7 +57,9 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await createCompany(ctx, principalOf(request), request.params.platformId, request.body.name)),
+      reply
+        .status(201)
+        .send(await createCompany(ctx, principalOf(request), request.params.platformId, request.body.name)),
   );
 
   app.get(
@@ -59,7 +70,10 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
         tags: ['workspace'],
         params: PlatformParams,
         querystring: PageQuery,
-        response: { 200: Type.Object({ items: Type.Array(KeyMeta), nextCursor: NextCursor }), ...errorResponses(401, 403) },
+        response: {
+          200: Type.Object({ items: Type.Array(KeyMeta), nextCursor: NextCursor }),
+          ...errorResponses(401, 403),
+        },
       },
     },
     async (request) =>
@@ -81,7 +95,9 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
       },
     },
     async (request, reply) =>
-      reply.status(201).send(await createApiKey(ctx, principalOf(request), request.params.platformId, request.body.label)),
+      reply
+        .status(201)
+        .send(await createApiKey(ctx, principalOf(request), request.params.platformId, request.body.label)),
   );
 
   app.delete(
@@ -91,7 +107,10 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
       schema: {
         tags: ['workspace'],
         params: Type.Object({ platformId: Type.String({ maxLength: 64 }), keyId: Type.String({ maxLength: 64 }) }),
-        response: { 200: Type.Object({ id: Type.String(), revoked: Type.Boolean() }), ...errorResponses(401, 403, 404) },
+        response: {
+          200: Type.Object({ id: Type.String(), revoked: Type.Boolean() }),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     async (request) => deleteApiKey(ctx, principalOf(request), request.params.platformId, request.params.keyId),
@@ -105,7 +124,10 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
         tags: ['workspace'],
         params: PlatformParams,
         querystring: PageQuery,
-        response: { 200: Type.Object({ items: Type.Array(Admin), nextCursor: NextCursor }), ...errorResponses(401, 403) },
+        response: {
+          200: Type.Object({ items: Type.Array(Admin), nextCursor: NextCursor }),
+          ...errorResponses(401, 403),
+        },
       },
     },
     async (request) =>

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { provisionSandbox } from '../../app/sandbox/provision.ts';
-import type { HttpServices } from '../app.ts';
+import type { HttpServices } from '../services.ts';
 import { errorResponses } from '../schemas/common.ts';
 
 const Provisioned = Type.Object({

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { checkReadiness } from '../../app/system/readiness.ts';
-import type { HttpServices } from '../app.ts';
+import type { HttpServices } from '../services.ts';
 
 export const systemRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, services) => {
   app.get(

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createUser, listUsers } from '../../app/identity/users.ts';
-import type { HttpServices } from '../app.ts';
+import type { HttpServices } from '../services.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 
