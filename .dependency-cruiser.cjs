@@ -13,7 +13,10 @@ module.exports = {
       comment: 'src/domain does no I/O: no database, network or file system modules',
       severity: 'error',
       from: { path: '^src/domain' },
-      to: { path: '^(pg|pg-boss|drizzle-orm|undici|fastify|node:fs|node:net|node:http|node:https|fs|net|http|https)$', dependencyTypes: ['npm', 'core'] },
+      to: {
+        path: '^(pg|pg-boss|drizzle-orm|undici|fastify|node:fs|node:net|node:http|node:https|fs|net|http|https)$',
+        dependencyTypes: ['npm', 'core'],
+      },
     },
     {
       name: 'http-not-db',

@@ -1,5 +1,5 @@
 // Our implementation, plugged into the shared peer harness (../shared/bench, `--impl`).
 // The adapters map the harness's synthetic shapes onto our domain code; nothing else is timed.
 export const name = 'ours';
-export { convert } from './adapters/pain001.ts';
 export { parseCamt, parseMt940 } from './adapters/inbound.ts';
+export { convert } from './adapters/pain001.ts';

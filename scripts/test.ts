@@ -6,8 +6,7 @@
  * Arguments narrow the run to the given files: `npm test -- test/http/identity.test.ts`.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { globSync } from 'node:fs';
+import { globSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';

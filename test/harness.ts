@@ -2,6 +2,7 @@
  * Test harness: the real app on a real PostgreSQL. Each test file gets a fresh database cloned from
  * the run's migrated template (scripts/test.ts), so files run in parallel.
  */
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
@@ -139,4 +140,34 @@ export async function provisionAndLogin(t: TestApp, remoteAddress = nextIp()) {
   });
   if (login.statusCode !== 200) throw new Error(`login failed: ${login.body}`);
   return { ...sandbox, sessionToken: (login.json() as { sessionToken: string }).sessionToken };
+}
+
+type Response = { statusCode: number; body: string; json(): unknown };
+
+/** The parsed body, typed as the test expects it (asserted field by field by the caller). */
+export function body<T = Record<string, unknown>>(res: Response): T {
+  return res.json() as T;
+}
+
+export type ErrorBody = { code: string; message: string; details?: Record<string, unknown> };
+
+/**
+ * Asserts the contract's error envelope exactly: status, `{error: {code, message[, details]}}` and
+ * nothing else, a non-empty message and no stack trace. Answers the inner error for further checks.
+ */
+export function assertError(res: Response, status: number, code: string): ErrorBody {
+  assert.equal(res.statusCode, status, `expected ${status} ${code}, got ${res.statusCode}: ${res.body}`);
+  const parsed = res.json() as { error: ErrorBody };
+  assert.deepEqual(Object.keys(parsed), ['error'], res.body);
+  const keys = Object.keys(parsed.error).sort();
+  assert.ok(
+    JSON.stringify(keys) === '["code","message"]' || JSON.stringify(keys) === '["code","details","message"]',
+    `unexpected error keys ${keys.join(', ')}`,
+  );
+  assert.equal(parsed.error.code, code, res.body);
+  assert.equal(typeof parsed.error.message, 'string');
+  assert.ok(parsed.error.message.length > 0);
+  if (parsed.error.details !== undefined) assert.equal(typeof parsed.error.details, 'object');
+  assert.doesNotMatch(res.body, /\bat .+\.(ts|js):\d+/, 'no stack trace in an error body');
+  return parsed.error;
 }

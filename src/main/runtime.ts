@@ -28,7 +28,11 @@ export type Runtime = {
  * Opens the database (the embedded server unless DATABASE_URL is set), runs migrations under the
  * advisory lock, and builds the context every use case receives.
  */
-export async function openRuntime(config: Config, logger: Logger, options: { migrate?: boolean } = {}): Promise<Runtime> {
+export async function openRuntime(
+  config: Config,
+  logger: Logger,
+  options: { migrate?: boolean } = {},
+): Promise<Runtime> {
   let embedded: EmbeddedServer | undefined;
   let databaseUrl = config.databaseUrl;
   if (databaseUrl === undefined) {

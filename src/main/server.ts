@@ -33,7 +33,12 @@ if (app) {
   await app.listen({ port: config.port, host: config.host });
 }
 logger.info(
-  { role: config.role, sandbox: config.sandbox, embedded: config.databaseUrl === undefined, readyInMs: Date.now() - started },
+  {
+    role: config.role,
+    sandbox: config.sandbox,
+    embedded: config.databaseUrl === undefined,
+    readyInMs: Date.now() - started,
+  },
   'service ready',
 );
 

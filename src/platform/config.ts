@@ -86,7 +86,10 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('MASTER_KEY', 'must be 32 bytes encoded as base64');
   }
   if (databaseUrl !== undefined && masterKey === undefined) {
-    throw new ConfigError('MASTER_KEY', 'is required when DATABASE_URL is set (it is generated only for the embedded database)');
+    throw new ConfigError(
+      'MASTER_KEY',
+      'is required when DATABASE_URL is set (it is generated only for the embedded database)',
+    );
   }
   return {
     port,

@@ -1,7 +1,7 @@
+import { isUniqueViolation } from '../../db/errors.ts';
 import { platformExists } from '../../db/repositories/platforms.ts';
 import { countWorkspaceAdmins, emailTaken, insertUser, listWorkspaceAdmins } from '../../db/repositories/users.ts';
 import type { AppContext } from '../context.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
 import { AppError, unauthorized } from '../errors.ts';
 import { decodeCursor, page } from '../pagination.ts';
 import { requireWorkspaceAdmin } from './access.ts';
@@ -18,7 +18,10 @@ export async function listAdmins(
   requireWorkspaceAdmin(principal, platformId);
   const rows = await listWorkspaceAdmins(ctx.db, { platformId }, decodeCursor(cursor), limit + 1);
   const result = page(rows, limit);
-  return { items: result.items.map((u) => ({ id: u.id, email: u.email, name: u.name })), nextCursor: result.nextCursor };
+  return {
+    items: result.items.map((u) => ({ id: u.id, email: u.email, name: u.name })),
+    nextCursor: result.nextCursor,
+  };
 }
 
 export type NewAdmin = { email: string; name: string; password: string };

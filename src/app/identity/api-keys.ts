@@ -1,5 +1,5 @@
-import { insertApiKey, listActiveApiKeys, revokeApiKey } from '../../db/repositories/api-keys.ts';
 import type { Executor } from '../../db/executor.ts';
+import { insertApiKey, listActiveApiKeys, revokeApiKey } from '../../db/repositories/api-keys.ts';
 import { randomSecret, sha256Hex } from '../../platform/secrets.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
@@ -10,7 +10,12 @@ import type { Principal } from './principal.ts';
 export type CreatedApiKey = { id: string; key: string; label: string; createdAt: string };
 
 /** A new key: 256 random bits behind `key_`; only its SHA-256 digest is stored. */
-export async function issueApiKey(ctx: AppContext, q: Executor, platformId: string, label: string): Promise<CreatedApiKey> {
+export async function issueApiKey(
+  ctx: AppContext,
+  q: Executor,
+  platformId: string,
+  label: string,
+): Promise<CreatedApiKey> {
   const key = randomSecret('key_', 32);
   const row = await insertApiKey(q, {
     id: ctx.ids.next('ak'),

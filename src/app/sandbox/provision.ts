@@ -14,7 +14,11 @@ const DEMO_BANKS: Record<string, { key: string; name: string; country: string }>
   demo: { key: 'demo', name: 'Demo Bank', country: 'FI' },
 };
 
-export type ProvisionInput = { bankKey?: string | undefined; companyName?: string | undefined; label?: string | undefined };
+export type ProvisionInput = {
+  bankKey?: string | undefined;
+  companyName?: string | undefined;
+  label?: string | undefined;
+};
 
 /**
  * An isolated sandbox: its own platform, company, admin user (random password), API key and an
@@ -38,7 +42,13 @@ export async function provisionSandbox(ctx: AppContext, input: ProvisionInput) {
 
   try {
     const apiKey = await ctx.db.transaction(async (tx) => {
-      await insertPlatform(tx, { id: platformId, name: `${companyName} sandbox`, sandbox: true, createdAt: now, lastActivityAt: now });
+      await insertPlatform(tx, {
+        id: platformId,
+        name: `${companyName} sandbox`,
+        sandbox: true,
+        createdAt: now,
+        lastActivityAt: now,
+      });
       await insertCompany(tx, { id: companyId, platformId, name: companyName, createdAt: now });
       // The sandbox admin is the workspace admin and an admin of its one company, so the dashboard
       // and control-plane routes work without first choosing a company context.

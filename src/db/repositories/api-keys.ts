@@ -29,7 +29,11 @@ export async function listActiveApiKeys(
     .select()
     .from(apiKeys)
     .where(
-      and(eq(apiKeys.platformId, scope.platformId), isNull(apiKeys.revokedAt), after ? gt(apiKeys.id, after) : undefined),
+      and(
+        eq(apiKeys.platformId, scope.platformId),
+        isNull(apiKeys.revokedAt),
+        after ? gt(apiKeys.id, after) : undefined,
+      ),
     )
     .orderBy(asc(apiKeys.id))
     .limit(limit);

@@ -9,7 +9,11 @@ export async function insertCompany(q: Executor, row: typeof companies.$inferIns
   return created!;
 }
 
-export async function findCompany(q: Executor, scope: PlatformScope, companyId: string): Promise<CompanyRow | undefined> {
+export async function findCompany(
+  q: Executor,
+  scope: PlatformScope,
+  companyId: string,
+): Promise<CompanyRow | undefined> {
   const rows = await q
     .select()
     .from(companies)

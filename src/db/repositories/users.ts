@@ -47,7 +47,11 @@ export async function listWorkspaceAdmins(
     .select()
     .from(users)
     .where(
-      and(eq(users.platformId, scope.platformId), eq(users.workspaceAdmin, true), after ? gt(users.id, after) : undefined),
+      and(
+        eq(users.platformId, scope.platformId),
+        eq(users.workspaceAdmin, true),
+        after ? gt(users.id, after) : undefined,
+      ),
     )
     .orderBy(asc(users.id))
     .limit(limit);
