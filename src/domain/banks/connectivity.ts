@@ -1,0 +1,120 @@
+import { BANK_PROFILES } from './profiles.ts';
+import type { ChannelKind } from './types.ts';
+
+/**
+ * Connectivity metadata per bank for GET /connectivity/profiles (domain.md §1): the channel, its endpoints,
+ * how a connection is activated, and the questions an SFTP or EBICS set-up wizard asks. Data only; the
+ * channels themselves live in src/channels.
+ */
+export type WizardField = { name: string; label: string; required: boolean; pattern?: string };
+
+export type ConnectivityProfile = {
+  bankKey: string;
+  bankName: string;
+  channel: ChannelKind;
+  environments: Array<'test' | 'production'>;
+  endpoint?: { production?: string; test?: string; targetId?: string };
+  activation?: { kind: 'TRANSFER_KEY' | 'SMS_ACTIVATION_CODE' | 'PIN' | 'INI_HIA_LETTERS' | 'NONE'; fields: string[] };
+  crypto?: { sigAlg: 'RSA_SHA256'; keyBits: number; encryptionRequired: boolean; compression?: 'GZIP' };
+  fileTypes?: { paymentUpload: string; statusDownload: string; statementDownload: string };
+  sftpWizard?: { host: string; port: number; fields: WizardField[]; uploadDir: string; downloadDir: string };
+  ebics?: { version: 'H004' | 'H005'; orderTypes: Record<string, string>; fields: WizardField[] };
+};
+
+const SFTP_FIELDS: WizardField[] = [
+  { name: 'username', label: 'SFTP user name given by the bank', required: true },
+  { name: 'publicKey', label: 'Our SSH public key (ed25519 or RSA 4096) registered at the bank', required: true },
+  { name: 'hostKeyFingerprint', label: 'Bank host key fingerprint (SHA256:...)', required: true, pattern: '^SHA256:' },
+  { name: 'agreementId', label: 'Customer agreement or signer id', required: false },
+];
+
+const EBICS_FIELDS: WizardField[] = [
+  { name: 'hostId', label: 'EBICS host id', required: true },
+  { name: 'partnerId', label: 'Partner (customer) id', required: true },
+  { name: 'userId', label: 'User id', required: true },
+  { name: 'systemId', label: 'System id', required: false },
+];
+
+const EBICS_ORDER_TYPES = { payment: 'CCT', urgent: 'CCU', statement: 'C53', intraday: 'C52', status: 'CRZ' };
+
+const SPECIFIC: Record<string, Omit<ConnectivityProfile, 'bankKey' | 'bankName' | 'channel'>> = {
+  demo: {
+    environments: ['test'],
+    activation: { kind: 'NONE', fields: [] },
+    fileTypes: { paymentUpload: 'pain.001', statusDownload: 'pain.002', statementDownload: 'camt.053' },
+  },
+  'nordea-fi': {
+    environments: ['test', 'production'],
+    endpoint: { production: 'https://filetransfer.nordea.com/services/CorporateFileService', targetId: '11111111A1' },
+    activation: {
+      kind: 'SMS_ACTIVATION_CODE',
+      fields: ['holderName', 'signerId', 'country', 'activationCode', 'senderId'],
+    },
+    crypto: { sigAlg: 'RSA_SHA256', keyBits: 2048, encryptionRequired: false },
+    fileTypes: { paymentUpload: 'NDCORPAYS', statusDownload: 'NDCORPAYL', statementDownload: 'NDCAMT53L' },
+  },
+  op: {
+    environments: ['test', 'production'],
+    endpoint: { production: 'https://wsk.op.fi/services/CorporateFileService', targetId: 'MLP' },
+    activation: { kind: 'TRANSFER_KEY', fields: ['userId', 'pin'] },
+    crypto: { sigAlg: 'RSA_SHA256', keyBits: 2048, encryptionRequired: false, compression: 'GZIP' },
+    fileTypes: {
+      paymentUpload: 'pain.001.001.09',
+      statusDownload: 'pain.002.001.10',
+      statementDownload: 'camt.053.001.02',
+    },
+  },
+  'danske-fi': {
+    environments: ['test', 'production'],
+    endpoint: { production: 'https://businessws.sampopankki.fi/edifileservice/edifileservice.asmx', targetId: '1' },
+    activation: { kind: 'PIN', fields: ['customerId', 'pin'] },
+    crypto: { sigAlg: 'RSA_SHA256', keyBits: 2048, encryptionRequired: true },
+    fileTypes: {
+      paymentUpload: 'pain.001.001.03',
+      statusDownload: 'pain.002.001.03',
+      statementDownload: 'camt.053.001.02',
+    },
+  },
+};
+
+function defaultsFor(
+  channel: ChannelKind,
+  host: string,
+): Omit<ConnectivityProfile, 'bankKey' | 'bankName' | 'channel'> {
+  switch (channel) {
+    case 'SFTP':
+      return {
+        environments: ['test', 'production'],
+        activation: { kind: 'NONE', fields: [] },
+        sftpWizard: { host, port: 22, fields: SFTP_FIELDS, uploadDir: '/inbound', downloadDir: '/outbound' },
+        fileTypes: { paymentUpload: 'pain.001', statusDownload: 'pain.002', statementDownload: 'camt.053' },
+      };
+    case 'EBICS':
+      return {
+        environments: ['test', 'production'],
+        activation: { kind: 'INI_HIA_LETTERS', fields: ['hostId', 'partnerId', 'userId'] },
+        crypto: { sigAlg: 'RSA_SHA256', keyBits: 2048, encryptionRequired: true },
+        ebics: { version: 'H005', orderTypes: EBICS_ORDER_TYPES, fields: EBICS_FIELDS },
+      };
+    case 'FI_WS':
+      return {
+        environments: ['test', 'production'],
+        activation: { kind: 'TRANSFER_KEY', fields: ['userId', 'pin'] },
+        crypto: { sigAlg: 'RSA_SHA256', keyBits: 2048, encryptionRequired: false },
+      };
+    case 'DEMO':
+    case 'FILE_UPLOAD':
+    case 'API':
+    case 'FILEACT':
+      return { environments: ['test', 'production'], activation: { kind: 'NONE', fields: [] } };
+  }
+}
+
+export function connectivityProfiles(): ConnectivityProfile[] {
+  return BANK_PROFILES.map((p) => ({
+    bankKey: p.key,
+    bankName: p.bankName,
+    channel: p.channel,
+    ...(SPECIFIC[p.key] ?? defaultsFor(p.channel, `sftp.${p.key}.example-bank.invalid`)),
+  }));
+}

@@ -1,0 +1,172 @@
+import type { Transaction } from '../canonical/types.ts';
+import { formatMinor } from '../money/money.ts';
+import type { DocumentPlan, PaymentPlan } from '../validation/plan.ts';
+import type { ChunkSink } from './chunk-writer.ts';
+import { ChunkWriter } from './chunk-writer.ts';
+import { esc } from './escape.ts';
+import type { VersionTags } from './parts.ts';
+import { accountXml, agentXml, codeOrPrtry, orgIdXml, partyXml, regulatoryXml, remittanceXml } from './parts.ts';
+
+/**
+ * Streaming pain.001 writer (.001.001.03 and .001.001.09) for a validated document plan. One PmtInf per
+ * canonical payment, split per currency or per transaction only where the bank's grouping says so.
+ * NbOfTxs and CtrlSum are exact at group and PmtInf level (DESIGN.md). The PmtInf header is built once
+ * per group; the per-transaction path is one template per transaction.
+ */
+
+type Group = { plan: PaymentPlan; pmtInfId: string; indices: number[] | undefined; count: number; ctrlSum: string };
+
+/** Sum of minor units across currencies, at the largest exponent among them, as a decimal string. */
+function controlSum(plan: PaymentPlan, indices: number[] | undefined): { sum: bigint; exp: number } {
+  const n = indices ? indices.length : plan.minors.length;
+  let exp = 0;
+  for (let k = 0; k < n; k++) {
+    const e = plan.exponents[indices ? (indices[k] as number) : k] ?? 2;
+    if (e > exp) exp = e;
+  }
+  let sum = 0n;
+  for (let k = 0; k < n; k++) {
+    const j = indices ? (indices[k] as number) : k;
+    const e = plan.exponents[j] ?? 2;
+    const m = plan.minors[j] ?? 0n;
+    sum += e === exp ? m : m * 10n ** BigInt(exp - e);
+  }
+  return { sum, exp };
+}
+
+function groupsOf(doc: DocumentPlan): Group[] {
+  const mode = doc.profile.flavour.grouping;
+  const out: Group[] = [];
+  for (const plan of doc.payments) {
+    const id = plan.payment.paymentId ?? '';
+    const txs = plan.payment.transactions;
+    let parts: Array<number[] | undefined>;
+    if (mode === 'per-transaction' && txs.length > 1) parts = txs.map((_, j) => [j]);
+    else if (mode === 'per-currency') {
+      const by = new Map<string, number[]>();
+      for (let j = 0; j < txs.length; j++) {
+        const c = txs[j]?.currency ?? '';
+        const list = by.get(c);
+        if (list) list.push(j);
+        else by.set(c, [j]);
+      }
+      parts = by.size > 1 ? [...by.values()] : [undefined];
+    } else parts = [undefined];
+    for (let k = 0; k < parts.length; k++) {
+      const indices = parts[k];
+      const { sum, exp } = controlSum(plan, indices);
+      out.push({
+        plan,
+        pmtInfId: parts.length === 1 ? id : `${id}-${k + 1}`,
+        indices,
+        count: indices ? indices.length : txs.length,
+        ctrlSum: formatMinor(sum, exp),
+      });
+    }
+  }
+  return out;
+}
+
+function amountText(tx: Transaction, minor: bigint, exp: number): string {
+  const a = tx.amount ?? '';
+  const dot = a.indexOf('.');
+  // Keep the caller's text when it already has the currency's fraction digits: exact round trip, no work.
+  const canonical = exp === 0 ? dot < 0 : dot > 0 && a.length - dot - 1 === exp;
+  return canonical ? a : formatMinor(minor, exp);
+}
+
+function pmtTpInf(plan: PaymentPlan, ind: string): string {
+  const e = plan.encoding;
+  let x = '';
+  if (e.priority) x += `<InstrPrty>${e.priority}</InstrPrty>`;
+  if (e.serviceLevel) x += `<SvcLvl><Cd>${esc(e.serviceLevel)}</Cd></SvcLvl>`;
+  if (e.localInstrument) x += `<LclInstrm>${codeOrPrtry(e.localInstrument)}</LclInstrm>`;
+  if (e.categoryPurpose) x += `<CtgyPurp><Cd>${esc(e.categoryPurpose)}</Cd></CtgyPurp>`;
+  return x === '' ? '' : `${ind}<PmtTpInf>${x}</PmtTpInf>\n`;
+}
+
+function pmtInfHeader(doc: DocumentPlan, g: Group, t: VersionTags): string {
+  const p = g.plan.payment;
+  const f = doc.profile.flavour;
+  const i = '    ';
+  const date = p.executionDate ?? '';
+  let x = `  <PmtInf>\n${i}<PmtInfId>${esc(g.pmtInfId)}</PmtInfId>\n${i}<PmtMtd>TRF</PmtMtd>\n`;
+  if (f.batchBooking !== 'omit') x += `${i}<BtchBookg>${f.batchBooking}</BtchBookg>\n`;
+  x += `${i}<NbOfTxs>${g.count}</NbOfTxs>\n${i}<CtrlSum>${g.ctrlSum}</CtrlSum>\n`;
+  x += pmtTpInf(g.plan, i);
+  x += t.v09 ? `${i}<ReqdExctnDt><Dt>${date}</Dt></ReqdExctnDt>\n` : `${i}<ReqdExctnDt>${date}</ReqdExctnDt>\n`;
+  x += partyXml('Dbtr', p.debtor, i);
+  x += accountXml('DbtrAcct', p.debtor?.account, i);
+  x += agentXml('DbtrAgt', p.debtor?.agent, i, t, true);
+  x += partyXml('UltmtDbtr', p.ultimateDebtor, i);
+  if (g.plan.encoding.chargeBearer) x += `${i}<ChrgBr>${g.plan.encoding.chargeBearer}</ChrgBr>\n`;
+  return x;
+}
+
+function transactionXml(tx: Transaction, amount: string, typeCode: string | undefined, t: VersionTags): string {
+  const i = '      ';
+  const instr = tx.instructionId ? `<InstrId>${esc(tx.instructionId)}</InstrId>` : '';
+  let x = `    <CdtTrfTxInf>\n${i}<PmtId>${instr}<EndToEndId>${esc(tx.endToEndId ?? '')}</EndToEndId></PmtId>\n`;
+  x += `${i}<Amt><InstdAmt Ccy="${tx.currency}">${amount}</InstdAmt></Amt>\n`;
+  if (tx.ultimateDebtor) x += partyXml('UltmtDbtr', tx.ultimateDebtor, i);
+  const c = tx.creditor;
+  x += agentXml('CdtrAgt', c?.agent, i, t, false);
+  x += partyXml('Cdtr', c, i);
+  x += accountXml('CdtrAcct', c?.account, i);
+  if (tx.ultimateCreditor) x += partyXml('UltmtCdtr', tx.ultimateCreditor, i);
+  if (tx.instructionForDebtorAgent)
+    x += `${i}<InstrForDbtrAgt>${esc(tx.instructionForDebtorAgent)}</InstrForDbtrAgt>\n`;
+  if (tx.purposeCode) x += `${i}<Purp><Cd>${tx.purposeCode}</Cd></Purp>\n`;
+  if (tx.regulatoryReporting) x += regulatoryXml(tx.regulatoryReporting, tx.currency, i);
+  if (tx.remittance || tx.splitPayment) x += remittanceXml(tx, typeCode, i);
+  return `${x}    </CdtTrfTxInf>\n`;
+}
+
+export function writePain001(doc: DocumentPlan, sink: ChunkSink): void {
+  const v09 = doc.painVersion === 'pain.001.001.09';
+  const t: VersionTags = { v09, bic: v09 ? 'BICFI' : 'BIC' };
+  const out = new ChunkWriter(sink);
+  const groups = groupsOf(doc);
+  let count = 0;
+  let sum = 0n;
+  let exp = 0;
+  for (const g of groups) {
+    const s = controlSum(g.plan, g.indices);
+    if (s.exp > exp) {
+      sum *= 10n ** BigInt(s.exp - exp);
+      exp = s.exp;
+    }
+    sum += s.sum * 10n ** BigInt(exp - s.exp);
+    count += g.count;
+  }
+  const ip = doc.doc.initiatingParty;
+  const scheme = doc.profile.flavour.initiatingPartyScheme;
+  out.write(
+    `<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:${doc.painVersion}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n<CstmrCdtTrfInitn>\n  <GrpHdr>\n` +
+      `    <MsgId>${esc(doc.doc.messageId ?? '')}</MsgId>\n    <CreDtTm>${doc.creationDateTime}</CreDtTm>\n` +
+      `    <NbOfTxs>${count}</NbOfTxs>\n    <CtrlSum>${formatMinor(sum, exp)}</CtrlSum>\n` +
+      `    <InitgPty>\n${ip?.name ? `      <Nm>${esc(ip.name)}</Nm>\n` : ''}${orgIdXml(ip?.organisationId, scheme === 'none' ? undefined : scheme, '      ')}    </InitgPty>\n  </GrpHdr>\n`,
+  );
+  for (const g of groups) {
+    out.write(pmtInfHeader(doc, g, t));
+    const plan = g.plan;
+    const txs = plan.payment.transactions;
+    const typeCode = plan.type?.code;
+    const n = g.indices ? g.indices.length : txs.length;
+    for (let k = 0; k < n; k++) {
+      const j = g.indices ? (g.indices[k] as number) : k;
+      const tx = txs[j] as Transaction;
+      out.write(transactionXml(tx, amountText(tx, plan.minors[j] ?? 0n, plan.exponents[j] ?? 2), typeCode, t));
+    }
+    out.write('  </PmtInf>\n');
+  }
+  out.write('</CstmrCdtTrfInitn>\n</Document>\n');
+  out.end();
+}
+
+/** The whole file as one string: fine for the sizes an HTTP response carries. */
+export function pain001ToString(doc: DocumentPlan): string {
+  const chunks: string[] = [];
+  writePain001(doc, (c) => chunks.push(c));
+  return chunks.join('');
+}

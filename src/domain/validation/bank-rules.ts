@@ -1,0 +1,188 @@
+import { isSEPACountry } from 'ibantools';
+import type { BankProfile, PainVersion } from '../banks/types.ts';
+import type { Party, Transaction } from '../canonical/types.ts';
+import type { IssueSink } from './issue.ts';
+import type { PaymentPlan } from './plan.ts';
+import { isBlank } from './text-rules.ts';
+
+/** Bank level: what this bank's profile demands beyond ISO (domain.md §2, §2.1). */
+
+function checkAddress(
+  sink: IssueSink,
+  profile: BankProfile,
+  party: Party | undefined,
+  base: string,
+  type?: string,
+): void {
+  const a = party?.postalAddress;
+  if (!party || !a) return;
+  const mode = profile.flavour.addressMode;
+  if (mode === 'any') return;
+  const lines = a.addressLines?.length ?? 0;
+  const path = `${base}.postalAddress`;
+  if (mode === 'structured' && lines > 0) {
+    sink.add(
+      'bank',
+      'address_not_structured',
+      `${path}.addressLines`,
+      `${profile.bankName} accepts structured addresses only`,
+      type,
+    );
+  }
+  if (mode === 'hybrid' && lines > 2) {
+    sink.add(
+      'bank',
+      'address_not_structured',
+      `${path}.addressLines`,
+      'a hybrid address has at most 2 address lines',
+      type,
+    );
+  }
+  if (isBlank(a.townName)) {
+    sink.add(
+      'bank',
+      'address_not_structured',
+      `${path}.townName`,
+      'town name is required in every address from 15 November 2026',
+      type,
+    );
+  }
+  if (isBlank(party.country)) {
+    sink.add(
+      'bank',
+      'address_not_structured',
+      `${base}.country`,
+      'country is required in every address from 15 November 2026',
+      type,
+    );
+  }
+}
+
+function creditorCountry(tx: Transaction): string | undefined {
+  const iban = tx.creditor?.account?.iban;
+  if (iban && iban.length >= 2) return iban.slice(0, 2);
+  return tx.creditor?.country;
+}
+
+export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: PainVersion, plans: PaymentPlan[]): void {
+  const f = profile.flavour;
+  if (profile.unsupported) {
+    sink.add('bank', 'bank_unsupported', '', `${profile.bankName}: ${profile.unsupported.reason}`);
+  }
+  if (!profile.painVersions.includes(painVersion)) {
+    sink.add(
+      'bank',
+      'pain_version_unsupported',
+      '',
+      `${profile.bankName} accepts ${profile.painVersions.join(', ')}, not ${painVersion}`,
+    );
+  }
+  for (const plan of plans) {
+    const p = plan.payment;
+    const base = `payments[${plan.index}]`;
+    const type = plan.type?.code;
+    if (plan.type && !profile.paymentTypes.includes(plan.type.code)) {
+      sink.add(
+        'bank',
+        'payment_type_not_offered',
+        `${base}.paymentType`,
+        `${profile.bankName} does not offer ${plan.type.code}`,
+        type,
+      );
+    }
+    const bearer = plan.encoding.chargeBearer;
+    if (bearer !== undefined && !(f.chargeBearers as string[]).includes(bearer)) {
+      sink.add(
+        'bank',
+        'charge_bearer_not_allowed',
+        `${base}.chargeBearer`,
+        `${profile.bankName} accepts ${f.chargeBearers.join(', ')}`,
+        type,
+      );
+    }
+    // The November 2026 address rule follows the execution date (the inter-PSP settlement date).
+    const addressRule = (p.executionDate ?? '') >= f.structuredAddressFrom;
+    if (addressRule) {
+      checkAddress(sink, profile, p.debtor, `${base}.debtor`, type);
+      checkAddress(sink, profile, p.ultimateDebtor, `${base}.ultimateDebtor`, type);
+    }
+    if (p.debtor?.name && p.debtor.name.length > f.nameMaxLength) {
+      sink.add(
+        'bank',
+        'bank_too_long',
+        `${base}.debtor.name`,
+        `${profile.bankName} takes names of at most ${f.nameMaxLength} characters`,
+        type,
+      );
+    }
+    const txs = p.transactions;
+    for (let j = 0; j < txs.length; j++) {
+      const tx = txs[j] as Transaction;
+      const tb = `${base}.transactions[${j}]`;
+      if (f.currencies.length > 0 && tx.currency !== undefined && !f.currencies.includes(tx.currency)) {
+        sink.add(
+          'bank',
+          'currency_not_supported',
+          `${tb}.currency`,
+          `${profile.bankName} accepts ${f.currencies.join(', ')}`,
+          type,
+        );
+      }
+      const c = tx.creditor;
+      if (c) {
+        if (c.name && c.name.length > f.nameMaxLength) {
+          sink.add(
+            'bank',
+            'bank_too_long',
+            `${tb}.creditor.name`,
+            `${profile.bankName} takes names of at most ${f.nameMaxLength} characters`,
+            type,
+          );
+        }
+        const hasAgent = !isBlank(c.agent?.bic) || !isBlank(c.agent?.clearing?.memberId);
+        const country = creditorCountry(tx);
+        const needsBic =
+          f.creditorBicRequired === 'always' ||
+          (f.creditorBicRequired === 'non-sepa' &&
+            country !== undefined &&
+            country !== profile.countryCode &&
+            !isSEPACountry(country));
+        if (needsBic && isBlank(c.agent?.bic) && (f.creditorBicRequired === 'always' || !hasAgent)) {
+          sink.add(
+            'bank',
+            'bic_required',
+            `${tb}.creditor.agent.bic`,
+            `${profile.bankName} needs the creditor agent BIC here`,
+            type,
+          );
+        }
+        if (addressRule) checkAddress(sink, profile, c, `${tb}.creditor`, type);
+      }
+      if (addressRule) {
+        checkAddress(sink, profile, tx.ultimateCreditor, `${tb}.ultimateCreditor`, type);
+        checkAddress(sink, profile, tx.ultimateDebtor, `${tb}.ultimateDebtor`, type);
+      }
+      const rem = tx.remittance;
+      if (rem?.unstructured !== undefined) {
+        if (rem.unstructured.length > f.unstructuredMaxLength) {
+          sink.add(
+            'bank',
+            'bank_too_long',
+            `${tb}.remittance.unstructured`,
+            `${profile.bankName} takes at most ${f.unstructuredMaxLength} characters of free text`,
+            type,
+          );
+        }
+        if (f.noUnstructuredWithReference && !isBlank(rem.creditorReference)) {
+          sink.add(
+            'bank',
+            'remittance_not_allowed',
+            `${tb}.remittance.unstructured`,
+            `${profile.bankName} refuses free text next to a structured reference`,
+            type,
+          );
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Character sets banks accept in pain.001 text fields, and the transliteration to the SEPA/EPC basic
+ * Latin set. The EPC set is `a-z A-Z 0-9 / - ? : ( ) . , ' +` and space; national domestic sets add
+ * letters (domain.md §2.1). Transliteration is only done where the meaning survives (é -> e, æ -> ae,
+ * & -> +); anything else (€, @, #, CJK, control characters) is an error for the caller to fix.
+ */
+
+export type CharsetName = 'sepa' | 'nordic' | 'danish' | 'polish' | 'german';
+
+const SEPA_CLASS = "a-zA-Z0-9/\\-?:().,'+ ";
+const EXTRA: Record<CharsetName, string> = {
+  sepa: '',
+  // Nordic domestic extras (Swedbank, Nordea, DNB domestic): letters only, the symbols are not safe cross-border.
+  nordic: 'áäçđéíóöúüýæøåÁÄÇĐÉÍÓÖÚÜÝÆØÅ',
+  danish: 'æøåÆØÅ&',
+  polish: 'ąćęłńóśżźĄĆĘŁŃÓŚŻŹ',
+  // German DK character set (DFÜ-Abkommen annex 3): umlauts, sharp s and a few symbols.
+  german: 'äöüÄÖÜß&*$%',
+};
+
+const ALLOWED: Record<CharsetName, RegExp> = {
+  sepa: new RegExp(`^[${SEPA_CLASS}]*$`),
+  nordic: new RegExp(`^[${SEPA_CLASS}${EXTRA.nordic}]*$`),
+  danish: new RegExp(`^[${SEPA_CLASS}${EXTRA.danish}]*$`),
+  polish: new RegExp(`^[${SEPA_CLASS}${EXTRA.polish}]*$`),
+  german: new RegExp(`^[${SEPA_CLASS}${EXTRA.german}]*$`),
+};
+
+const ALLOWED_CHAR: Record<CharsetName, RegExp> = {
+  sepa: new RegExp(`[${SEPA_CLASS}]`),
+  nordic: new RegExp(`[${SEPA_CLASS}${EXTRA.nordic}]`),
+  danish: new RegExp(`[${SEPA_CLASS}${EXTRA.danish}]`),
+  polish: new RegExp(`[${SEPA_CLASS}${EXTRA.polish}]`),
+  german: new RegExp(`[${SEPA_CLASS}${EXTRA.german}]`),
+};
+
+/** Replacements that a decomposition does not give (ligatures, letters without a base, punctuation). */
+const SPECIAL: Record<string, string> = {
+  ß: 'ss',
+  æ: 'ae',
+  Æ: 'AE',
+  ø: 'o',
+  Ø: 'O',
+  œ: 'oe',
+  Œ: 'OE',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  þ: 'th',
+  Þ: 'TH',
+  ł: 'l',
+  Ł: 'L',
+  ı: 'i',
+  '&': '+',
+  _: '-',
+  '\u2018': "'",
+  '\u2019': "'",
+  '`': "'",
+  '\u00b4': "'",
+  '"': "'",
+  '\u201c': "'",
+  '\u201d': "'",
+  '\u201e': "'",
+  '\u00ab': "'",
+  '\u00bb': "'",
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u00a0': ' ',
+  ';': ',',
+  '!': '.',
+  '[': '(',
+  ']': ')',
+  '{': '(',
+  '}': ')',
+};
+
+const COMBINING = /[\u0300-\u036f]/g;
+
+export type CharsetResult =
+  | { kind: 'ok' }
+  | { kind: 'transliterated'; value: string; replacements: string }
+  | { kind: 'invalid'; characters: string };
+
+/** Fast path first: almost every field passes the single regex test and allocates nothing. */
+export function checkCharset(value: string, charset: CharsetName): CharsetResult {
+  if (ALLOWED[charset].test(value)) return { kind: 'ok' };
+  const allowedChar = ALLOWED_CHAR[charset];
+  let out = '';
+  const replaced: string[] = [];
+  let bad = '';
+  for (const ch of value) {
+    if (allowedChar.test(ch)) {
+      out += ch;
+      continue;
+    }
+    const repl = SPECIAL[ch] ?? ch.normalize('NFD').replace(COMBINING, '');
+    if (repl !== ch && repl !== '' && ALLOWED[charset].test(repl)) {
+      out += repl;
+      if (replaced.length < 10) replaced.push(`${ch}->${repl}`);
+    } else if (!bad.includes(ch)) {
+      bad += ch;
+    }
+  }
+  if (bad !== '') return { kind: 'invalid', characters: bad };
+  return { kind: 'transliterated', value: out, replacements: [...new Set(replaced)].join(', ') };
+}
+
+/** Identifiers (MsgId, PmtInfId, EndToEndId, InstrId) stay in the SEPA set, with no leading, trailing or double slash. */
+const ID_PATTERN = /^[a-zA-Z0-9/\-?:().,'+ ]*$/;
+export function isValidIdentifierText(value: string): boolean {
+  return ID_PATTERN.test(value) && value[0] !== '/' && value[value.length - 1] !== '/' && !value.includes('//');
+}
+
+export function isSepaText(value: string): boolean {
+  return ID_PATTERN.test(value);
+}

@@ -1,0 +1,334 @@
+import { isValidIBAN } from 'ibantools';
+import type { CanonicalPayment, Party, Payment, Transaction } from '../canonical/types.ts';
+import { CHARGE_BEARERS, PRIORITIES, SCHEMA_VERSIONS } from '../canonical/types.ts';
+import { currencyExponent } from '../money/currencies.ts';
+import { parseAmount } from '../money/money.ts';
+import type { CharsetName } from './charset.ts';
+import { isSepaText } from './charset.ts';
+import { isCountryCode } from './countries.ts';
+import { isBicShape, isExternalCode, isIsoDate, isIsoDateTime } from './formats.ts';
+import type { IssueSink } from './issue.ts';
+import type { PaymentPlan } from './plan.ts';
+import { checkIdentifier, checkLength, checkText, isBlank, join } from './text-rules.ts';
+
+/**
+ * Generic level: what holds for any bank (DESIGN.md): the minimal shape, IBAN, BIC, codes, dates,
+ * ISO lengths, charset. Transliterated text is written back into the (normalised, owned) document.
+ */
+type Ctx = { sink: IssueSink; charset: CharsetName; nameMax: number; seenEndToEnd: Set<string> };
+
+function required(ctx: Ctx, base: string, key: string, what: string): void {
+  ctx.sink.add('generic', 'required', join(base, key), `${what} is required`);
+}
+
+function checkCountry(ctx: Ctx, value: string | undefined, base: string, key: string): void {
+  if (value !== undefined && !isCountryCode(value)) {
+    ctx.sink.add(
+      'generic',
+      'invalid_country',
+      join(base, key),
+      `not an ISO 3166 country code: ${JSON.stringify(value)}`,
+    );
+  }
+}
+
+function checkIban(ctx: Ctx, party: Party, base: string): void {
+  const account = party.account;
+  if (!account || account.iban === undefined) return;
+  let iban = account.iban;
+  // Print form (spaces, lower case) is accepted and written in electronic form.
+  if (/[\sa-z]/.test(iban)) {
+    iban = iban.replace(/\s+/g, '').toUpperCase();
+    account.iban = iban;
+  }
+  if (!isValidIBAN(iban)) {
+    ctx.sink.add('generic', 'invalid_iban', `${base}.account.iban`, 'IBAN fails its country length or mod-97 check');
+  }
+}
+
+function checkParty(ctx: Ctx, party: Party, base: string, withAccount: boolean): void {
+  if (party.name !== undefined) party.name = checkText(ctx.sink, ctx.charset, party.name, ctx.nameMax, base, 'name');
+  checkCountry(ctx, party.country, base, 'country');
+  const a = party.postalAddress;
+  if (a) {
+    const ab = `${base}.postalAddress`;
+    if (a.streetName !== undefined) a.streetName = checkText(ctx.sink, ctx.charset, a.streetName, 70, ab, 'streetName');
+    if (a.buildingNumber !== undefined) {
+      a.buildingNumber = checkText(ctx.sink, ctx.charset, a.buildingNumber, 16, ab, 'buildingNumber');
+    }
+    if (a.postCode !== undefined) a.postCode = checkText(ctx.sink, ctx.charset, a.postCode, 16, ab, 'postCode');
+    if (a.townName !== undefined) a.townName = checkText(ctx.sink, ctx.charset, a.townName, 35, ab, 'townName');
+    if (a.countrySubDivision !== undefined) {
+      a.countrySubDivision = checkText(ctx.sink, ctx.charset, a.countrySubDivision, 35, ab, 'countrySubDivision');
+    }
+    const lines = a.addressLines;
+    if (lines) {
+      if (lines.length > 7) ctx.sink.add('generic', 'too_long', `${ab}.addressLines`, 'at most 7 address lines');
+      for (let i = 0; i < lines.length; i++) {
+        lines[i] = checkText(ctx.sink, ctx.charset, lines[i] ?? '', 70, ab, `addressLines[${i}]`);
+      }
+    }
+  }
+  const org = party.organisationId;
+  if (org) {
+    const ob = `${base}.organisationId`;
+    if (org.id !== undefined) checkIdentifierLike(ctx, org.id, 35, ob, 'id');
+    if (org.scheme !== undefined) checkLength(ctx.sink, org.scheme, 35, ob, 'scheme');
+    if (org.issuer !== undefined) checkIdentifierLike(ctx, org.issuer, 35, ob, 'issuer');
+  }
+  if (!withAccount) return;
+  checkIban(ctx, party, base);
+  const account = party.account;
+  if (account) {
+    if (account.currency !== undefined && currencyExponent(account.currency) === undefined) {
+      ctx.sink.add('generic', 'invalid_currency', `${base}.account.currency`, `unknown currency ${account.currency}`);
+    }
+    const other = account.other;
+    if (other) {
+      const ob = `${base}.account.other`;
+      if (other.id !== undefined) checkIdentifierLike(ctx, other.id, 34, ob, 'id');
+      if (other.scheme !== undefined) checkLength(ctx.sink, other.scheme, 35, ob, 'scheme');
+      if (other.issuer !== undefined) checkIdentifierLike(ctx, other.issuer, 35, ob, 'issuer');
+    }
+  }
+  const agent = party.agent;
+  if (agent) {
+    const gb = `${base}.agent`;
+    if (agent.bic !== undefined && !isBicShape(agent.bic)) {
+      ctx.sink.add('generic', 'invalid_bic', `${gb}.bic`, `not a BIC: ${JSON.stringify(agent.bic)}`);
+    }
+    if (agent.name !== undefined) agent.name = checkText(ctx.sink, ctx.charset, agent.name, 140, gb, 'name');
+    checkCountry(ctx, agent.country, gb, 'country');
+    const c = agent.clearing;
+    if (c) {
+      if (c.memberId !== undefined) checkIdentifierLike(ctx, c.memberId, 35, `${gb}.clearing`, 'memberId');
+      if (c.systemCode !== undefined && !/^[A-Z]{5}$/.test(c.systemCode)) {
+        ctx.sink.add(
+          'generic',
+          'invalid_code',
+          `${gb}.clearing.systemCode`,
+          'clearing system codes are 5 capital letters',
+        );
+      }
+    }
+  }
+}
+
+/** References and ids other than the four message ids: SEPA set, given length. */
+function checkIdentifierLike(ctx: Ctx, value: string, max: number, base: string, key: string): void {
+  if (value === '') {
+    ctx.sink.add('generic', 'required', join(base, key), 'must not be empty');
+    return;
+  }
+  checkLength(ctx.sink, value, max, base, key);
+  // Identifiers are matched by the bank and by reconciliation: never transliterate them.
+  if (!isSepaText(value)) {
+    ctx.sink.add('generic', 'invalid_charset', join(base, key), 'identifiers must stay in the SEPA character set');
+  }
+}
+
+function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: PaymentPlan, j: number): void {
+  const sink = ctx.sink;
+  if (isBlank(tx.endToEndId)) required(ctx, base, 'endToEndId', 'endToEndId');
+  else {
+    const e2e = tx.endToEndId as string;
+    checkIdentifier(sink, e2e, base, 'endToEndId');
+    if (ctx.seenEndToEnd.has(e2e)) {
+      sink.add(
+        'generic',
+        'duplicate_end_to_end_id',
+        `${base}.endToEndId`,
+        `endToEndId ${e2e} is used twice in the message`,
+      );
+    } else ctx.seenEndToEnd.add(e2e);
+  }
+  if (tx.instructionId !== undefined) checkIdentifier(sink, tx.instructionId, base, 'instructionId');
+
+  if (isBlank(tx.currency)) required(ctx, base, 'currency', 'currency');
+  if (tx.amount === undefined) required(ctx, base, 'amount', 'amount');
+  if (tx.currency !== undefined && currencyExponent(tx.currency) === undefined) {
+    sink.add('generic', 'invalid_currency', `${base}.currency`, `unknown currency ${JSON.stringify(tx.currency)}`);
+  } else if (tx.amount !== undefined && tx.currency !== undefined) {
+    const r = parseAmount(tx.amount, tx.currency);
+    if (r.ok) {
+      plan.minors[j] = r.minor;
+      plan.exponents[j] = r.exponent;
+    } else sink.add('generic', r.error.code, `${base}.amount`, r.error.message);
+  }
+
+  const creditor = tx.creditor;
+  if (!creditor) required(ctx, base, 'creditor', 'creditor');
+  else {
+    const cb = `${base}.creditor`;
+    checkParty(ctx, creditor, cb, true);
+    const acct = creditor.account;
+    if (isBlank(acct?.iban) && isBlank(acct?.other?.id))
+      required(ctx, cb, 'account.iban', 'creditor account (iban or other.id)');
+  }
+  if (tx.ultimateDebtor) checkParty(ctx, tx.ultimateDebtor, `${base}.ultimateDebtor`, false);
+  if (tx.ultimateCreditor) checkParty(ctx, tx.ultimateCreditor, `${base}.ultimateCreditor`, false);
+  if (tx.instructionForDebtorAgent !== undefined) {
+    tx.instructionForDebtorAgent = checkText(
+      sink,
+      ctx.charset,
+      tx.instructionForDebtorAgent,
+      140,
+      base,
+      'instructionForDebtorAgent',
+    );
+  }
+  const rem = tx.remittance;
+  if (rem) {
+    const rb = `${base}.remittance`;
+    if (rem.unstructured !== undefined)
+      rem.unstructured = checkText(sink, ctx.charset, rem.unstructured, 140, rb, 'unstructured');
+    if (rem.creditorReference !== undefined)
+      checkIdentifierLike(ctx, rem.creditorReference, 35, rb, 'creditorReference');
+    if (rem.creditorReferenceType !== undefined)
+      checkLength(sink, rem.creditorReferenceType, 35, rb, 'creditorReferenceType');
+    const docs = rem.referredDocuments;
+    if (docs) {
+      for (let k = 0; k < docs.length; k++) {
+        const d = docs[k];
+        if (!d) continue;
+        const db = `${rb}.referredDocuments[${k}]`;
+        if (d.number !== undefined) checkIdentifierLike(ctx, d.number, 35, db, 'number');
+        if (d.type !== undefined && !isExternalCode(d.type)) {
+          sink.add('generic', 'invalid_code', `${db}.type`, 'document type is an ISO code such as CINV or CREN');
+        }
+        if (d.relatedDate !== undefined && !isIsoDate(d.relatedDate)) {
+          sink.add('generic', 'invalid_date', `${db}.relatedDate`, 'expected a date YYYY-MM-DD');
+        }
+        if (d.amount !== undefined && tx.currency !== undefined) {
+          const r = parseAmount(d.amount, tx.currency);
+          if (!r.ok && r.error.code !== 'invalid_currency')
+            sink.add('generic', r.error.code, `${db}.amount`, r.error.message);
+        }
+      }
+    }
+  }
+  if (tx.purposeCode !== undefined && !isExternalCode(tx.purposeCode)) {
+    sink.add(
+      'generic',
+      'invalid_code',
+      `${base}.purposeCode`,
+      'purpose codes are ISO external codes of 1 to 4 characters',
+    );
+  }
+  const reg = tx.regulatoryReporting;
+  if (reg) {
+    const gb = `${base}.regulatoryReporting`;
+    if (reg.code !== undefined) checkLength(sink, reg.code, 10, gb, 'code');
+    if (reg.information !== undefined)
+      reg.information = checkText(sink, ctx.charset, reg.information, 35, gb, 'information');
+    checkCountry(ctx, reg.authorityCountry, gb, 'authorityCountry');
+    if (reg.amount !== undefined) {
+      const ccy = reg.currency ?? tx.currency ?? '';
+      const r = parseAmount(reg.amount, ccy);
+      if (!r.ok)
+        sink.add(
+          'generic',
+          r.error.code,
+          `${gb}.${r.error.code === 'invalid_currency' ? 'currency' : 'amount'}`,
+          r.error.message,
+        );
+    } else if (reg.currency !== undefined && currencyExponent(reg.currency) === undefined) {
+      sink.add('generic', 'invalid_currency', `${gb}.currency`, `unknown currency ${reg.currency}`);
+    }
+  }
+  const split = tx.splitPayment;
+  if (split) {
+    const sb = `${base}.splitPayment`;
+    if (split.vatAmount !== undefined) {
+      const r = parseAmount(split.vatAmount, 'PLN');
+      if (!r.ok) sink.add('generic', r.error.code, `${sb}.vatAmount`, r.error.message);
+      else if (split.vatAmount.replace('.', '').replace(/^0+/, '').length > 12) {
+        sink.add('generic', 'too_long', `${sb}.vatAmount`, 'VAT amount has at most 10 integer digits');
+      }
+    }
+    if (split.invoiceNumber !== undefined) checkIdentifierLike(ctx, split.invoiceNumber, 35, sb, 'invoiceNumber');
+    if (split.taxId !== undefined) checkIdentifierLike(ctx, split.taxId, 14, sb, 'taxId');
+    if (split.text !== undefined) split.text = checkText(sink, ctx.charset, split.text, 33, sb, 'text');
+  }
+}
+
+function checkPayment(ctx: Ctx, payment: Payment, base: string, plan: PaymentPlan): void {
+  const sink = ctx.sink;
+  if (isBlank(payment.paymentId)) required(ctx, base, 'paymentId', 'paymentId');
+  else checkIdentifier(sink, payment.paymentId as string, base, 'paymentId');
+  if (payment.priority !== undefined && !PRIORITIES.includes(payment.priority)) {
+    sink.add('generic', 'invalid_code', `${base}.priority`, `priority is one of ${PRIORITIES.join(', ')}`);
+  }
+  if (payment.chargeBearer !== undefined && !CHARGE_BEARERS.includes(payment.chargeBearer)) {
+    sink.add('generic', 'invalid_code', `${base}.chargeBearer`, `chargeBearer is one of ${CHARGE_BEARERS.join(', ')}`);
+  }
+  if (payment.localInstrument !== undefined)
+    checkIdentifierLike(ctx, payment.localInstrument, 35, base, 'localInstrument');
+  if (payment.categoryPurpose !== undefined && !isExternalCode(payment.categoryPurpose)) {
+    sink.add(
+      'generic',
+      'invalid_code',
+      `${base}.categoryPurpose`,
+      'category purposes are ISO codes of 1 to 4 characters',
+    );
+  }
+  if (isBlank(payment.executionDate)) required(ctx, base, 'executionDate', 'executionDate');
+  else if (!isIsoDate(payment.executionDate as string)) {
+    sink.add('generic', 'invalid_date', `${base}.executionDate`, 'expected a calendar date YYYY-MM-DD');
+  }
+  const debtor = payment.debtor;
+  if (!debtor) required(ctx, base, 'debtor', 'debtor');
+  else {
+    const db = `${base}.debtor`;
+    if (isBlank(debtor.name)) required(ctx, db, 'name', 'debtor name');
+    checkParty(ctx, debtor, db, true);
+    if (isBlank(debtor.account?.iban) && isBlank(debtor.account?.other?.id)) {
+      required(ctx, db, 'account.iban', 'debtor account IBAN');
+    }
+  }
+  if (payment.ultimateDebtor) checkParty(ctx, payment.ultimateDebtor, `${base}.ultimateDebtor`, false);
+  const txs = payment.transactions;
+  if (txs.length === 0) required(ctx, base, 'transactions', 'at least one transaction');
+  for (let j = 0; j < txs.length; j++) {
+    const tx = txs[j] as Transaction;
+    const tb = `${base}.transactions[${j}]`;
+    checkTransaction(ctx, tx, tb, plan, j);
+    if (tx.creditor && isBlank(tx.creditor.name)) required(ctx, `${tb}.creditor`, 'name', 'creditor name');
+  }
+}
+
+export function checkGeneric(
+  doc: CanonicalPayment,
+  plans: PaymentPlan[],
+  sink: IssueSink,
+  charset: CharsetName,
+  nameMax: number,
+): void {
+  const ctx: Ctx = { sink, charset, nameMax, seenEndToEnd: new Set() };
+  if (!SCHEMA_VERSIONS.includes(doc.schemaVersion)) {
+    sink.add('generic', 'unsupported_schema_version', 'schemaVersion', `supported: ${SCHEMA_VERSIONS.join(', ')}`);
+  }
+  if (isBlank(doc.messageId)) required(ctx, '', 'messageId', 'messageId');
+  else checkIdentifier(sink, doc.messageId as string, '', 'messageId');
+  if (doc.creationDateTime !== undefined && !isIsoDateTime(doc.creationDateTime)) {
+    sink.add('generic', 'invalid_date', 'creationDateTime', 'expected an ISO 8601 date-time');
+  }
+  const ip = doc.initiatingParty;
+  if (!ip) required(ctx, '', 'initiatingParty', 'initiatingParty');
+  else {
+    if (isBlank(ip.name)) required(ctx, 'initiatingParty', 'name', 'initiating party name');
+    else ip.name = checkText(sink, charset, ip.name as string, nameMax, 'initiatingParty', 'name');
+    const org = ip.organisationId;
+    if (org) {
+      if (org.id !== undefined) checkIdentifierLike(ctx, org.id, 35, 'initiatingParty.organisationId', 'id');
+      if (org.scheme !== undefined) checkLength(sink, org.scheme, 35, 'initiatingParty.organisationId', 'scheme');
+      if (org.issuer !== undefined)
+        checkIdentifierLike(ctx, org.issuer, 35, 'initiatingParty.organisationId', 'issuer');
+    }
+  }
+  if (doc.payments.length === 0) required(ctx, '', 'payments', 'at least one payment');
+  for (let i = 0; i < doc.payments.length; i++) {
+    const plan = plans[i];
+    if (plan) checkPayment(ctx, plan.payment, `payments[${i}]`, plan);
+  }
+}

@@ -1,0 +1,247 @@
+import { isValidIBAN } from 'ibantools';
+import type { PaymentTypeEntry } from '../banks/types.ts';
+import type { Transaction } from '../canonical/types.ts';
+import { checkFikPaymentId, isValidFikCreditor } from '../references/danish.ts';
+import { isValidFinnishReference } from '../references/finnish-reference.ts';
+import { isValidKid, isValidNorwegianAccount } from '../references/norwegian.ts';
+import { isValidNip, isValidNrb, nrbFromAccount } from '../references/polish.ts';
+import { checkSplitPaymentText, checkTaxPaymentText } from '../references/polish-remittance.ts';
+import { isValidRfReference } from '../references/rf-reference.ts';
+import { isValidBankgiro, isValidOcr, isValidPlusgiro } from '../references/swedish.ts';
+import type { IssueSink } from './issue.ts';
+import type { PaymentPlan } from './plan.ts';
+import { isBlank } from './text-rules.ts';
+
+/** Payment-type level: the type's `requires`, currencies, charge bearer and check digits (DESIGN.md). */
+
+function valueAt(root: unknown, keys: readonly string[]): unknown {
+  let cur: unknown = root;
+  for (const key of keys) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<string, unknown>)[key];
+  }
+  return cur;
+}
+
+function present(v: unknown): boolean {
+  return typeof v === 'string' ? v.trim() !== '' : v !== undefined && v !== null;
+}
+
+const TX_PREFIX = 'transactions[].';
+
+function checkRequires(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPlan, base: string): void {
+  for (const req of type.requires) {
+    const options = req.split('|');
+    if (options[0]?.startsWith(TX_PREFIX)) {
+      const rel = options.map((o) => o.slice(TX_PREFIX.length));
+      // Split once per payment: this loop runs for every transaction.
+      const keys = rel.map((r) => r.split('.'));
+      const txs = plan.payment.transactions;
+      for (let j = 0; j < txs.length; j++) {
+        const tx = txs[j];
+        if (!keys.some((k) => present(valueAt(tx, k)))) {
+          sink.add(
+            'payment-type',
+            'payment_type_requires',
+            `${base}.transactions[${j}].${rel[0]}`,
+            `${type.code} requires ${rel.join(' or ')}`,
+            type.code,
+          );
+        }
+      }
+    } else if (!options.some((o) => present(valueAt(plan.payment, o.split('.'))))) {
+      sink.add(
+        'payment-type',
+        'payment_type_requires',
+        `${base}.${options[0]}`,
+        `${type.code} requires ${options.join(' or ')}`,
+        type.code,
+      );
+    }
+  }
+}
+
+function referenceOf(tx: Transaction): string | undefined {
+  const r = tx.remittance?.creditorReference;
+  return isBlank(r) ? undefined : (r as string);
+}
+
+function checkReference(sink: IssueSink, type: PaymentTypeEntry, tx: Transaction, tb: string): void {
+  const ref = referenceOf(tx);
+  const path = `${tb}.remittance.creditorReference`;
+  const fail = (why: string) => sink.add('payment-type', 'invalid_reference', path, why, type.code);
+  const refType = tx.remittance?.creditorReferenceType?.toUpperCase();
+  const looksRf = ref !== undefined && /^RF/i.test(ref);
+  switch (type.referenceRule) {
+    case 'finnish-or-rf':
+      if (ref !== undefined && !(looksRf ? isValidRfReference(ref) : isValidFinnishReference(ref))) {
+        fail('not a valid Finnish reference (7-3-1 check digit) or RF creditor reference');
+      }
+      return;
+    case 'kid':
+      if (ref !== undefined && !isValidKid(ref)) fail('KID fails both the MOD10 and the MOD11 check digit');
+      return;
+    case 'ocr-optional':
+      if (ref !== undefined && !(looksRf ? isValidRfReference(ref) : isValidOcr(ref))) {
+        fail('OCR reference needs 2 to 25 digits with a Luhn check digit');
+      }
+      return;
+    case 'fik71':
+    case 'fik75':
+    case 'gik04':
+    case 'gik15': {
+      if (ref === undefined) return;
+      const card = type.referenceRule.slice(3);
+      const r = checkFikPaymentId(card, ref);
+      if (!r.ok) fail(r.reason);
+      return;
+    }
+    case 'no-payment-id':
+      if (ref !== undefined) fail(`${type.code} carries no payment id`);
+      return;
+    case 'pl-split': {
+      const u = tx.remittance?.unstructured;
+      if (tx.splitPayment === undefined && u !== undefined) {
+        const r = checkSplitPaymentText(u);
+        if (!r.ok) sink.add('payment-type', 'invalid_reference', `${tb}.remittance.unstructured`, r.reason, type.code);
+      }
+      const taxId = tx.splitPayment?.taxId;
+      if (taxId !== undefined && /^\d{10}$/.test(taxId) && !isValidNip(taxId)) {
+        sink.add(
+          'payment-type',
+          'invalid_reference',
+          `${tb}.splitPayment.taxId`,
+          'NIP fails its check digit',
+          type.code,
+        );
+      }
+      const vat = tx.splitPayment?.vatAmount;
+      if (
+        vat !== undefined &&
+        tx.amount !== undefined &&
+        /^\d+(\.\d{1,2})?$/.test(vat) &&
+        /^\d+(\.\d{1,2})?$/.test(tx.amount)
+      ) {
+        if (Number(vat) > Number(tx.amount)) {
+          sink.add(
+            'payment-type',
+            'invalid_amount',
+            `${tb}.splitPayment.vatAmount`,
+            'VAT amount exceeds the gross amount',
+            type.code,
+          );
+        }
+      }
+      return;
+    }
+    case 'pl-tax': {
+      const u = tx.remittance?.unstructured;
+      if (u !== undefined) {
+        const r = checkTaxPaymentText(u);
+        if (!r.ok) sink.add('payment-type', 'invalid_reference', `${tb}.remittance.unstructured`, r.reason, type.code);
+      }
+      return;
+    }
+    case undefined:
+      // Any type: an RF reference (declared SCOR or looking like one) must pass ISO 11649.
+      if (ref !== undefined && (refType === 'SCOR' || looksRf) && !isValidRfReference(ref)) {
+        fail('RF creditor reference fails its ISO 11649 check digits');
+      }
+      return;
+  }
+}
+
+function checkAccount(sink: IssueSink, type: PaymentTypeEntry, tx: Transaction, tb: string): void {
+  const acct = tx.creditor?.account;
+  const other = acct?.other?.id;
+  const iban = acct?.iban;
+  const fail = (path: string, why: string) =>
+    sink.add('payment-type', 'invalid_account', `${tb}.creditor.account.${path}`, why, type.code);
+  switch (type.accountRule) {
+    case 'bankgiro':
+      if (other !== undefined && !isValidBankgiro(other))
+        fail('other.id', 'Bankgiro number needs 7 or 8 digits with a Luhn check digit');
+      return;
+    case 'plusgiro':
+      if (other !== undefined && !isValidPlusgiro(other))
+        fail('other.id', 'Plusgiro number needs 2 to 8 digits with a Luhn check digit');
+      return;
+    case 'fik-creditor':
+      if (other !== undefined && !isValidFikCreditor(other)) fail('other.id', 'FI creditor number has 8 digits');
+      return;
+    case 'giro-account':
+      if (other !== undefined && !(/^\d{1,8}$/.test(other) && Number(other) <= 69999999)) {
+        fail('other.id', 'giro account has at most 8 digits and is at most 69999999');
+      }
+      return;
+    case 'no-account':
+      if (other !== undefined && !isValidNorwegianAccount(other))
+        fail('other.id', 'Norwegian account needs 11 digits with a MOD11 check digit');
+      if (iban !== undefined && !iban.startsWith('NO')) fail('iban', `${type.code} pays Norwegian accounts`);
+      return;
+    case 'pl-nrb':
+    case 'pl-zus': {
+      if (other !== undefined && !isValidNrb(other)) fail('other.id', 'NRB needs 26 digits with valid check digits');
+      if (iban !== undefined && isValidIBAN(iban) && !iban.startsWith('PL'))
+        fail('iban', `${type.code} pays Polish accounts`);
+      const nrb = other ?? (iban !== undefined ? nrbFromAccount(iban) : undefined);
+      // ZUS individual accounts (NRS) sit at the routing number 60000002.
+      if (type.accountRule === 'pl-zus' && nrb !== undefined && nrb.slice(2, 10) !== '60000002') {
+        fail(
+          other !== undefined ? 'other.id' : 'iban',
+          'ZUS contributions go to the individual NRS account (bank 60000002)',
+        );
+      }
+      return;
+    }
+    case undefined:
+      return;
+  }
+}
+
+export function checkPaymentTypes(sink: IssueSink, plans: PaymentPlan[]): void {
+  for (const plan of plans) {
+    const base = `payments[${plan.index}]`;
+    const p = plan.payment;
+    const type = plan.type;
+    if (!type) {
+      if (p.paymentType !== undefined) {
+        sink.add(
+          'payment-type',
+          'unknown_payment_type',
+          `${base}.paymentType`,
+          `no payment type ${JSON.stringify(p.paymentType)} in the catalog`,
+          p.paymentType,
+        );
+      }
+      continue;
+    }
+    checkRequires(sink, type, plan, base);
+    if (type.chargeBearer?.fixed && p.chargeBearer !== undefined && p.chargeBearer !== type.chargeBearer.fixed) {
+      sink.add(
+        'payment-type',
+        'payment_type_charge_bearer',
+        `${base}.chargeBearer`,
+        `${type.code} uses charge bearer ${type.chargeBearer.fixed}`,
+        type.code,
+      );
+    }
+    const txs = p.transactions;
+    for (let j = 0; j < txs.length; j++) {
+      const tx = txs[j] as Transaction;
+      const tb = `${base}.transactions[${j}]`;
+      if (type.currencies && tx.currency !== undefined && !type.currencies.includes(tx.currency)) {
+        sink.add(
+          'payment-type',
+          'payment_type_currency',
+          `${tb}.currency`,
+          `${type.code} is paid in ${type.currencies.join(', ')}`,
+          type.code,
+        );
+      }
+      if (type.referenceRule !== undefined || tx.remittance?.creditorReference !== undefined)
+        checkReference(sink, type, tx, tb);
+      if (type.accountRule !== undefined) checkAccount(sink, type, tx, tb);
+    }
+  }
+}

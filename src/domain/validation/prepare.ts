@@ -1,0 +1,154 @@
+import { findPaymentType } from '../banks/payment-types.ts';
+import type { AutoSelection } from '../banks/select-type.ts';
+import { selectPaymentType } from '../banks/select-type.ts';
+import type { BankProfile, CodeOrProprietary } from '../banks/types.ts';
+import type { CanonicalPayment, ChargeBearer, Payment } from '../canonical/types.ts';
+import type { PaymentPlan, ResolvedEncoding } from './plan.ts';
+
+/**
+ * Per-company defaults a journal route passes (the stateless /convert does not): the charge bearer to
+ * use where a payment names none, and the execution date as an offset in days from the clock.
+ */
+export type CompanySettings = { chargeBearer?: ChargeBearer; executionDateOffsetDays?: number };
+
+export type Preparation = { plans: PaymentPlan[]; autoSelected: AutoSelection[]; autoFilled: string[] };
+
+/** ISO external local instrument codes; anything else a payment names is written as proprietary. */
+const LOCAL_INSTRUMENT_CODES = new Set(['INST', 'SDCL', 'ONCL', 'CORE', 'B2B', 'CCI', 'DDMC', 'DDFA']);
+
+function localInstrument(value: string): CodeOrProprietary {
+  return LOCAL_INSTRUMENT_CODES.has(value) ? { cd: value } : { prtry: value };
+}
+
+function addDays(date: Date, days: number): string {
+  const d = new Date(date.getTime() + days * 86_400_000);
+  return d.toISOString().slice(0, 10);
+}
+
+function resolveEncoding(
+  payment: Payment,
+  profile: BankProfile,
+  company: CompanySettings | undefined,
+  filled: string[],
+  base: string,
+): ResolvedEncoding {
+  const type = payment.paymentType !== undefined ? findPaymentType(payment.paymentType) : undefined;
+  const enc: ResolvedEncoding = {};
+  const iso = type?.isoEncoding;
+  const over = type ? profile.encodingOverrides?.[type.code] : undefined;
+  const serviceLevel = over?.serviceLevel ?? iso?.serviceLevel;
+  if (serviceLevel !== undefined) enc.serviceLevel = serviceLevel;
+  const lcl =
+    payment.localInstrument !== undefined
+      ? localInstrument(payment.localInstrument)
+      : (over?.localInstrument ?? iso?.localInstrument);
+  if (lcl !== undefined) enc.localInstrument = lcl;
+  const ctgy = payment.categoryPurpose ?? over?.categoryPurpose ?? iso?.categoryPurpose;
+  if (ctgy !== undefined) enc.categoryPurpose = ctgy;
+  if (payment.priority !== undefined) enc.priority = payment.priority;
+  const f = profile.flavour;
+  if (type?.code === 'PL_SPLIT' && f.splitPaymentLocalInstrument) enc.localInstrument = f.splitPaymentLocalInstrument;
+  if (f.omitLocalInstrument) delete enc.localInstrument;
+  if (f.omitCategoryPurpose) delete enc.categoryPurpose;
+
+  if (payment.chargeBearer !== undefined) enc.chargeBearer = payment.chargeBearer;
+  else {
+    const bearer =
+      type?.chargeBearer?.fixed ??
+      company?.chargeBearer ??
+      type?.chargeBearer?.default ??
+      (f.chargeBearers.includes('SHAR') ? 'SHAR' : f.chargeBearers[0]);
+    if (bearer !== undefined) {
+      enc.chargeBearer = bearer;
+      payment.chargeBearer = bearer;
+      filled.push(`${base}.chargeBearer`);
+    }
+  }
+  return enc;
+}
+
+/**
+ * Chooses payment types where none was given, fills defaults (recorded in `autoFilled` by dotted path) and
+ * resolves each payment's ISO encoding. Runs on the normalised copy, never on the caller's object.
+ */
+export function preparePayments(
+  doc: CanonicalPayment,
+  profile: BankProfile,
+  now: Date | undefined,
+  company: CompanySettings | undefined,
+): Preparation {
+  const autoSelected: AutoSelection[] = [];
+  const autoFilled: string[] = [];
+  const plans: PaymentPlan[] = [];
+  for (let i = 0; i < doc.payments.length; i++) {
+    const payment = doc.payments[i] as Payment;
+    const base = `payments[${i}]`;
+    if (payment.paymentType === undefined || payment.paymentType.trim() === '') {
+      const pick = selectPaymentType(payment, profile);
+      payment.paymentType = pick.code;
+      autoSelected.push({
+        paymentId: payment.paymentId ?? '',
+        selected: pick.code,
+        confidence: pick.confidence,
+        reason: pick.reason,
+      });
+      autoFilled.push(`${base}.paymentType`);
+    }
+    if (payment.executionDate === undefined && company?.executionDateOffsetDays !== undefined && now) {
+      payment.executionDate = addDays(now, company.executionDateOffsetDays);
+      autoFilled.push(`${base}.executionDate`);
+    }
+    const debtor = payment.debtor;
+    if (debtor && debtor.agent?.bic === undefined && debtor.agent?.clearing === undefined) {
+      // The file goes to this bank, so the debtor's agent is the bank itself.
+      debtor.agent = { ...debtor.agent, bic: profile.bic };
+      autoFilled.push(`${base}.debtor.agent.bic`);
+    }
+    const type = findPaymentType(payment.paymentType);
+    const txs = payment.transactions;
+    if (
+      type?.creditorAccountScheme !== undefined ||
+      type?.creditorClearing !== undefined ||
+      profile.flavour.instructionIdRequired
+    ) {
+      for (let j = 0; j < txs.length; j++) {
+        const tx = txs[j];
+        if (!tx) continue;
+        const tb = `${base}.transactions[${j}]`;
+        const acct = tx.creditor?.account;
+        if (
+          type?.creditorAccountScheme !== undefined &&
+          acct?.other?.id !== undefined &&
+          acct.other.scheme === undefined
+        ) {
+          acct.other.scheme = type.creditorAccountScheme;
+          autoFilled.push(`${tb}.creditor.account.other.scheme`);
+        }
+        if (
+          type?.creditorClearing !== undefined &&
+          tx.creditor &&
+          acct?.other?.id !== undefined &&
+          tx.creditor.agent?.clearing === undefined &&
+          tx.creditor.agent?.bic === undefined
+        ) {
+          tx.creditor.agent = { ...tx.creditor.agent, clearing: { ...type.creditorClearing } };
+          autoFilled.push(`${tb}.creditor.agent.clearing`);
+        }
+        if (profile.flavour.instructionIdRequired && tx.instructionId === undefined && tx.endToEndId !== undefined) {
+          tx.instructionId = tx.endToEndId;
+          autoFilled.push(`${tb}.instructionId`);
+        }
+      }
+    }
+    const encoding = resolveEncoding(payment, profile, company, autoFilled, base);
+    plans.push({
+      index: i,
+      payment,
+      type,
+      encoding,
+      minors: new Array(txs.length).fill(0n),
+      exponents: new Array(txs.length).fill(2),
+    });
+  }
+  return { plans, autoSelected, autoFilled };
+}

@@ -1,0 +1,69 @@
+import type { CharsetName } from './charset.ts';
+import { checkCharset, isValidIdentifierText } from './charset.ts';
+import type { IssueSink } from './issue.ts';
+
+/**
+ * Text checks every level uses: length, charset with transliteration (a warning naming original and
+ * replacement), identifiers. Paths are joined only when an issue is raised.
+ */
+export function join(base: string, key: string): string {
+  return base === '' ? key : `${base}.${key}`;
+}
+
+/** Returns the value to keep (transliterated where safe). */
+export function checkText(
+  sink: IssueSink,
+  charset: CharsetName,
+  value: string,
+  max: number,
+  base: string,
+  key: string,
+): string {
+  let out = value;
+  const r = checkCharset(value, charset);
+  if (r.kind === 'transliterated') {
+    sink.add(
+      'generic',
+      'charset_transliterated',
+      join(base, key),
+      `characters outside the bank's character set were replaced: ${r.replacements}`,
+      undefined,
+      'warning',
+    );
+    out = r.value;
+  } else if (r.kind === 'invalid') {
+    sink.add(
+      'generic',
+      'invalid_charset',
+      join(base, key),
+      `characters without a safe replacement in the bank's character set: ${JSON.stringify(r.characters)}`,
+    );
+  }
+  if (out.length > max) {
+    sink.add('generic', 'too_long', join(base, key), `at most ${max} characters, got ${out.length}`);
+  }
+  return out;
+}
+
+/** MsgId, PmtInfId, EndToEndId, InstrId: Max35Text in the SEPA set without leading, trailing or double slash. */
+export function checkIdentifier(sink: IssueSink, value: string, base: string, key: string, max = 35): void {
+  if (value.length > max)
+    sink.add('generic', 'too_long', join(base, key), `at most ${max} characters, got ${value.length}`);
+  if (!isValidIdentifierText(value)) {
+    sink.add(
+      'generic',
+      'invalid_charset',
+      join(base, key),
+      "identifiers use a-z A-Z 0-9 / - ? : ( ) . , ' + and space, without a leading, trailing or double slash",
+    );
+  }
+}
+
+export function checkLength(sink: IssueSink, value: string, max: number, base: string, key: string): void {
+  if (value.length > max)
+    sink.add('generic', 'too_long', join(base, key), `at most ${max} characters, got ${value.length}`);
+}
+
+export function isBlank(value: string | undefined): boolean {
+  return value === undefined || value.trim() === '';
+}
