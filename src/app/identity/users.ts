@@ -52,6 +52,8 @@ export async function createUser(ctx: AppContext, principal: Principal, input: N
     requireCompanyAdmin(principal, input.platformId, input.companyId);
   }
   const company = await findCompany(ctx.db, { platformId: input.platformId }, input.companyId);
+  // A key states only a company; one outside its platform is a scope error (contract, Failure table).
+  if (!company && principal.kind === 'key') throw forbidden('the company is outside this credential');
   if (!company) throw notFound('company');
   const email = normaliseEmail(input.email);
   const name = checkName(input.name);

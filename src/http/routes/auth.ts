@@ -4,9 +4,9 @@ import { requireSession } from '../../app/identity/access.ts';
 import { enterCompanyContext, leaveCompanyContext } from '../../app/identity/companies.ts';
 import { login, logout, me } from '../../app/identity/sessions.ts';
 import { setPasswordWithInvite } from '../../app/identity/set-password.ts';
-import type { HttpServices } from '../services.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, Ok } from '../schemas/common.ts';
+import type { HttpServices } from '../services.ts';
 
 const FIFTEEN_MINUTES = 15 * 60 * 1000;
 
@@ -30,8 +30,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
     '/auth/login',
     {
       config: {
-        // 10 attempts per 15 minutes for each IP and email pair.
+        // 10 attempts per 15 minutes for each IP and email pair. Counted once the body is parsed:
+        // at the default onRequest hook the email is not known yet and the key would be the IP alone.
         rateLimit: {
+          hook: 'preValidation',
           max: 10,
           timeWindow: FIFTEEN_MINUTES,
           keyGenerator: (request) => {
