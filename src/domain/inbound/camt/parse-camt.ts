@@ -1,0 +1,141 @@
+import { applySequenceChecks } from '../sequence-check.ts';
+import { addEntry, type EntryTotals, newTotals } from '../statement-totals.ts';
+import type { FileAlert, IntegrityWarning, StatementBlock, StatementTransaction } from '../types.ts';
+import { attr, child, textAt, type XNode } from '../xml/node.ts';
+import { streamXml } from '../xml/stream-xml.ts';
+import { CamtDataError } from './camt-values.ts';
+import { mapEntry } from './map-entry.ts';
+import { accountLabelOf, mapStatement, type StatementContext } from './map-statement.ts';
+
+/**
+ * camt.052 / camt.053 / camt.054 in one streaming pass: the group header and each statement's header
+ * elements are captured as small trees, every Ntry is captured, mapped and dropped at once, so memory
+ * is the output plus one entry. Each Stmt/Rpt/Ntfctn is its own block: a broken amount or balance
+ * quarantines that block only.
+ */
+export type CamtParse = { ok: true; blocks: StatementBlock[]; alerts: FileAlert[] } | { ok: false; message: string };
+
+const MESSAGES = new Set([
+  'BkToCstmrStmt',
+  'BkToCstmrAcctRpt',
+  'BkToCstmrDbtCdtNtfctn',
+  'BkToCstmrStmtV01',
+  'BkToCstmrAcctRptV01',
+  'BkToCstmrDbtCdtNtfctnV01',
+]);
+const BLOCKS = new Set(['Stmt', 'Rpt', 'Ntfctn']);
+
+type OpenBlock = {
+  header: XNode;
+  totals: EntryTotals | null;
+  transactions: StatementTransaction[];
+  entryWarnings: IntegrityWarning[];
+  error: string | null;
+  entryIndex: number;
+};
+
+export function parseCamt(xml: string, sourceFormat: string, maxDepth: number): CamtParse {
+  let messageDepth = -1;
+  let blockDepth = -1;
+  let open: OpenBlock | null = null;
+  let groupHeader: XNode | undefined;
+  const blocks: StatementBlock[] = [];
+
+  const context = (): StatementContext => {
+    const pg = child(groupHeader, 'MsgPgntn');
+    return {
+      messageId: textAt(groupHeader, 'MsgId'),
+      messageCreatedAt: textAt(groupHeader, 'CreDtTm'),
+      messagePage: pg
+        ? {
+            page: textAt(pg, 'PgNb'),
+            last: textAt(pg, 'LastPgInd') === null ? null : textAt(pg, 'LastPgInd') === 'true',
+          }
+        : null,
+      sourceFormat,
+    };
+  };
+
+  const addEntryNode = (block: OpenBlock, ntry: XNode) => {
+    const index = block.entryIndex++;
+    if (block.error) return;
+    if (!block.totals) {
+      const firstBal = child(block.header, 'Bal');
+      block.totals = newTotals(textAt(block.header, 'Acct', 'Ccy') ?? attr(child(firstBal, 'Amt'), 'Ccy'));
+    }
+    try {
+      const mapped = mapEntry(ntry, index, block.totals.currency);
+      addEntry(block.totals, mapped.amount.value, mapped.amount.currency, mapped.direction, mapped.status === 'booked');
+      for (const t of mapped.transactions) block.transactions.push(t);
+      if (mapped.warnings.length) block.entryWarnings.push(...mapped.warnings);
+    } catch (e) {
+      if (!(e instanceof CamtDataError)) throw e;
+      block.error = e.message;
+    }
+  };
+
+  const finishBlock = (block: OpenBlock) => {
+    const index = blocks.length;
+    const account = accountLabelOf(block.header);
+    const label = `statement ${index + 1}${account ? ` (${account})` : ''}`;
+    if (block.error) {
+      blocks.push({ index, ok: false, account, message: `${label}: ${block.error}` });
+      return;
+    }
+    try {
+      const totals = block.totals ?? newTotals(textAt(block.header, 'Acct', 'Ccy'));
+      const { statement, warnings } = mapStatement(block.header, context(), totals, block.transactions, label);
+      blocks.push({ index, ok: true, account, statement, warnings: [...block.entryWarnings, ...warnings] });
+    } catch (e) {
+      if (!(e instanceof CamtDataError)) throw e;
+      blocks.push({ index, ok: false, account, message: `${label}: ${e.message}` });
+    }
+  };
+
+  const error = streamXml(
+    xml,
+    {
+      open(name, _attrs, depth) {
+        if (messageDepth < 0) {
+          if (MESSAGES.has(name)) messageDepth = depth;
+          return false;
+        }
+        if (open) return depth === blockDepth + 1; // every direct child of a statement: header parts and Ntry
+        if (depth === messageDepth + 1) {
+          if (name === 'GrpHdr') return true;
+          if (BLOCKS.has(name)) {
+            blockDepth = depth;
+            open = {
+              header: { name, attrs: '', text: '', children: [] },
+              totals: null,
+              transactions: [],
+              entryWarnings: [],
+              error: null,
+              entryIndex: 0,
+            };
+          }
+        }
+        return false;
+      },
+      captured(node, depth) {
+        if (open && depth === blockDepth + 1) {
+          if (node.name === 'Ntry') addEntryNode(open, node);
+          else open.header.children.push(node);
+        } else if (node.name === 'GrpHdr') groupHeader = node;
+      },
+      close(_name, depth) {
+        if (open && depth === blockDepth) {
+          finishBlock(open);
+          open = null;
+          blockDepth = -1;
+        } else if (depth === messageDepth) messageDepth = -2; // a second message element is not looked for
+      },
+    },
+    maxDepth,
+  );
+  if (error) return { ok: false, message: `XML is not well-formed at offset ${error.offset}: ${error.message}` };
+  if (blocks.length === 0)
+    return { ok: false, message: 'the message contains no statement, report or notification (Stmt/Rpt/Ntfctn)' };
+  applySequenceChecks(blocks);
+  return { ok: true, blocks, alerts: [] };
+}

@@ -1,0 +1,268 @@
+/**
+ * The :86: information-to-account-owner field in the dialects banks actually send:
+ * - german: 3-digit GVC then `?NN` subfields (?00 booking text, ?20-?29 and ?60-?63 purpose with SEPA
+ *   keywords EREF+/MREF+/CRED+/SVWZ+..., ?30 bank code/BIC, ?31 account/IBAN, ?32-?33 name);
+ *   Polish banks use the same numbering with `~` (ING), `<` or `>` as the subfield mark;
+ * - swift-tags: `/EREF/.../NAME/.../IBAN/...` (ING NL, Rabobank, ABN, the SWIFT-structured MT940);
+ * - free-text: anything else (mBank semi-free text is mined for TYT./OD:/Z RACH.: where present).
+ * Wrapped lines are joined without a separator for structured dialects (banks wrap mid-word at a fixed
+ * width) and with a space for free text.
+ */
+export type Details = {
+  dialect: 'german' | 'polish' | 'swift-tags' | 'free-text';
+  txCode: string | null;
+  bookingText: string | null;
+  endToEndId: string | null;
+  mandateId: string | null;
+  creditorId: string | null;
+  paymentInfoId: string | null;
+  remittance: string | null;
+  counterpartyName: string | null;
+  counterpartyIban: string | null;
+  counterpartyAccount: string | null;
+  counterpartyBic: string | null;
+  counterpartyAddress: string | null;
+  returnReason: string | null;
+  purposeCode: string | null;
+  creditorReference: string | null;
+  creditorReferenceType: string | null;
+};
+
+function empty(dialect: Details['dialect']): Details {
+  return {
+    dialect,
+    txCode: null,
+    bookingText: null,
+    endToEndId: null,
+    mandateId: null,
+    creditorId: null,
+    paymentInfoId: null,
+    remittance: null,
+    counterpartyName: null,
+    counterpartyIban: null,
+    counterpartyAccount: null,
+    counterpartyBic: null,
+    counterpartyAddress: null,
+    returnReason: null,
+    purposeCode: null,
+    creditorReference: null,
+    creditorReferenceType: null,
+  };
+}
+
+const IBAN_SHAPE = /^[A-Z]{2}\d{2}[A-Z0-9]{8,30}$/;
+
+function nonEmpty(s: string | undefined | null): string | null {
+  const t = s?.trim();
+  return t ? t : null;
+}
+
+// --- German / Polish subfield dialect -------------------------------------------------------
+
+const SUBFIELD_START = /^(\d{3})?\s*([?~<>])\d\d/;
+
+const SEPA_KEYWORDS = /(EREF|KREF|MREF|CRED|DEBT|SVWZ|ABWA|ABWE|IBAN|BIC|COAM|OAMT)\+/g;
+
+function sepaKeywords(purpose: string): Record<string, string> | null {
+  SEPA_KEYWORDS.lastIndex = 0;
+  const hits: { key: string; start: number; end: number }[] = [];
+  for (let m = SEPA_KEYWORDS.exec(purpose); m; m = SEPA_KEYWORDS.exec(purpose)) {
+    // A keyword only counts at the start or after a space/separator (so "ABCREF+" is text).
+    const before = m.index === 0 ? ' ' : purpose[m.index - 1];
+    if (before === ' ' || before === '\n' || m.index === 0 || /[^A-Za-z]/.test(before ?? '')) {
+      hits.push({ key: m[1] as string, start: m.index, end: m.index + m[0].length });
+    }
+  }
+  if (hits.length === 0) return null;
+  const out: Record<string, string> = {};
+  for (let i = 0; i < hits.length; i++) {
+    const h = hits[i] as (typeof hits)[number];
+    const value = purpose.slice(h.end, hits[i + 1]?.start ?? purpose.length).trim();
+    out[h.key] = out[h.key] ? `${out[h.key]} ${value}` : value;
+  }
+  if (hits[0] && hits[0].start > 0) out.PREFIX = purpose.slice(0, hits[0].start).trim();
+  return out;
+}
+
+function parseSubfields(text: string, mark: string, code: string | null): Details {
+  const d = empty(mark === '?' ? 'german' : 'polish');
+  d.txCode = code;
+  const body = text.replace(/\r?\n/g, '');
+  const fields = new Map<number, string>();
+  const re = mark === '?' ? /\?(\d\d)/g : mark === '~' ? /~(\d\d)/g : mark === '<' ? /<(\d\d)/g : />(\d\d)/g;
+  const marks: { n: number; start: number; end: number }[] = [];
+  for (let m = re.exec(body); m; m = re.exec(body))
+    marks.push({ n: Number(m[1]), start: m.index, end: m.index + m[0].length });
+  for (let i = 0; i < marks.length; i++) {
+    const k = marks[i] as (typeof marks)[number];
+    const v = body.slice(k.end, marks[i + 1]?.start ?? body.length);
+    fields.set(k.n, fields.has(k.n) ? `${fields.get(k.n)}${v}` : v);
+  }
+  const purposeParts: string[] = [];
+  for (let n = 20; n <= 29; n++) if (fields.has(n)) purposeParts.push(fields.get(n) as string);
+  for (let n = 60; n <= 63; n++) if (fields.has(n)) purposeParts.push(fields.get(n) as string);
+  const purpose = purposeParts.join('');
+  d.bookingText = nonEmpty(fields.get(0));
+  const kw = sepaKeywords(purpose);
+  if (kw) {
+    d.endToEndId = nonEmpty(kw.EREF);
+    d.mandateId = nonEmpty(kw.MREF);
+    d.creditorId = nonEmpty(kw.CRED);
+    d.remittance = nonEmpty(kw.SVWZ) ?? nonEmpty(kw.PREFIX) ?? null;
+    if (kw.IBAN) d.counterpartyIban = nonEmpty(kw.IBAN);
+    if (kw.BIC) d.counterpartyBic = nonEmpty(kw.BIC);
+  } else d.remittance = nonEmpty(purpose);
+  const bank = nonEmpty(fields.get(30));
+  const account = nonEmpty(fields.get(31)) ?? nonEmpty(fields.get(38));
+  const name = `${fields.get(32) ?? ''}${fields.get(33) ?? ''}`.trim();
+  d.counterpartyName = name === '' ? null : name;
+  if (account) {
+    const compact = account.replace(/\s+/g, '');
+    d.counterpartyAccount = compact;
+    if (IBAN_SHAPE.test(compact)) d.counterpartyIban = compact;
+  }
+  const iban38 = nonEmpty(fields.get(38))?.replace(/\s+/g, '');
+  if (iban38 && IBAN_SHAPE.test(iban38)) d.counterpartyIban = iban38;
+  if (bank) {
+    if (/^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/.test(bank)) d.counterpartyBic = bank;
+    else if (!d.counterpartyAccount) d.counterpartyAccount = bank;
+  }
+  return d;
+}
+
+// --- SWIFT /TAG/ dialect --------------------------------------------------------------------
+
+const SWIFT_KEYS = new Set([
+  'EREF',
+  'REMI',
+  'NAME',
+  'IBAN',
+  'BIC',
+  'ORDP',
+  'BENM',
+  'TRTP',
+  'CSID',
+  'MARF',
+  'PREF',
+  'NBTX',
+  'RTRN',
+  'PURP',
+  'ADDR',
+  'CNTP',
+  'ISDT',
+  'CODE',
+  'ULTD',
+  'ULTC',
+  'ULTB',
+  'SVCL',
+  'IREF',
+  'KREF',
+  'ACCW',
+  'OCMT',
+  'CREF',
+  'RTYP',
+  'EXCH',
+  'CHGS',
+  'ID',
+  'CDTRREF',
+  'CDTRREFTP',
+  'CD',
+  'ISSR',
+  'BUSP',
+  'FX',
+  'MNDT',
+  'PAYID',
+  'OAMT',
+  'TXT',
+  'PRTRY',
+  'ABWA',
+  'ABWE',
+  'RETR',
+  'RREF',
+  'STRD',
+  'USTD',
+]);
+
+function parseSwiftTags(text: string): Details {
+  const d = empty('swift-tags');
+  const body = text.replace(/\r?\n/g, '');
+  const hits: { key: string; start: number; end: number }[] = [];
+  const re = /\/([A-Z]{2,9})\//g;
+  for (let m = re.exec(body); m; m = re.exec(body)) {
+    if (!SWIFT_KEYS.has(m[1] as string)) continue;
+    hits.push({ key: m[1] as string, start: m.index, end: m.index + m[0].length });
+    re.lastIndex = m.index + m[0].length - 1; // the closing "/" may open the next key
+  }
+  const values = new Map<string, string>();
+  for (let i = 0; i < hits.length; i++) {
+    const h = hits[i] as (typeof hits)[number];
+    const v = body.slice(h.end, hits[i + 1]?.start ?? body.length).replace(/\/+$/, '');
+    if (!values.has(h.key)) values.set(h.key, v);
+    else if (h.key === 'REMI') values.set(h.key, `${values.get(h.key)} ${v}`);
+  }
+  const get = (k: string) => nonEmpty(values.get(k));
+  d.endToEndId = get('EREF');
+  d.mandateId = get('MARF') ?? get('MNDT');
+  d.creditorId = get('CSID');
+  d.paymentInfoId = get('PREF');
+  d.txCode = get('TRTP') ?? get('CODE');
+  d.remittance = get('REMI');
+  d.returnReason = get('RTRN');
+  d.purposeCode = get('PURP');
+  d.counterpartyName = get('NAME');
+  d.counterpartyAddress = get('ADDR');
+  d.counterpartyIban = get('IBAN');
+  d.counterpartyBic = get('BIC');
+  const cntp = values.get('CNTP');
+  if (cntp !== undefined) {
+    // Rabobank/ING: /CNTP/account/BIC/name/city/
+    const [acct, bic, name, city] = cntp.split('/');
+    d.counterpartyAccount = nonEmpty(acct);
+    if (acct && IBAN_SHAPE.test(acct.trim())) d.counterpartyIban ??= acct.trim();
+    d.counterpartyBic ??= nonEmpty(bic);
+    d.counterpartyName ??= nonEmpty(name);
+    d.counterpartyAddress ??= nonEmpty(city);
+  }
+  d.counterpartyAccount ??= get('ACCW') ?? d.counterpartyIban;
+  if (d.remittance) {
+    // ING/Rabo structured remittance: /REMI/STRD/CUR/1234567890123456 or /CDTRREF/ inside it.
+    const strd = /^(?:STRD\/)?CUR\/(.+)$/.exec(d.remittance);
+    if (strd) {
+      d.creditorReference = strd[1]?.trim() ?? null;
+      d.creditorReferenceType = 'CUR';
+    }
+  }
+  return d;
+}
+
+// --- free text ------------------------------------------------------------------------------
+
+function parseFreeText(text: string): Details {
+  const d = empty('free-text');
+  const flat = text.replace(/\s*\r?\n\s*/g, ' ').trim();
+  const code = /^(\d{3})\s/.exec(flat);
+  if (code) d.txCode = code[1] ?? null;
+  // mBank (PL): "911 TRANSAKCJA COLLECT; ID IPH: ..; Z RACH.: <NRB>; OD: <name>; TYT.: <title>; TNR: <ref>"
+  if (/;\s*(?:TYT\.|OD:|DO:|TNR:)/.test(flat)) {
+    const part = (label: string) => {
+      const m = new RegExp(`${label}\\s*([^;]*)`).exec(flat);
+      return nonEmpty(m?.[1]);
+    };
+    d.remittance = part('TYT\\.:') ?? flat;
+    d.counterpartyName = part('(?:^|;)\\s*OD:') ?? part('(?:^|;)\\s*DO:');
+    const acct = part('Z RACH\\.:') ?? part('NA RACH\\.:');
+    if (acct) d.counterpartyAccount = acct.replace(/\s+/g, '');
+    d.bookingText = nonEmpty(flat.split(';')[0]);
+    return d;
+  }
+  d.remittance = flat === '' ? null : flat;
+  return d;
+}
+
+export function parseDetails86(raw: string): Details {
+  const text = raw.replace(/^\s+/, '');
+  const sub = SUBFIELD_START.exec(text);
+  if (sub) return parseSubfields(text, sub[2] as string, sub[1] ?? null);
+  if (/^\/[A-Z]{2,9}\//.test(text) || /^[A-Z]{2,9}\/\//.test(text)) return parseSwiftTags(text);
+  return parseFreeText(text);
+}

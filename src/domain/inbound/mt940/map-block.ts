@@ -1,0 +1,344 @@
+import { parseAmountText } from '../decimal.ts';
+import { newTransaction } from '../new-transaction.ts';
+import {
+  addEntry,
+  checkBalances,
+  checkSummary,
+  computedSummary,
+  mergeSummary,
+  newTotals,
+  pickBalance,
+} from '../statement-totals.ts';
+import type { Balance, EntrySummary, IntegrityWarning, NormalisedStatement, StatementTransaction } from '../types.ts';
+import { parseDetails86 } from './details86.ts';
+import { isRealDate, parseLine61, yymmdd } from './line61.ts';
+import { KNOWN_TAGS, type RawBlock } from './split-blocks.ts';
+
+/**
+ * One MT940/MT942 message (from :20: to the end) to a normalised statement. Tag order is checked
+ * because a misplaced tag is how truncated or spliced files show: :25: after :61:, a :61: after the
+ * closing balance, a statement without an opening or closing balance. Such a block is refused with
+ * the reason; the rest of the file is not affected.
+ */
+export type MappedBlock =
+  | { ok: true; statement: NormalisedStatement; warnings: IntegrityWarning[]; account: string | null; closed: boolean }
+  | { ok: false; message: string; account: string | null; closed: boolean };
+
+class BlockError extends Error {}
+
+function firstLine(value: string): string {
+  const nl = value.indexOf('\n');
+  return nl < 0 ? value : value.slice(0, nl);
+}
+
+function mod97(iban: string): boolean {
+  const s = iban.slice(4) + iban.slice(0, 4);
+  let rem = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    const v = c >= 65 && c <= 90 ? c - 55 : c - 48;
+    if (v < 0 || v > 35) return false;
+    rem = v > 9 ? (rem * 100 + v) % 97 : (rem * 10 + v) % 97;
+  }
+  return rem === 1;
+}
+
+/** :25: is "IBAN", "IBAN" + currency (ING "NL..EUR"), "BIC/IBAN", "BLZ/account", "/PL.." or a national number. */
+export function readAccount(value: string): { iban: string | null; other: string | null; currency: string | null } {
+  const raw = value.trim();
+  const candidates = raw
+    .split('/')
+    .map((s) => s.replace(/\s+/g, ''))
+    .filter((s) => s !== '');
+  for (const c of [raw.replace(/[\s/]+/g, ''), ...candidates]) {
+    if (/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(c)) {
+      if (mod97(c)) return { iban: c, other: null, currency: null };
+      const cur = c.slice(-3);
+      if (/^[A-Z]{3}$/.test(cur) && mod97(c.slice(0, -3))) return { iban: c.slice(0, -3), other: null, currency: cur };
+    }
+  }
+  return { iban: null, other: raw === '' ? null : raw, currency: null };
+}
+
+// C/D, YYMMDD, currency (some banks omit it on intermediate balances), amount with "," (Rabobank's
+// old format writes "."), leading zeros of any length, occasionally a space as thousands separator.
+const BALANCE = /^([CD])(\d{6})([A-Z]{3})?(\d[\d ]{0,24}(?:[,.]\d*)?)\s*$/;
+
+function readBalance(tag: string, value: string, fallbackCurrency: string | null): Balance {
+  const m = BALANCE.exec(value.trim());
+  const currency = m?.[3] ?? fallbackCurrency;
+  if (!m || !currency)
+    throw new BlockError(`:${tag}: "${value.trim().slice(0, 40)}" is not a balance (C/D, YYMMDD, currency, amount)`);
+  const digits = (m[4] as string)
+    .replace(/ /g, '')
+    .replace(',', '.')
+    .replace(/^0+(?=\d)/, '');
+  const amount = parseAmountText(digits, currency);
+  if (!amount) throw new BlockError(`:${tag}: amount "${m[4]}" is not a decimal`);
+  return {
+    type: tag,
+    amount: amount.text,
+    currency,
+    direction: m[1] === 'D' ? 'debit' : 'credit',
+    date: yymmdd(m[2] as string),
+    creditLineIncluded: false,
+    creditLineAmount: null,
+  };
+}
+
+/** :90D:/:90C: (MT942): number of entries, currency, sum. */
+function readCountSum(value: string): { count: number; currency: string; sum: string } | null {
+  const m = /^(\d{1,5})([A-Z]{3})(\d{1,15}(?:,\d*)?)\s*$/.exec(value.trim());
+  if (!m) return null;
+  const a = parseAmountText((m[3] as string).replace(',', '.'), m[2] as string);
+  return a ? { count: Number(m[1]), currency: m[2] as string, sum: a.text } : null;
+}
+
+// Allowed predecessor phases per tag: 0 header, 1 opening balance seen, 2 in entries, 3 closing seen.
+function phaseOf(tag: string): number {
+  switch (tag) {
+    case '20':
+    case '21':
+    case '25':
+    case '25P':
+    case '28':
+    case '28C':
+    case '13':
+    case '13D':
+    case '34F':
+      return 0;
+    case '60F':
+    case '60M':
+      return 1;
+    case '61':
+      return 2;
+    default:
+      return 3;
+  }
+}
+
+export function mapBlock(block: RawBlock, format: 'mt940' | 'mt942', blockIndex: number): MappedBlock {
+  const accountField = block.fields.find((f) => f.tag === '25');
+  const account = accountField ? accountField.value.trim() || null : null;
+  // "Closed" for the incomplete-file alert: the message ended properly or at least reached its closing balance.
+  const hasClosing = block.fields.some((f) => f.tag === '62F' || f.tag === '62M');
+  const closed = !block.unclosedSwift && (hasClosing || block.terminated);
+  try {
+    return { ...mapFields(block, format, blockIndex, account), account, closed };
+  } catch (e) {
+    if (!(e instanceof BlockError)) throw e;
+    return {
+      ok: false,
+      message: `statement ${blockIndex + 1}${account ? ` (${account})` : ''}: ${e.message}`,
+      account,
+      closed,
+    };
+  }
+}
+
+function mapFields(
+  block: RawBlock,
+  format: 'mt940' | 'mt942',
+  blockIndex: number,
+  account: string | null,
+): { ok: true; statement: NormalisedStatement; warnings: IntegrityWarning[] } {
+  if (block.junk) throw new BlockError(`unexpected text before :20: "${block.junk.slice(0, 40)}"`);
+  const warnings: IntegrityWarning[] = [];
+  const label = `statement ${blockIndex + 1}${account ? ` (${account})` : ''}`;
+  const balances: Balance[] = [];
+  const transactions: StatementTransaction[] = [];
+  let statementId: string | null = null;
+  let sequence: string | null = null;
+  let createdAt: string | null = null;
+  let info: string | null = null;
+  let acct: ReturnType<typeof readAccount> = { iban: null, other: null, currency: null };
+  let phase = 0;
+  let currency: string | null = null;
+  let totals = newTotals(null);
+  let entryIndex = -1;
+  let lastTx: StatementTransaction | null = null;
+  let fileSummary: Partial<EntrySummary> = {};
+  const invalidDates: string[] = [];
+
+  for (const f of block.fields) {
+    const tag = f.tag;
+    if (!KNOWN_TAGS.has(tag)) throw new BlockError(`unknown tag :${tag}: on line ${f.line}`);
+    const p = phaseOf(tag);
+    if (format === 'mt940') {
+      if (p === 0 && phase > 0) throw new BlockError(`:${tag}: on line ${f.line} after the opening balance`);
+      if (p === 2 && phase === 0) throw new BlockError(`:61: on line ${f.line} before the opening balance :60F:/:60M:`);
+      if (p === 2 && phase === 3) throw new BlockError(`:61: on line ${f.line} after the closing balance`);
+    }
+    switch (tag) {
+      case '20':
+        statementId = f.value.trim() || null;
+        break;
+      case '25':
+        acct = readAccount(f.value);
+        break;
+      case '28':
+      case '28C':
+        sequence = f.value.trim() || null;
+        break;
+      case '13':
+      case '13D': {
+        const m = /^(\d{6})(\d{4})?([+-]\d{4})?/.exec(f.value.trim());
+        if (m)
+          createdAt = `${yymmdd(m[1] as string)}${m[2] ? `T${m[2].slice(0, 2)}:${m[2].slice(2)}:00` : ''}${m[3] ? `${m[3].slice(0, 3)}:${m[3].slice(3)}` : ''}`;
+        break;
+      }
+      case '64':
+      case '65':
+      case '65F': {
+        // Available/forward balances are informative; a bank writing "Dnullnull7414,3" there must not sink the statement.
+        try {
+          balances.push(readBalance(tag === '65F' ? '65' : tag, firstLine(f.value), currency ?? acct.currency));
+        } catch (e) {
+          if (!(e instanceof BlockError)) throw e;
+          warnings.push({ code: 'ignored_field', message: `${label}: ${e.message} (line ${f.line}), left out` });
+        }
+        if (phase >= 1) phase = 3;
+        lastTx = null;
+        break;
+      }
+      case '60F':
+      case '60M':
+      case '62F':
+      case '62M': {
+        const b = readBalance(tag, firstLine(f.value), currency ?? acct.currency);
+        balances.push(b);
+        if (tag.startsWith('60')) {
+          if (phase >= 1 && format === 'mt940')
+            throw new BlockError(`second opening balance :${tag}: on line ${f.line}`);
+          currency = b.currency;
+          totals = newTotals(currency);
+          phase = 1;
+        } else phase = 3;
+        lastTx = null;
+        break;
+      }
+      case '34F':
+        currency ??= /^([A-Z]{3})/.exec(f.value.trim())?.[1] ?? null;
+        if (totals.currency === null && currency) totals = newTotals(currency);
+        break;
+      case '90D':
+      case '90C': {
+        const cs = readCountSum(f.value);
+        if (cs) {
+          if (tag === '90D') fileSummary = { ...fileSummary, debitCount: cs.count, debitSum: cs.sum };
+          else fileSummary = { ...fileSummary, creditCount: cs.count, creditSum: cs.sum };
+        }
+        phase = 3;
+        lastTx = null;
+        break;
+      }
+      case '61': {
+        const line = parseLine61(f.value);
+        if (typeof line === 'string') throw new BlockError(`${line} (line ${f.line})`);
+        const cur = currency ?? acct.currency;
+        if (!cur) throw new BlockError(`:61: on line ${f.line} without a currency (no :60F:/:34F:)`);
+        const amount = parseAmountText(line.amount, cur);
+        if (!amount) throw new BlockError(`:61: amount "${line.amount}" on line ${f.line} is not a decimal`);
+        entryIndex++;
+        const credit = line.mark === 'C' || line.mark === 'RD' || line.mark === 'EC';
+        const direction = credit ? 'credit' : 'debit';
+        const t = newTransaction(entryIndex, cur, direction, amount.text);
+        t.amount = amount.text;
+        t.valueDate = line.valueDate;
+        t.bookingDate = line.entryDate ?? line.valueDate;
+        t.reversal = line.mark === 'RC' || line.mark === 'RD';
+        t.status = format === 'mt942' || line.mark === 'EC' || line.mark === 'ED' ? 'pending' : 'booked';
+        t.txCodeProprietary = line.typeCode;
+        t.swiftTypeCode = line.typeCode;
+        t.customerRef = line.customerRef;
+        t.bankRef = line.bankRef;
+        t.additionalInfo = line.supplementary;
+        if (line.customerRef && line.customerRef !== 'NONREF') t.endToEndId = line.customerRef;
+        if (!isRealDate(line.valueDate)) invalidDates.push(line.valueDate);
+        transactions.push(t);
+        addEntry(totals, amount.value, cur, direction, t.status === 'booked');
+        lastTx = t;
+        if (phase < 2) phase = 2;
+        break;
+      }
+      case '86': {
+        if (lastTx) {
+          applyDetails(lastTx, f.value);
+          lastTx = null;
+        } else info = info ? `${info}\n${f.value.trim()}` : f.value.trim();
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  if (format === 'mt940') {
+    if (!balances.some((b) => b.type === '60F' || b.type === '60M'))
+      throw new BlockError('no opening balance :60F:/:60M:');
+    const hasClosing = balances.some((b) => b.type === '62F' || b.type === '62M');
+    // Without a closing balance, a message that another one follows without an end mark was cut off.
+    if (!hasClosing && (block.unclosedSwift || (block.followed && !block.terminated))) {
+      throw new BlockError(
+        'the message was cut off: no closing balance :62F:/:62M: and no end of message before the next one',
+      );
+    }
+  }
+  if (!acct.iban && !acct.other) throw new BlockError('no account :25:');
+  if (invalidDates.length)
+    warnings.push({
+      code: 'invalid_date',
+      message: `${label}: value date(s) ${invalidDates.join(', ')} are not calendar dates`,
+    });
+  const computed = computedSummary(totals);
+  const hasFileSummary = Object.keys(fileSummary).length > 0;
+  if (hasFileSummary) warnings.push(...checkSummary(fileSummary, computed, label));
+  const openingBalance = pickBalance(balances, ['60F', '60M']);
+  const closingBalance = pickBalance(balances, ['62F', '62M']);
+  if (format === 'mt940') warnings.push(...checkBalances(openingBalance, closingBalance, totals, label));
+  const statement: NormalisedStatement = {
+    messageId: statementId,
+    statementId,
+    createdAt,
+    sequenceNumber: sequence,
+    legalSequenceNumber: null,
+    sourceFormat: format === 'mt942' ? 'MT942' : 'MT940',
+    accountIban: acct.iban,
+    accountOther: acct.other,
+    accountCurrency: currency ?? acct.currency,
+    accountOwner: null,
+    accountServicerBic: null,
+    fromDate: openingBalance?.date ?? null,
+    toDate: closingBalance?.date ?? null,
+    copyDuplicate: null,
+    pagination: null,
+    entryCount: transactions.length,
+    entrySummary: hasFileSummary ? mergeSummary(fileSummary, computed) : computed,
+    balances,
+    openingBalance,
+    closingBalance,
+    transactions,
+    droppedCurrencies: [...totals.otherCurrencies].sort(),
+    additionalInfo: info,
+  };
+  return { ok: true, statement, warnings };
+}
+
+function applyDetails(t: StatementTransaction, raw: string): void {
+  const d = parseDetails86(raw);
+  t.detailsDialect = d.dialect;
+  if (d.endToEndId) t.endToEndId = d.endToEndId;
+  t.mandateId = d.mandateId;
+  t.paymentInfoId = d.paymentInfoId;
+  t.remittance = d.remittance;
+  t.counterpartyName = d.counterpartyName;
+  t.counterpartyIban = d.counterpartyIban;
+  t.counterpartyAccount = d.counterpartyAccount;
+  t.counterpartyBic = d.counterpartyBic;
+  t.counterpartyAddress = d.counterpartyAddress;
+  t.returnReason = d.returnReason;
+  t.creditorReference = d.creditorReference;
+  t.creditorReferenceType = d.creditorReferenceType;
+  // The :86: transaction code (German GVC, NL TRTP) is the bank's own code; the :61: SWIFT type stays in customerRef's line.
+  if (d.txCode) t.txCodeProprietary = d.txCode;
+  if (d.bookingText) t.additionalInfo = t.additionalInfo ? `${d.bookingText}; ${t.additionalInfo}` : d.bookingText;
+}

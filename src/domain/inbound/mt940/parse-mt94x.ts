@@ -1,0 +1,42 @@
+import { applySequenceChecks } from '../sequence-check.ts';
+import type { EncodingName, FileAlert, ParseErrorCode, StatementBlock } from '../types.ts';
+import { mapBlock } from './map-block.ts';
+import { splitBlocks } from './split-blocks.ts';
+
+/**
+ * MT940/MT942 file to statement blocks. A file whose last message was cut off (no closing balance,
+ * SWIFT block never closed) raises an `incomplete_file` alert with how many blocks were cut and how
+ * many statements survived, so the journal can ingest the survivors and say the file was partial.
+ */
+export type Mt94xParse =
+  | { ok: true; blocks: StatementBlock[]; alerts: FileAlert[]; encoding: EncodingName | null }
+  | { ok: false; code: ParseErrorCode; message: string };
+
+export function parseMt94x(text: string, format: 'mt940' | 'mt942'): Mt94xParse {
+  const split = splitBlocks(text);
+  if (split.blocks.length === 0) return { ok: false, code: 'unrecognised_format', message: 'no :20: statement found' };
+  const blocks: StatementBlock[] = [];
+  let unclosed = 0;
+  for (const raw of split.blocks) {
+    const index = blocks.length;
+    const mapped = mapBlock(raw, format, index);
+    if (!mapped.closed && format === 'mt940') unclosed++;
+    if (mapped.ok)
+      blocks.push({ index, ok: true, account: mapped.account, statement: mapped.statement, warnings: mapped.warnings });
+    else blocks.push({ index, ok: false, account: mapped.account, message: mapped.message });
+  }
+  applySequenceChecks(blocks);
+  const alerts: FileAlert[] = [];
+  if (unclosed > 0) {
+    const surviving = blocks.filter((b) => b.ok).length;
+    alerts.push({
+      kind: 'incomplete_file',
+      message: `${unclosed} of ${blocks.length} statement block(s) were not closed (no :62F:/:62M: or no end of the SWIFT block); ${surviving} statement(s) parsed`,
+      reason: 'unclosed_block',
+      account: blocks.find((b) => !b.ok)?.account ?? null,
+      unclosedBlockCount: unclosed,
+      survivingStatementCount: surviving,
+    });
+  }
+  return { ok: true, blocks, alerts, encoding: split.swedish7bit ? 'iso-646-se' : null };
+}

@@ -1,0 +1,113 @@
+import { parseCamt } from './camt/parse-camt.ts';
+import { decodeBytes } from './decode-text.ts';
+import { detectFormat } from './detect-format.ts';
+import { parseMt94x } from './mt940/parse-mt94x.ts';
+import { parsePain002 } from './pain002/parse-pain002.ts';
+import type { EncodingName, IntegrityWarning, ParseBankFileResult, ParseErrorCode, StatementBlock } from './types.ts';
+import { DEFAULT_MAX_DEPTH } from './xml/stream-xml.ts';
+
+export type ParseOptions = {
+  /** Refuse inputs larger than this many bytes (string inputs: UTF-16 code units). Default 512 MiB. */
+  maxBytes?: number;
+  /** Deepest XML element nesting accepted. Default 64 (camt needs about 15). */
+  maxDepth?: number;
+};
+
+export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
+
+function fail(code: ParseErrorCode, message: string): ParseBankFileResult {
+  return { ok: false, error: { code, message } };
+}
+
+/** Every block failed: the file as a whole is unparseable, with each block's reason. */
+function allFailed(blocks: StatementBlock[]): string | undefined {
+  if (blocks.length === 0 || blocks.some((b) => b.ok)) return undefined;
+  return blocks.map((b) => (b.ok ? '' : b.message)).join('; ');
+}
+
+function parseDecoded(text: string, encoding: EncodingName, opts: ParseOptions): ParseBankFileResult {
+  if (text.trim().replace(/[\x01\x03\x1a]/g, '') === '') return fail('empty', 'the file is empty');
+  const detected = detectFormat(text);
+  const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
+  switch (detected.kind) {
+    case 'unrecognised':
+      return fail('unrecognised_format', detected.message);
+    case 'camt': {
+      const r = parseCamt(text, detected.sourceFormat, maxDepth);
+      if (!r.ok) return fail('unparseable_file', r.message);
+      const failed = allFailed(r.blocks);
+      if (failed) return fail('unparseable_file', failed);
+      if (!detected.namespaced) {
+        const warning: IntegrityWarning = {
+          code: 'no_namespace',
+          message: `no ISO 20022 namespace; read as ${detected.format} by its message element`,
+        };
+        for (const b of r.blocks) if (b.ok) b.warnings.push(warning);
+      }
+      return {
+        ok: true,
+        kind: 'statement',
+        format: detected.format,
+        sourceFormat: detected.sourceFormat,
+        encoding,
+        blocks: r.blocks,
+        alerts: r.alerts,
+      };
+    }
+    case 'pain.002': {
+      const r = parsePain002(text, detected.sourceFormat, detected.namespaced, maxDepth);
+      if (!r.ok) return fail(r.code, r.message);
+      return {
+        ok: true,
+        kind: 'status-report',
+        format: 'pain.002',
+        sourceFormat: detected.sourceFormat,
+        encoding,
+        report: r.report,
+        warnings: r.warnings,
+      };
+    }
+    case 'mt': {
+      const r = parseMt94x(text, detected.format);
+      if (!r.ok) return fail(r.code, r.message);
+      const failed = allFailed(r.blocks);
+      if (failed) return fail('unparseable_file', failed);
+      const sourceFormat = detected.format === 'mt942' ? 'MT942' : 'MT940';
+      return {
+        ok: true,
+        kind: 'statement',
+        format: detected.format,
+        sourceFormat,
+        encoding: r.encoding ?? encoding,
+        blocks: r.blocks,
+        alerts: r.alerts,
+      };
+    }
+    default: {
+      const never: never = detected;
+      return fail('unrecognised_format', `unhandled format ${JSON.stringify(never)}`);
+    }
+  }
+}
+
+/**
+ * Parses one inbound bank file (bytes or already-decoded text). Pure: no I/O, no clock. Never throws:
+ * an unexpected internal failure is reported as `unparseable_file` rather than escaping.
+ */
+export function parseBankFile(input: Uint8Array | string, opts: ParseOptions = {}): ParseBankFileResult {
+  try {
+    const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
+    if (input.length > maxBytes)
+      return fail('too_large', `the file has ${input.length} bytes, the limit is ${maxBytes}`);
+    if (input.length === 0) return fail('empty', 'the file is empty');
+    if (typeof input === 'string')
+      return parseDecoded(input.charCodeAt(0) === 0xfeff ? input.slice(1) : input, 'utf-8', opts);
+    const decoded = decodeBytes(input);
+    if ('error' in decoded) return fail('unparseable_file', decoded.error);
+    return parseDecoded(decoded.text, decoded.encoding, opts);
+  } catch (e) {
+    // A bug, not a property of the file; still a typed result so one bad upload cannot take a worker down.
+    const message = e instanceof Error ? e.message : String(e);
+    return fail('unparseable_file', `internal parser error: ${message}`);
+  }
+}

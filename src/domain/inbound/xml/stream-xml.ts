@@ -1,0 +1,258 @@
+import type { XNode } from './node.ts';
+
+/**
+ * A hand-written, non-validating XML pull parser over a string, built for bank files:
+ * - safe: a DOCTYPE is refused outright (no DTD, so no external or custom entities and no expansion
+ *   bombs); only the five predefined entities and character references are decoded;
+ * - bounded: element depth is limited and every step moves forward, so work is linear in the input;
+ * - streaming: the sink decides per element whether to build its subtree (`open` returns true),
+ *   everything else is only tracked on a name stack, so a 100,000-entry camt.053 never becomes a DOM.
+ * Text of elements that have children (mixed content, e.g. a stray "-" pasted from a browser view)
+ * is ignored; text of leaf elements is decoded and handed over untrimmed.
+ */
+export type XmlSink = {
+  /** An element outside any captured subtree opened; return true to capture its subtree. */
+  open(name: string, attrs: string, depth: number): boolean;
+  /** A captured subtree closed. */
+  captured(node: XNode, depth: number): void;
+  /** A non-captured element closed. */
+  close(name: string, depth: number): void;
+};
+
+export type XmlError = { message: string; offset: number };
+
+export const DEFAULT_MAX_DEPTH = 64;
+
+const LT = 60; // <
+const GT = 62; // >
+const SLASH = 47;
+const BANG = 33;
+const QUESTION = 63;
+const DQ = 34;
+const SQ = 39;
+
+function isNameEnd(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9 || c === GT || c === SLASH;
+}
+
+function isWhitespaceOnly(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    // 0x1A: DOS end-of-file marker some bank systems append to the file.
+    if (c !== 32 && c !== 10 && c !== 13 && c !== 9 && c !== 0x1a && c !== 0xfeff) return false;
+  }
+  return true;
+}
+
+const ENTITY = /&(?:(lt|gt|amp|quot|apos)|#(\d{1,7})|#x([0-9a-fA-F]{1,6}));/y;
+const NAMED: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+function isXmlChar(cp: number): boolean {
+  return (
+    cp === 9 ||
+    cp === 10 ||
+    cp === 13 ||
+    (cp >= 0x20 && cp <= 0xd7ff) ||
+    (cp >= 0xe000 && cp <= 0xfffd) ||
+    (cp >= 0x10000 && cp <= 0x10ffff)
+  );
+}
+
+/** Decodes the predefined entities and character references; anything else is an error (returns undefined). */
+export function decodeEntities(raw: string): string | undefined {
+  const amp = raw.indexOf('&');
+  if (amp < 0) return raw;
+  let out = raw.slice(0, amp);
+  let i = amp;
+  while (i < raw.length) {
+    const next = raw.indexOf('&', i);
+    if (next < 0) {
+      out += raw.slice(i);
+      break;
+    }
+    out += raw.slice(i, next);
+    ENTITY.lastIndex = next;
+    const m = ENTITY.exec(raw);
+    if (!m) return undefined;
+    if (m[1]) out += NAMED[m[1]];
+    else {
+      const cp = m[2] ? Number.parseInt(m[2], 10) : Number.parseInt(m[3] ?? '', 16);
+      if (!isXmlChar(cp)) return undefined;
+      out += String.fromCodePoint(cp);
+    }
+    i = ENTITY.lastIndex;
+  }
+  return out;
+}
+
+/** Scans attributes from `from` to the closing `>`, honouring quotes; returns the index of `>` or -1. */
+function findTagEnd(xml: string, from: number): number {
+  let quote = 0;
+  for (let i = from; i < xml.length; i++) {
+    const c = xml.charCodeAt(i);
+    if (quote !== 0) {
+      if (c === quote) quote = 0;
+      else if (c === LT) return -1;
+    } else if (c === GT) return i;
+    else if (c === DQ || c === SQ) quote = c;
+    else if (c === LT) return -1;
+  }
+  return -1;
+}
+
+function localName(qname: string): string {
+  const colon = qname.indexOf(':');
+  return colon < 0 ? qname : qname.slice(colon + 1);
+}
+
+/**
+ * Parses `xml` and reports elements to `sink`. Returns an error for anything that is not well-formed
+ * enough to trust, or undefined on success.
+ */
+export function streamXml(xml: string, sink: XmlSink, maxDepth = DEFAULT_MAX_DEPTH): XmlError | undefined {
+  const qnames: string[] = []; // open element names as written (prefix included), for end-tag matching
+  const nodes: (XNode | null)[] = []; // the node being built at each depth inside a capture, else null
+  let captureDepth = -1; // depth of the captured subtree's root, -1 when not capturing
+  let rootSeen = false;
+  let rootClosed = false;
+  let pos = 0;
+  let textStart = 0;
+  let pendingText = ''; // leaf text interrupted by a comment or CDATA
+  let leafHasChild = false;
+  const n = xml.length;
+
+  while (pos < n) {
+    const lt = xml.indexOf('<', pos);
+    if (lt < 0) {
+      if (qnames.length > 0)
+        return { message: `unexpected end of document inside <${qnames[qnames.length - 1]}>`, offset: n };
+      if (!isWhitespaceOnly(xml, pos, n)) return { message: 'text after the root element', offset: pos };
+      break;
+    }
+    if (qnames.length === 0 && lt > pos && !isWhitespaceOnly(xml, pos, lt)) {
+      return { message: 'text outside the root element', offset: pos };
+    }
+    const c1 = xml.charCodeAt(lt + 1);
+    if (c1 === BANG) {
+      if (xml.startsWith('<!--', lt)) {
+        const end = xml.indexOf('-->', lt + 4);
+        if (end < 0) return { message: 'unterminated comment', offset: lt };
+        if (qnames.length > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
+        pos = end + 3;
+        textStart = pos;
+        continue;
+      }
+      if (xml.startsWith('<![CDATA[', lt)) {
+        if (qnames.length === 0) return { message: 'CDATA outside the root element', offset: lt };
+        const end = xml.indexOf(']]>', lt + 9);
+        if (end < 0) return { message: 'unterminated CDATA section', offset: lt };
+        if (!leafHasChild) {
+          const before = decodeEntities(xml.slice(textStart, lt));
+          if (before === undefined)
+            return { message: 'undefined entity or bad character reference', offset: textStart };
+          pendingText += `${before}${xml.slice(lt + 9, end)}`;
+        }
+        pos = end + 3;
+        textStart = pos;
+        continue;
+      }
+      if (xml.startsWith('<!DOCTYPE', lt))
+        return { message: 'DOCTYPE is not allowed (no DTDs or entity declarations)', offset: lt };
+      return { message: 'unsupported markup declaration', offset: lt };
+    }
+    if (c1 === QUESTION) {
+      const end = xml.indexOf('?>', lt + 2);
+      if (end < 0) return { message: 'unterminated processing instruction', offset: lt };
+      if (qnames.length > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
+      pos = end + 2;
+      textStart = pos;
+      continue;
+    }
+    if (c1 === SLASH) {
+      // End tag.
+      const gt = xml.indexOf('>', lt + 2);
+      if (gt < 0) return { message: 'unterminated end tag', offset: lt };
+      let nameEnd = gt;
+      while (nameEnd > lt + 2 && isNameEnd(xml.charCodeAt(nameEnd - 1))) nameEnd--;
+      const qname = xml.slice(lt + 2, nameEnd);
+      const depth = qnames.length - 1;
+      if (depth < 0 || qnames[depth] !== qname) {
+        return { message: `end tag </${qname}> does not match <${qnames[depth] ?? '(none)'}>`, offset: lt };
+      }
+      if (captureDepth >= 0) {
+        const node = nodes[depth] as XNode;
+        if (!leafHasChild) {
+          const raw = pendingText + xml.slice(textStart, lt);
+          const text = decodeEntities(raw);
+          if (text === undefined) return { message: 'undefined entity or bad character reference', offset: textStart };
+          node.text = text;
+        }
+        nodes[depth] = null;
+        if (depth === captureDepth) {
+          captureDepth = -1;
+          sink.captured(node, depth);
+        }
+      } else {
+        sink.close(localName(qname), depth);
+      }
+      qnames.length = depth;
+      if (depth === 0) rootClosed = true;
+      leafHasChild = true; // the parent now has a child
+      pendingText = '';
+      pos = gt + 1;
+      textStart = pos;
+      continue;
+    }
+    // Start tag.
+    if (rootClosed) return { message: 'content after the root element', offset: lt };
+    let i = lt + 1;
+    while (i < n && !isNameEnd(xml.charCodeAt(i))) i++;
+    if (i === lt + 1 || i >= n) return { message: 'malformed start tag', offset: lt };
+    const qname = xml.slice(lt + 1, i);
+    if (qname.includes('<')) return { message: 'malformed start tag', offset: lt };
+    const gt = findTagEnd(xml, i);
+    if (gt < 0) return { message: `unterminated start tag <${qname}`, offset: lt };
+    const selfClosing = xml.charCodeAt(gt - 1) === SLASH;
+    const attrs = i < gt - (selfClosing ? 1 : 0) ? xml.slice(i, gt - (selfClosing ? 1 : 0)).trim() : '';
+    if (attrs.includes('&') && decodeEntities(attrs) === undefined) {
+      return { message: 'undefined entity in attribute', offset: lt };
+    }
+    const depth = qnames.length;
+    if (depth >= maxDepth) return { message: `element nesting deeper than ${maxDepth}`, offset: lt };
+    if (depth === 0) {
+      if (rootSeen) return { message: 'more than one root element', offset: lt };
+      rootSeen = true;
+    }
+    const name = localName(qname);
+    if (captureDepth >= 0) {
+      const node: XNode = { name, attrs, text: '', children: [] };
+      (nodes[depth - 1] as XNode).children.push(node);
+      nodes[depth] = node;
+    } else if (sink.open(name, attrs, depth)) {
+      captureDepth = depth;
+      nodes[depth] = { name, attrs, text: '', children: [] };
+    }
+    if (selfClosing) {
+      if (captureDepth >= 0) {
+        const node = nodes[depth] as XNode;
+        nodes[depth] = null;
+        if (depth === captureDepth) {
+          captureDepth = -1;
+          sink.captured(node, depth);
+        }
+      } else sink.close(name, depth);
+      if (depth === 0) rootClosed = true;
+      leafHasChild = true;
+    } else {
+      qnames.push(qname);
+      leafHasChild = false;
+    }
+    pendingText = '';
+    pos = gt + 1;
+    textStart = pos;
+  }
+  if (qnames.length > 0)
+    return { message: `unexpected end of document inside <${qnames[qnames.length - 1]}>`, offset: n };
+  if (!rootSeen) return { message: 'no root element', offset: 0 };
+  return undefined;
+}
