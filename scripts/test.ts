@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { openJobQueue } from '../src/db/job-queue.ts';
 import { runMigrations } from '../src/db/migrate.ts';
 import { createLogger } from '../src/platform/logger.ts';
 
@@ -38,6 +39,9 @@ templateUrl.pathname = `/${template}`;
 const templatePool = new pg.Pool({ connectionString: templateUrl.toString(), max: 1 });
 await runMigrations(templatePool);
 await templatePool.end();
+// The job queue's schema too, so each cloned database starts ready to enqueue.
+const queue = await openJobQueue(templateUrl.toString(), logger, { supervise: false });
+await queue.stop();
 
 process.stdout.write(
   `test database: ${embeddedDir ? 'embedded PostgreSQL' : 'PostgreSQL server from DATABASE_URL'}; ${files.length} files\n`,

@@ -9,14 +9,16 @@ import pg from 'pg';
 import type { AppContext } from '../src/app/context.ts';
 import { fxRatesProvider } from '../src/app/system/fx-rates.ts';
 import { openPool } from '../src/db/client.ts';
+import { openJobQueue } from '../src/db/job-queue.ts';
 import { buildApp } from '../src/http/app.ts';
+import { buildContext } from '../src/main/context.ts';
 import { SERVICE_VERSION } from '../src/main/runtime.ts';
-import { type Clock, systemClock } from '../src/platform/clock.ts';
+import type { Clock } from '../src/platform/clock.ts';
 import { loadConfig } from '../src/platform/config.ts';
-import { idGenerator } from '../src/platform/ids.ts';
+import { createEncryptor } from '../src/platform/encryption.ts';
 import { createLogger, type Logger } from '../src/platform/logger.ts';
 import type { Mail, Mailer } from '../src/platform/mailer.ts';
-import { argon2Hasher } from '../src/platform/passwords.ts';
+import { startWorkers } from '../src/workers/runner.ts';
 
 function runEnv(): { adminUrl: string; template: string; runId: string } {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
@@ -70,6 +72,8 @@ export type TestAppOptions = {
   env?: Record<string, string>;
   /** A logger of the test's own (for example writing to a captured destination); silent otherwise. */
   logger?: Logger;
+  /** Run the job handlers in this process (conversion jobs, retention ...). */
+  workers?: boolean;
 };
 
 let ipCounter = 0;
@@ -93,16 +97,20 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const pool = openPool(database.url, 5);
   const mails: Mail[] = [];
   const mailer: Mailer = { send: async (mail) => void mails.push(mail) };
-  const clock = options.clock ?? systemClock;
-  const ctx: AppContext = {
+  const logger = options.logger ?? createLogger('silent');
+  // Enqueue-only by default; `workers: true` also runs the job handlers, as a worker process would.
+  const jobQueue = await openJobQueue(database.url, logger, { supervise: options.workers ?? false });
+  const ctx = buildContext({
     db: pool.db,
-    clock,
-    ids: idGenerator(() => clock.now().getTime()),
-    logger: options.logger ?? createLogger('silent'),
     config,
+    logger,
+    jobs: jobQueue.queue,
+    encryptor: createEncryptor(Buffer.from(config.masterKey ?? '', 'base64')),
     mailer,
-    passwords: argon2Hasher,
-  };
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  if (options.workers) await startWorkers(ctx, jobQueue.boss);
+
   const app = await buildApp({ ctx, fx: fxRatesProvider(undefined, ctx.logger), version: SERVICE_VERSION });
   await app.ready();
   return {
@@ -113,6 +121,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     request: (opts) => app.inject(opts),
     async close() {
       await app.close();
+      await jobQueue.stop();
       await pool.close();
       await database.drop();
     },

@@ -1,10 +1,13 @@
 import type { Db } from '../db/client.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
+import type { Encryptor } from '../platform/encryption.ts';
 import type { IdGenerator } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import type { PasswordHasher } from '../platform/passwords.ts';
+import type { SchemaChecker } from './conversion/schema-check.ts';
+import type { JobQueue } from './jobs.ts';
 
 /** What every use case may use; the composition root (src/main) builds it once per process. */
 export type AppContext = {
@@ -15,4 +18,9 @@ export type AppContext = {
   config: Config;
   mailer: Mailer;
   passwords: PasswordHasher;
+  /** Payload encryption at rest (canonical payments, generated XML, statements). */
+  encryptor: Encryptor;
+  jobs: JobQueue;
+  /** XSD validation of generated pain.001 (`validate=true`). */
+  schemaCheck: SchemaChecker;
 };

@@ -10,13 +10,15 @@ import { registerErrors } from './plugins/errors.ts';
 import { registerRequestId, requestIdFor } from './plugins/request-id.ts';
 import { registerServiceVersion } from './plugins/service-version.ts';
 import { authRoutes } from './routes/auth.ts';
+import { conversionRoutes } from './routes/conversion.ts';
+import { discoveryRoutes } from './routes/discovery.ts';
+import { inboundRoutes } from './routes/inbound.ts';
 import { platformRoutes } from './routes/platforms.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { userRoutes } from './routes/users.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 import type { HttpServices } from './services.ts';
-
 
 /** Body limit for JSON and bank files; a larger body is refused with 413 before it is read whole. */
 export const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
@@ -77,5 +79,8 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(authRoutes, services);
   await app.register(platformRoutes, services);
   await app.register(userRoutes, services);
+  await app.register(discoveryRoutes, services);
+  await app.register(conversionRoutes, services);
+  await app.register(inboundRoutes, services);
   return app;
 }

@@ -3,15 +3,14 @@ import path from 'node:path';
 import type { AppContext } from '../app/context.ts';
 import { openPool } from '../db/client.ts';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../db/embedded.ts';
+import { type JobQueueHandle, openJobQueue } from '../db/job-queue.ts';
 import { runMigrations } from '../db/migrate.ts';
-import { systemClock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import { createEncryptor } from '../platform/encryption.ts';
-import { idGenerator } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 import { fileDropMailer } from '../platform/mailer.ts';
 import { resolveMasterKey } from '../platform/master-key.ts';
-import { argon2Hasher } from '../platform/passwords.ts';
+import { buildContext } from './context.ts';
 
 /** The service version, 0.x, from package.json. */
 export const SERVICE_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string })
@@ -19,8 +18,7 @@ export const SERVICE_VERSION: string = (createRequire(import.meta.url)('../../pa
 
 export type Runtime = {
   ctx: AppContext;
-  databaseUrl: string;
-  encryptor: ReturnType<typeof createEncryptor>;
+  jobQueue: JobQueueHandle;
   close(): Promise<void>;
 };
 
@@ -48,20 +46,22 @@ export async function openRuntime(
     throw error;
   }
   const encryptor = createEncryptor(resolveMasterKey(config.masterKey, config.dataDir));
-  const ctx: AppContext = {
+  // Only worker processes supervise queues and fire schedules; every process can enqueue.
+  const jobQueue = await openJobQueue(databaseUrl, logger, { supervise: config.role !== 'api' });
+  const ctx = buildContext({
     db: database.db,
-    clock: systemClock,
-    ids: idGenerator(),
-    logger,
     config,
+    logger,
+    jobs: jobQueue.queue,
+    encryptor,
     mailer: fileDropMailer(path.join(config.dataDir, 'outbox')),
-    passwords: argon2Hasher,
-  };
+  });
+
   return {
     ctx,
-    databaseUrl,
-    encryptor,
+    jobQueue,
     async close() {
+      await jobQueue.stop();
       await database.close();
       await embedded?.stop();
     },

@@ -6,7 +6,7 @@ import { fxRatesProvider } from '../app/system/fx-rates.ts';
 import { buildApp } from '../http/app.ts';
 import { ConfigError, loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
-import { startWorkers, type Workers } from '../workers/runner.ts';
+import { startWorkers } from '../workers/runner.ts';
 import { openRuntime, SERVICE_VERSION } from './runtime.ts';
 
 let config: ReturnType<typeof loadConfig>;
@@ -26,8 +26,7 @@ const runtime = await openRuntime(config, logger);
 const fx = fxRatesProvider(config.fxRatesUrl, logger);
 
 const app = config.role === 'worker' ? undefined : await buildApp({ ctx: runtime.ctx, fx, version: SERVICE_VERSION });
-let workers: Workers | undefined;
-if (config.role !== 'api') workers = await startWorkers(runtime.ctx, runtime.databaseUrl);
+if (config.role !== 'api') await startWorkers(runtime.ctx, runtime.jobQueue.boss);
 if (app) {
   fx.start();
   await app.listen({ port: config.port, host: config.host });
@@ -55,7 +54,7 @@ async function shutdown(signal: string): Promise<void> {
   try {
     fx.stop();
     await app?.close();
-    await workers?.stop();
+    // Closing the runtime stops the job queue (waiting for running jobs), then the database.
     await runtime.close();
     logger.info('stopped');
   } catch (err) {

@@ -1,29 +1,25 @@
-import { PgBoss } from 'pg-boss';
+import type { PgBoss } from 'pg-boss';
 import type { AppContext } from '../app/context.ts';
+import { runConversionJob } from '../app/conversion/run-job.ts';
+import { QUEUES } from '../app/jobs.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
 
 /**
- * Durable jobs on pg-boss (docs/adr/0002-job-queue.md): jobs live in the same PostgreSQL, are
- * enqueued in the transaction of the state change that causes them, and are claimed with
- * SKIP LOCKED by any number of worker processes.
+ * Worker processes: handlers for every queue of the job catalogue (src/app/jobs.ts). pg-boss claims
+ * jobs with SKIP LOCKED, so any number of worker processes share the work.
  */
-export type Workers = { stop(): Promise<void> };
-
-/** The job catalogue: one queue per kind of work. */
-export const QUEUES = { sandboxRetention: 'sandbox-retention' } as const;
-
-export async function startWorkers(ctx: AppContext, connectionString: string): Promise<Workers> {
-  const boss = new PgBoss({ connectionString, schema: 'pgboss', max: 4, application_name: 'payops-worker' });
-  boss.on('error', (err) => ctx.logger.error({ err }, 'job queue error'));
-  await boss.start();
-
-  await boss.createQueue(QUEUES.sandboxRetention);
-  // Daily at 03:17 UTC; pg-boss makes a schedule fire once across all worker processes.
+export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void> {
+  // Daily at 03:17 UTC; pg-boss fires a schedule once across all worker processes.
   await boss.schedule(QUEUES.sandboxRetention, '17 3 * * *');
   await boss.work(QUEUES.sandboxRetention, async () => {
     await removeIdleSandboxes(ctx);
   });
-
+  await boss.work<{ jobId: string; platformId: string }>(
+    QUEUES.conversion,
+    { batchSize: 1, pollingIntervalSeconds: 0.5 },
+    async ([job]) => {
+      if (job) await runConversionJob(ctx, job.data);
+    },
+  );
   ctx.logger.info('workers started');
-  return { stop: () => boss.stop({ graceful: true, timeout: 10_000 }) };
 }

@@ -1,2 +1,3 @@
 export * from './connections.ts';
+export * from './conversion-jobs.ts';
 export * from './identity.ts';

@@ -38,7 +38,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
   });
   app.removeContentTypeParser('text/plain');
   app.addContentTypeParser(
-    ['text/plain', 'text/xml', 'application/xml', 'application/octet-stream'],
+    ['text/plain', 'text/xml', 'application/xml', 'application/octet-stream', 'application/x-www-form-urlencoded'],
     { parseAs: 'buffer' },
     (_request, body, done) => done(null, body),
   );

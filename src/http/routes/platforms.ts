@@ -3,9 +3,9 @@ import { Type } from 'typebox';
 import { createAdmin, listAdmins } from '../../app/identity/admins.ts';
 import { createApiKey, deleteApiKey, listApiKeys } from '../../app/identity/api-keys.ts';
 import { createCompany, listPlatformCompanies } from '../../app/identity/companies.ts';
-import type { HttpServices } from '../services.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, NextCursor, PageQuery } from '../schemas/common.ts';
+import type { HttpServices } from '../services.ts';
 
 const PlatformParams = Type.Object({ platformId: Type.String({ maxLength: 64 }) });
 const Company = Type.Object({ id: Type.String(), name: Type.String(), createdAt: Type.String() });

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { provisionSandbox } from '../../app/sandbox/provision.ts';
-import type { HttpServices } from '../services.ts';
 import { errorResponses } from '../schemas/common.ts';
+import type { HttpServices } from '../services.ts';
 
 const Provisioned = Type.Object({
   apiKey: Type.String(),

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createUser, listUsers } from '../../app/identity/users.ts';
-import type { HttpServices } from '../services.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
+import type { HttpServices } from '../services.ts';
 
 const Scope = Type.Object({ platformId: Type.String({ maxLength: 64 }), companyId: Type.String({ maxLength: 64 }) });
 

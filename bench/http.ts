@@ -1,0 +1,120 @@
+/**
+ * `npm run bench:http`: requests per second and p50/p99 latency of GET /health and of an
+ * authenticated GET (API key) on the real app and a real PostgreSQL, at 1 and 32 connections, next to
+ * a bare Fastify route measured in the same run. The servers run in a child process so the load
+ * generator (autocannon) does not share their event loop; on a 2-core machine they still share CPUs.
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+
+async function serve(): Promise<void> {
+  const Fastify = (await import('fastify')).default;
+  const { startEmbeddedPostgres } = await import('../src/db/embedded.ts');
+  const { openPool } = await import('../src/db/client.ts');
+  const { runMigrations } = await import('../src/db/migrate.ts');
+  const { buildApp } = await import('../src/http/app.ts');
+  const { fxRatesProvider } = await import('../src/app/system/fx-rates.ts');
+  const { loadConfig } = await import('../src/platform/config.ts');
+  const { createLogger } = await import('../src/platform/logger.ts');
+  const { openJobQueue } = await import('../src/db/job-queue.ts');
+  const { buildContext } = await import('../src/main/context.ts');
+  const { createEncryptor } = await import('../src/platform/encryption.ts');
+
+  const logger = createLogger('silent');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'payops-bench-'));
+  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir, logger);
+  const url = process.env.DATABASE_URL ?? embedded!.url;
+  const database = openPool(url);
+  await runMigrations(database.pool);
+  const config = loadConfig({
+    DATABASE_URL: url,
+    MASTER_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'silent',
+    SANDBOX: 'true',
+  });
+  const jobQueue = await openJobQueue(url, logger, { supervise: false });
+  const ctx = buildContext({
+    db: database.db,
+    config,
+    logger,
+    jobs: jobQueue.queue,
+    encryptor: createEncryptor(randomBytes(32)),
+    mailer: { send: async () => {} },
+  });
+
+  const app = await buildApp({ ctx, fx: fxRatesProvider(undefined, logger), version: 'bench' });
+  const provisioned = await app.inject({ method: 'POST', url: '/sandbox/provision', payload: {} });
+  const { apiKey } = provisioned.json() as { apiKey: string };
+  await app.listen({ port: 0, host: '127.0.0.1' });
+
+  const bare = Fastify();
+  bare.get('/hello', async () => ({ hello: 'world' }));
+  await bare.listen({ port: 0, host: '127.0.0.1' });
+
+  const port = (s: { server: { address(): unknown } }) => (s.server.address() as { port: number }).port;
+  process.stdout.write(`${JSON.stringify({ app: port(app), bare: port(bare), apiKey })}\n`);
+  process.stdin.resume();
+  process.stdin.on('end', async () => {
+    await app.close();
+    await bare.close();
+    await jobQueue.stop();
+    await database.close();
+    await embedded?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}
+
+type Row = { name: string; connections: number; rps: number; p50: number; p99: number; errors: number };
+
+async function measure(name: string, url: string, connections: number, headers: Record<string, string> = {}) {
+  const result = await autocannon({ url, connections, duration: DURATION_S, headers });
+  const non2xx = result.non2xx + result.errors;
+  return {
+    name,
+    connections,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: non2xx,
+  } satisfies Row;
+}
+
+async function main(): Promise<void> {
+  const child = spawn(process.execPath, [import.meta.filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const ports: { app: number; bare: number; apiKey: string } = await new Promise((resolve, reject) => {
+    let buffer = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffer += chunk.toString();
+      const line = buffer.split('\n')[0];
+      if (buffer.includes('\n') && line) resolve(JSON.parse(line));
+    });
+    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
+  });
+  const rows: Row[] = [];
+  for (const connections of [1, 32]) {
+    rows.push(await measure('bare Fastify GET /hello', `http://127.0.0.1:${ports.bare}/hello`, connections));
+    rows.push(await measure('GET /health', `http://127.0.0.1:${ports.app}/health`, connections));
+    rows.push(
+      await measure('GET /profiles (API key)', `http://127.0.0.1:${ports.app}/profiles`, connections, {
+        'x-api-key': ports.apiKey,
+      }),
+    );
+  }
+  child.stdin.end();
+  process.stdout.write(`\nHTTP benchmark, ${DURATION_S} s per row (autocannon and servers share this machine)\n\n`);
+  process.stdout.write(
+    '| route | connections | req/s | p50 ms | p99 ms | non-2xx/errors |\n|---|---|---|---|---|---|\n',
+  );
+  for (const r of rows)
+    process.stdout.write(`| ${r.name} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |\n`);
+}
+
+if (process.argv.includes('--serve')) await serve();
+else await main();

@@ -1,0 +1,54 @@
+import { findCompany } from '../../db/repositories/companies.ts';
+import {
+  type NormalisedStatement,
+  type NormalisedStatusReport,
+  type ParseError,
+  parseBankFile,
+  statementsOf,
+} from '../../domain/inbound/index.ts';
+import type { AppContext } from '../context.ts';
+import { AppError, notFound } from '../errors.ts';
+
+/** Parse failures as the contract answers them: 400 empty or unrecognised, 422 unparseable. */
+export function parseFailure(error: ParseError): AppError {
+  switch (error.code) {
+    case 'empty':
+      return new AppError(400, 'empty_body', error.message);
+    case 'unrecognised_format':
+      return new AppError(400, 'unrecognised_format', error.message);
+    case 'too_large':
+      return new AppError(413, 'payload_too_large', error.message);
+    default:
+      return new AppError(422, 'unparseable_file', error.message);
+  }
+}
+
+/** POST /inbound/statement: stateless, nothing stored; one normalised statement per account block. */
+export function parseStatements(content: Uint8Array | string): { items: NormalisedStatement[] } {
+  const result = parseBankFile(content);
+  if (!result.ok) throw parseFailure(result.error);
+  if (result.kind !== 'statement') {
+    throw new AppError(422, 'unparseable_file', 'this is a payment status report; send it to /inbound/payment-status');
+  }
+  return { items: statementsOf(result) };
+}
+
+/**
+ * POST /inbound/payment-status, parsing half: the pain.002 normalised. Matching it to the original
+ * payment and advancing statuses arrives with the journal.
+ */
+export async function parsePaymentStatus(
+  ctx: AppContext,
+  platformId: string,
+  companyId: string,
+  content: string,
+): Promise<NormalisedStatusReport> {
+  if (!(await findCompany(ctx.db, { platformId }, companyId))) throw notFound('company');
+  const result = parseBankFile(content);
+  if (!result.ok)
+    throw parseFailure(result.error.code === 'empty' ? { ...result.error, code: 'unparseable_file' } : result.error);
+  if (result.kind !== 'status-report') {
+    throw new AppError(422, 'unparseable_file', 'content is not a pain.002 payment status report');
+  }
+  return result.report;
+}

@@ -1,0 +1,16 @@
+import type { Executor } from '../db/executor.ts';
+
+/** The durable job catalogue: one queue per kind of work (docs/adr/0002-job-queue.md). */
+export const QUEUES = {
+  sandboxRetention: 'sandbox-retention',
+  conversion: 'conversion',
+} as const;
+export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+export type SendOptions = {
+  /** Enqueue inside this transaction: the job exists only if the transaction commits. */
+  tx?: Executor;
+  startAfter?: Date;
+};
+
+export type JobQueue = { send(queue: QueueName, data: object, options?: SendOptions): Promise<string | null> };

@@ -1,0 +1,40 @@
+import { sql } from 'drizzle-orm';
+import { fromDrizzle, PgBoss } from 'pg-boss';
+import { type JobQueue, QUEUES } from '../app/jobs.ts';
+import type { Logger } from '../platform/logger.ts';
+
+/** Retry policy per queue: conversion retries a few times, then the job is dead. */
+const QUEUE_OPTIONS: Record<string, { retryLimit: number; retryDelay: number; retryBackoff: boolean }> = {
+  [QUEUES.sandboxRetention]: { retryLimit: 2, retryDelay: 60, retryBackoff: true },
+  [QUEUES.conversion]: { retryLimit: 2, retryDelay: 1, retryBackoff: true },
+};
+
+export type JobQueueHandle = { queue: JobQueue; boss: PgBoss; stop(): Promise<void> };
+
+/**
+ * pg-boss on our PostgreSQL (schema `pgboss`). Every process opens it to enqueue; only worker
+ * processes register handlers. Jobs sent with `tx` are written by that drizzle transaction.
+ */
+export async function openJobQueue(connectionString: string, logger: Logger, options: { supervise?: boolean } = {}) {
+  const boss = new PgBoss({
+    connectionString,
+    schema: 'pgboss',
+    max: 3,
+    application_name: 'payops',
+    supervise: options.supervise ?? true,
+    schedule: options.supervise ?? true,
+  });
+  boss.on('error', (err) => logger.error({ err }, 'job queue error'));
+  await boss.start();
+  for (const [name, opts] of Object.entries(QUEUE_OPTIONS)) {
+    if (!(await boss.getQueue(name))) await boss.createQueue(name, opts);
+  }
+  const queue: JobQueue = {
+    send: (name, data, sendOptions = {}) =>
+      boss.send(name, data, {
+        ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
+        ...(sendOptions.tx ? { db: fromDrizzle(sendOptions.tx as Parameters<typeof fromDrizzle>[0], sql) } : {}),
+      }),
+  };
+  return { queue, boss, stop: () => boss.stop({ graceful: true, timeout: 10_000 }) } satisfies JobQueueHandle;
+}

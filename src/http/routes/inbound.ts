@@ -1,0 +1,60 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { AppError } from '../../app/errors.ts';
+import { assertPlatform } from '../../app/identity/access.ts';
+import { parsePaymentStatus, parseStatements } from '../../app/inbound/parse.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { errorResponses } from '../schemas/common.ts';
+import type { HttpServices } from '../services.ts';
+
+/** Bank files are large: a statement of 100,000 entries is tens of megabytes. */
+const STATEMENT_BODY_LIMIT = 64 * 1024 * 1024;
+const keyOnly = { auth: { key: true as const } };
+
+export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  app.post(
+    '/inbound/statement',
+    {
+      config: keyOnly,
+      bodyLimit: STATEMENT_BODY_LIMIT,
+      schema: {
+        tags: ['inbound'],
+        description:
+          'Raw camt.052/053/054 or MT940/MT942 file as the body (any text or XML content type). Stateless: nothing is stored.',
+        response: errorResponses(400, 401, 413, 422),
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      if (body === undefined || body === null) throw new AppError(400, 'empty_body', 'the file is empty');
+      if (Buffer.isBuffer(body)) return parseStatements(body);
+      // A JSON client may wrap the file as {content}.
+      const content = (body as { content?: unknown }).content;
+      if (typeof content !== 'string') throw new AppError(400, 'bad_request', 'send the raw file as the body');
+      return parseStatements(content);
+    },
+  );
+
+  app.post(
+    '/inbound/payment-status',
+    {
+      config: keyOnly,
+      bodyLimit: STATEMENT_BODY_LIMIT,
+      schema: {
+        tags: ['inbound'],
+        body: Type.Object({
+          companyId: Type.String({ maxLength: 64 }),
+          content: Type.String({ minLength: 1 }),
+          bankKey: Type.Optional(Type.String({ maxLength: 64 })),
+          platformId: Type.Optional(Type.String({ maxLength: 64 })),
+        }),
+        response: errorResponses(400, 401, 403, 404, 422),
+      },
+    },
+    async (request) => {
+      const principal = principalOf(request);
+      if (request.body.platformId !== undefined) assertPlatform(principal, request.body.platformId);
+      return parsePaymentStatus(ctx, principal.platformId, request.body.companyId, request.body.content);
+    },
+  );
+};

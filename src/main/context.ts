@@ -1,0 +1,36 @@
+import type { AppContext } from '../app/context.ts';
+import { createSchemaChecker } from '../app/conversion/schema-check.ts';
+import type { JobQueue } from '../app/jobs.ts';
+import type { Db } from '../db/client.ts';
+import { type Clock, systemClock } from '../platform/clock.ts';
+import type { Config } from '../platform/config.ts';
+import type { Encryptor } from '../platform/encryption.ts';
+import { idGenerator } from '../platform/ids.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { Mailer } from '../platform/mailer.ts';
+import { argon2Hasher } from '../platform/passwords.ts';
+
+/** Builds the context every use case receives; tests and benchmarks pass their own clock or mailer. */
+export function buildContext(parts: {
+  db: Db;
+  config: Config;
+  logger: Logger;
+  jobs: JobQueue;
+  encryptor: Encryptor;
+  mailer: Mailer;
+  clock?: Clock;
+}): AppContext {
+  const clock = parts.clock ?? systemClock;
+  return {
+    db: parts.db,
+    clock,
+    ids: idGenerator(() => clock.now().getTime()),
+    logger: parts.logger,
+    config: parts.config,
+    mailer: parts.mailer,
+    passwords: argon2Hasher,
+    encryptor: parts.encryptor,
+    jobs: parts.jobs,
+    schemaCheck: createSchemaChecker(parts.config.xsdDir),
+  };
+}
