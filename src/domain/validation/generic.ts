@@ -1,4 +1,3 @@
-import { isValidIBAN } from 'ibantools';
 import type { CanonicalPayment, Party, Payment, Transaction } from '../canonical/types.ts';
 import { CHARGE_BEARERS, PRIORITIES, SCHEMA_VERSIONS } from '../canonical/types.ts';
 import { currencyExponent } from '../money/currencies.ts';
@@ -7,6 +6,7 @@ import type { CharsetName } from './charset.ts';
 import { isSepaText } from './charset.ts';
 import { isCountryCode } from './countries.ts';
 import { isBicShape, isExternalCode, isIsoDate, isIsoDateTime } from './formats.ts';
+import { isValidIban } from './iban.ts';
 import type { IssueSink } from './issue.ts';
 import type { PaymentPlan } from './plan.ts';
 import { checkIdentifier, checkLength, checkText, isBlank, join } from './text-rules.ts';
@@ -41,7 +41,7 @@ function checkIban(ctx: Ctx, party: Party, base: string): void {
     iban = iban.replace(/\s+/g, '').toUpperCase();
     account.iban = iban;
   }
-  if (!isValidIBAN(iban)) {
+  if (!isValidIban(iban)) {
     ctx.sink.add('generic', 'invalid_iban', `${base}.account.iban`, 'IBAN fails its country length or mod-97 check');
   }
 }

@@ -53,11 +53,13 @@ function resolveEncoding(
 
   if (payment.chargeBearer !== undefined) enc.chargeBearer = payment.chargeBearer;
   else {
+    const allowed = f.chargeBearers as string[];
+    const typeDefault = type?.chargeBearer?.default;
     const bearer =
       type?.chargeBearer?.fixed ??
       company?.chargeBearer ??
-      type?.chargeBearer?.default ??
-      (f.chargeBearers.includes('SHAR') ? 'SHAR' : f.chargeBearers[0]);
+      (typeDefault !== undefined && allowed.includes(typeDefault) ? typeDefault : undefined) ??
+      (allowed.includes('SHAR') ? 'SHAR' : f.chargeBearers[0]);
     if (bearer !== undefined) {
       enc.chargeBearer = bearer;
       payment.chargeBearer = bearer;

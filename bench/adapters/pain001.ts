@@ -1,0 +1,97 @@
+/**
+ * Benchmark adapter: the shared harness's synthetic batch (../shared/bench/gen.mjs) mapped onto one
+ * canonical payment, then validated and written by the engine. The mapping is part of what is timed.
+ * The XML streams into a Buffer, as a large conversion would stream into a file or a response.
+ */
+import { convertPayment } from '../../src/domain/conversion/index.ts';
+
+type BenchAddress = { street: string; buildingNumber: string; postalCode: string; town: string; country: string };
+type BenchPayment = {
+  endToEndId: string;
+  instructionId: string;
+  amount: string;
+  currency: string;
+  creditor: { name: string; iban: string; bic: string; address?: BenchAddress };
+  remittanceInformation: string;
+};
+type BenchBatch = {
+  batchId: string;
+  createdAt: string;
+  requestedExecutionDate: string;
+  batchBooking: boolean;
+  debtor: { name: string; iban: string; bic: string; orgId: string; address?: BenchAddress };
+  payments: BenchPayment[];
+};
+
+/** The batch's debtor banks at Commerzbank (COBADEFF): the German DK flavour, pain.001.001.09. */
+const BANK = 'commerzbank-de';
+
+function party(name: string, a: BenchAddress | undefined) {
+  return a
+    ? {
+        name,
+        country: a.country,
+        postalAddress: {
+          streetName: a.street,
+          buildingNumber: a.buildingNumber,
+          postCode: a.postalCode,
+          townName: a.town,
+        },
+      }
+    : { name };
+}
+
+export function convert(batch: BenchBatch): Buffer {
+  const ps = batch.payments;
+  const transactions = new Array(ps.length);
+  for (let i = 0; i < ps.length; i++) {
+    const p = ps[i] as BenchPayment;
+    const c = p.creditor;
+    const creditor = party(c.name, c.address) as Record<string, unknown>;
+    creditor['account'] = { iban: c.iban };
+    creditor['agent'] = { bic: c.bic };
+    transactions[i] = {
+      endToEndId: p.endToEndId,
+      instructionId: p.instructionId,
+      amount: p.amount,
+      currency: p.currency,
+      creditor,
+      remittance: { unstructured: p.remittanceInformation },
+    };
+  }
+  const d = batch.debtor;
+  const debtor = { ...party(d.name, d.address), account: { iban: d.iban }, agent: { bic: d.bic } };
+  const canonical = {
+    messageId: batch.batchId,
+    creationDateTime: batch.createdAt,
+    initiatingParty: { name: d.name, organisationId: { id: d.orgId } },
+    payments: [
+      {
+        paymentId: `${batch.batchId}-1`,
+        paymentType: 'SEPA_CT',
+        executionDate: batch.requestedExecutionDate,
+        debtor,
+        transactions,
+      },
+    ],
+  };
+
+  let buf = Buffer.allocUnsafe(4096 + ps.length * 1400);
+  let used = 0;
+  const sink = (chunk: string) => {
+    // A UTF-8 character takes at most 3 bytes per UTF-16 unit.
+    if (used + chunk.length * 3 > buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, used + chunk.length * 3));
+      buf.copy(bigger, 0, 0, used);
+      buf = bigger;
+    }
+    used += buf.write(chunk, used);
+  };
+  const r = convertPayment(canonical, BANK, { sink });
+  if (!r.ok) throw new Error(r.error.message);
+  if (!r.value.ok) {
+    const first = r.value.issues.filter((i) => i.severity === 'error').slice(0, 5);
+    throw new Error(`batch ${batch.batchId} is invalid: ${JSON.stringify(first)}`);
+  }
+  return buf.subarray(0, used);
+}
