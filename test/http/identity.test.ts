@@ -251,7 +251,7 @@ describe('company context', () => {
 });
 
 describe('companies', () => {
-  const post = (payload: unknown, token = a.sessionToken, platformId = a.platformId) =>
+  const post = (payload: Record<string, unknown>, token = a.sessionToken, platformId = a.platformId) =>
     t.request({ method: 'POST', url: `/platforms/${platformId}/companies`, headers: session(token), payload });
   const list = (query: string, token = a.sessionToken, platformId = a.platformId) =>
     t.request({ method: 'GET', url: `/platforms/${platformId}/companies${query}`, headers: session(token) });
@@ -581,7 +581,7 @@ describe('workspace admins', () => {
   });
 
   test('a password under 8 characters, an invalid or a duplicate email are 400', async () => {
-    const post = (payload: unknown) =>
+    const post = (payload: Record<string, unknown>) =>
       t.request({ method: 'POST', url: adminsUrl(a.platformId), headers: session(a.sessionToken), payload });
     assertError(await post(newAdmin({ password: '1234567' })), 400, 'bad_request');
     for (const email of ['not-an-email', 'a@b', 'two@@example.com', 'spaces in@example.com']) {
