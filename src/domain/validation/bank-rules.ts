@@ -7,6 +7,9 @@ import { isBlank } from './text-rules.ts';
 
 /** Bank level: what this bank's profile demands beyond ISO (domain.md §2, §2.1). */
 
+/** Max140Text: beyond it the generic `too_long` already speaks; the bank limit adds nothing. */
+const ISO_TEXT = 140;
+
 function checkAddress(
   sink: IssueSink,
   profile: BankProfile,
@@ -106,7 +109,7 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
       checkAddress(sink, profile, p.debtor, `${base}.debtor`, type);
       checkAddress(sink, profile, p.ultimateDebtor, `${base}.ultimateDebtor`, type);
     }
-    if (p.debtor?.name && p.debtor.name.length > f.nameMaxLength) {
+    if (p.debtor?.name && p.debtor.name.length > f.nameMaxLength && p.debtor.name.length <= ISO_TEXT) {
       sink.add(
         'bank',
         'bank_too_long',
@@ -130,7 +133,7 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
       }
       const c = tx.creditor;
       if (c) {
-        if (c.name && c.name.length > f.nameMaxLength) {
+        if (c.name && c.name.length > f.nameMaxLength && c.name.length <= ISO_TEXT) {
           sink.add(
             'bank',
             'bank_too_long',
@@ -164,7 +167,7 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
       }
       const rem = tx.remittance;
       if (rem?.unstructured !== undefined) {
-        if (rem.unstructured.length > f.unstructuredMaxLength) {
+        if (rem.unstructured.length > f.unstructuredMaxLength && rem.unstructured.length <= ISO_TEXT) {
           sink.add(
             'bank',
             'bank_too_long',

@@ -18,7 +18,9 @@ import { checkIdentifier, checkLength, checkText, isBlank, join } from './text-r
 type Ctx = { sink: IssueSink; charset: CharsetName; nameMax: number; seenEndToEnd: Set<string> };
 
 function required(ctx: Ctx, base: string, key: string, what: string): void {
-  ctx.sink.add('generic', 'required', join(base, key), `${what} is required`);
+  const path = join(base, key);
+  if (ctx.sink.hasErrorAt(path)) return;
+  ctx.sink.add('generic', 'required', path, `${what} is required`);
 }
 
 function checkCountry(ctx: Ctx, value: string | undefined, base: string, key: string): void {

@@ -22,6 +22,8 @@ export class IssueSink {
   readonly issues: ValidationIssue[] = [];
   readonly bank: string;
   errorCount = 0;
+  /** Paths that already carry an error, so `required` is not repeated where a wrong-typed value was dropped. */
+  private readonly errorPaths = new Set<string>();
 
   constructor(bank: string) {
     this.bank = bank;
@@ -37,8 +39,15 @@ export class IssueSink {
   ): void {
     const issue: ValidationIssue = { code, level, severity, message, path, bank: this.bank };
     if (paymentType !== undefined) issue.paymentType = paymentType;
-    if (severity === 'error') this.errorCount++;
+    if (severity === 'error') {
+      this.errorCount++;
+      this.errorPaths.add(path);
+    }
     this.issues.push(issue);
+  }
+
+  hasErrorAt(path: string): boolean {
+    return this.errorPaths.has(path);
   }
 }
 

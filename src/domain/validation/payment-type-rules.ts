@@ -39,7 +39,7 @@ function checkRequires(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPla
       const txs = plan.payment.transactions;
       for (let j = 0; j < txs.length; j++) {
         const tx = txs[j];
-        if (!keys.some((k) => present(valueAt(tx, k)))) {
+        if (!keys.some((k) => present(valueAt(tx, k))) && !sink.hasErrorAt(`${base}.transactions[${j}].${rel[0]}`)) {
           sink.add(
             'payment-type',
             'payment_type_requires',
