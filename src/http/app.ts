@@ -10,6 +10,7 @@ import { registerErrors } from './plugins/errors.ts';
 import { registerRequestId, requestIdFor } from './plugins/request-id.ts';
 import { registerServiceVersion } from './plugins/service-version.ts';
 import { authRoutes } from './routes/auth.ts';
+import { connectionRoutes } from './routes/connections.ts';
 import { conversionRoutes } from './routes/conversion.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { inboundRoutes } from './routes/inbound.ts';
@@ -82,5 +83,6 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(discoveryRoutes, services);
   await app.register(conversionRoutes, services);
   await app.register(inboundRoutes, services);
+  await app.register(connectionRoutes, services);
   return app;
 }

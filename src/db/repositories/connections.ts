@@ -16,3 +16,40 @@ export async function listConnections(q: Executor, scope: CompanyScope): Promise
     .where(and(eq(connections.platformId, scope.platformId), eq(connections.companyId, scope.companyId)))
     .orderBy(asc(connections.id));
 }
+
+export async function findConnection(
+  q: Executor,
+  scope: CompanyScope,
+  connectionId: string,
+): Promise<ConnectionRow | undefined> {
+  const rows = await q
+    .select()
+    .from(connections)
+    .where(
+      and(
+        eq(connections.platformId, scope.platformId),
+        eq(connections.companyId, scope.companyId),
+        eq(connections.id, connectionId),
+      ),
+    )
+    .limit(1);
+  return rows[0];
+}
+
+/** Creates the company's connection to a bank in an environment, or returns the one it has. */
+export async function upsertConnection(q: Executor, row: typeof connections.$inferInsert): Promise<ConnectionRow> {
+  await q.insert(connections).values(row).onConflictDoNothing();
+  const rows = await q
+    .select()
+    .from(connections)
+    .where(
+      and(
+        eq(connections.platformId, row.platformId),
+        eq(connections.companyId, row.companyId),
+        eq(connections.bankKey, row.bankKey),
+        eq(connections.environment, row.environment),
+      ),
+    )
+    .limit(1);
+  return rows[0]!;
+}

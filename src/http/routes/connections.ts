@@ -1,0 +1,58 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { createConnection, getCompanyConnection, listCompanyConnections } from '../../app/connections/connections.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { errorResponses } from '../schemas/common.ts';
+import type { HttpServices } from '../services.ts';
+
+const Scope = Type.Object({ platformId: Type.String({ maxLength: 64 }), companyId: Type.String({ maxLength: 64 }) });
+/** Bank connections are control plane: an admin session only; an API key gets 403 admin_required. */
+const adminOnly = { auth: { session: true, key: 'admin_required' as const } };
+
+export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  app.get(
+    '/connections',
+    { config: adminOnly, schema: { tags: ['connections'], querystring: Scope, response: errorResponses(401, 403) } },
+    async (request) =>
+      listCompanyConnections(ctx, principalOf(request), request.query.platformId, request.query.companyId),
+  );
+
+  app.post(
+    '/connections',
+    {
+      config: adminOnly,
+      schema: {
+        tags: ['connections'],
+        body: Type.Object({
+          platformId: Type.String({ maxLength: 64 }),
+          companyId: Type.String({ maxLength: 64 }),
+          bankKey: Type.String({ maxLength: 64 }),
+          environment: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('production')])),
+        }),
+        response: errorResponses(400, 401, 403, 404),
+      },
+    },
+    async (request, reply) => reply.status(201).send(await createConnection(ctx, principalOf(request), request.body)),
+  );
+
+  app.get(
+    '/connections/:id',
+    {
+      config: adminOnly,
+      schema: {
+        tags: ['connections'],
+        params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
+        querystring: Scope,
+        response: errorResponses(401, 403, 404),
+      },
+    },
+    async (request) =>
+      getCompanyConnection(
+        ctx,
+        principalOf(request),
+        request.query.platformId,
+        request.query.companyId,
+        request.params.id,
+      ),
+  );
+};
