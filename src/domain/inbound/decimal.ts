@@ -61,8 +61,8 @@ export function formatDecimal(d: Decimal, currency: string | null): string {
   return formatMinor(t.units, t.scale);
 }
 
-/** Canonical amount text for a currency and whether it is finer than the currency allows. */
-export type Amount = { text: string; value: Decimal; excessPrecision: boolean };
+/** Canonical amount text for a currency, its exact value (it is a Decimal) and whether it is finer than the currency allows. */
+export type Amount = { text: string; units: bigint; scale: number; excessPrecision: boolean };
 
 // Fast path for the overwhelmingly common "123.45" in a two-decimal currency: no BigInt formatting.
 const PLAIN_TWO = /^(?:0|[1-9]\d{0,14})\.\d\d$/;
@@ -70,10 +70,10 @@ const PLAIN_TWO = /^(?:0|[1-9]\d{0,14})\.\d\d$/;
 export function parseAmountText(raw: string, currency: string | null): Amount | undefined {
   const exponent = currency ? (currencyExponent(currency) ?? 2) : 2;
   if (exponent === 2 && PLAIN_TWO.test(raw)) {
-    return { text: raw, value: { units: BigInt(raw.replace('.', '')), scale: 2 }, excessPrecision: false };
+    return { text: raw, units: BigInt(raw.replace('.', '')), scale: 2, excessPrecision: false };
   }
   const d = parseDecimal(raw.trim());
   if (!d || d.units < 0n) return undefined;
   const t = trimScale(d, exponent);
-  return { text: formatMinor(t.units, t.scale), value: t, excessPrecision: t.scale > exponent };
+  return { text: formatMinor(t.units, t.scale), units: t.units, scale: t.scale, excessPrecision: t.scale > exponent };
 }

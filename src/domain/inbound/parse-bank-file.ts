@@ -19,6 +19,15 @@ function fail(code: ParseErrorCode, message: string): ParseBankFileResult {
   return { ok: false, error: { code, message } };
 }
 
+/** Only whitespace, BOM and transmission framing (SOH, ETX, SUB); scans, never copies the text. */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13 && c !== 1 && c !== 3 && c !== 0x1a && c !== 0xfeff) return false;
+  }
+  return true;
+}
+
 /** Every block failed: the file as a whole is unparseable, with each block's reason. */
 function allFailed(blocks: StatementBlock[]): string | undefined {
   if (blocks.length === 0 || blocks.some((b) => b.ok)) return undefined;
@@ -26,7 +35,7 @@ function allFailed(blocks: StatementBlock[]): string | undefined {
 }
 
 function parseDecoded(text: string, encoding: EncodingName, opts: ParseOptions): ParseBankFileResult {
-  if (text.trim().replace(/[\x01\x03\x1a]/g, '') === '') return fail('empty', 'the file is empty');
+  if (isBlank(text)) return fail('empty', 'the file is empty');
   const detected = detectFormat(text);
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
   switch (detected.kind) {

@@ -1,4 +1,4 @@
-import { addDecimal, compareDecimal, type Decimal, formatDecimal, negate, ZERO } from './decimal.ts';
+import { addDecimal, compareDecimal, type Decimal, formatDecimal, negate } from './decimal.ts';
 import type { Balance, Direction, EntrySummary, IntegrityWarning } from './types.ts';
 
 /**
@@ -19,16 +19,27 @@ export type EntryTotals = {
 };
 
 export function newTotals(currency: string | null): EntryTotals {
+  // Fresh accumulators per statement: `accumulate` mutates them in place.
   return {
     count: 0,
     creditCount: 0,
-    creditSum: ZERO,
+    creditSum: { units: 0n, scale: 0 },
     debitCount: 0,
-    debitSum: ZERO,
-    bookedNet: ZERO,
+    debitSum: { units: 0n, scale: 0 },
+    bookedNet: { units: 0n, scale: 0 },
     otherCurrencies: new Set(),
     currency,
   };
+}
+
+/** Adds `amount` to `sum` in place when the scales agree (the common case), else rescales. */
+function accumulate(sum: Decimal, amount: Decimal): void {
+  if (sum.scale === amount.scale) sum.units += amount.units;
+  else {
+    const r = addDecimal(sum, amount);
+    sum.units = r.units;
+    sum.scale = r.scale;
+  }
 }
 
 export function addEntry(
@@ -46,12 +57,12 @@ export function addEntry(
   }
   if (direction === 'credit') {
     t.creditCount++;
-    t.creditSum = addDecimal(t.creditSum, amount);
-    if (booked) t.bookedNet = addDecimal(t.bookedNet, amount);
+    accumulate(t.creditSum, amount);
+    if (booked) accumulate(t.bookedNet, amount);
   } else {
     t.debitCount++;
-    t.debitSum = addDecimal(t.debitSum, amount);
-    if (booked) t.bookedNet = addDecimal(t.bookedNet, negate(amount));
+    accumulate(t.debitSum, amount);
+    if (booked) accumulate(t.bookedNet, negate(amount));
   }
 }
 

@@ -40,14 +40,14 @@ function readCharges(holder: XNode, fallbackCurrency: string | null): Charges {
     if (ch.name !== 'Chrgs') continue;
     const ttl = readAmount(child(ch, 'TtlChrgsAndTaxAmt'), 'Chrgs/TtlChrgsAndTaxAmt', fallbackCurrency);
     if (ttl) {
-      total = addDecimal(total, ttl.value);
+      total = addDecimal(total, ttl);
       currency = ttl.currency;
       found = true;
       continue;
     }
     const direct = readAmount(child(ch, 'Amt'), 'Chrgs/Amt', fallbackCurrency);
     if (direct) {
-      total = addDecimal(total, direct.value);
+      total = addDecimal(total, direct);
       currency = direct.currency;
       found = true;
     }
@@ -55,7 +55,7 @@ function readCharges(holder: XNode, fallbackCurrency: string | null): Charges {
       if (rec.name !== 'Rcrd') continue;
       const a = readAmount(child(rec, 'Amt'), 'Chrgs/Rcrd/Amt', fallbackCurrency);
       if (a) {
-        total = addDecimal(total, a.value);
+        total = addDecimal(total, a);
         currency = a.currency;
         found = true;
       }
@@ -225,10 +225,7 @@ export function mapEntry(ntry: XNode, entryIndex: number, accountCurrency: strin
       t.amount = own.text;
       t.currency = own.currency;
       if (own.currency === amount.currency)
-        sum = addDecimal(
-          sum,
-          txDirection === direction ? own.value : { units: -own.value.units, scale: own.value.scale },
-        );
+        sum = addDecimal(sum, txDirection === direction ? own : { units: -own.units, scale: own.scale });
       else summable = false;
     } else summable = false;
     const refs = child(tx, 'Refs');
@@ -266,7 +263,7 @@ export function mapEntry(ntry: XNode, entryIndex: number, accountCurrency: strin
         code: 'batch_amount_mismatch',
         message: `entry ${entryIndex + 1}: ${details.length} transactions without their own amount in ${amount.currency}; the entry total ${amount.text} is not repeated on them`,
       });
-    } else if (compareDecimal(sum, amount.value) !== 0) {
+    } else if (compareDecimal(sum, amount) !== 0) {
       warnings.push({
         code: 'batch_amount_mismatch',
         message: `entry ${entryIndex + 1}: transactions add up to ${formatDecimal(sum, amount.currency)}, the entry says ${amount.text} ${amount.currency}`,

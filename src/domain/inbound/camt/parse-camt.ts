@@ -65,7 +65,7 @@ export function parseCamt(xml: string, sourceFormat: string, maxDepth: number): 
     }
     try {
       const mapped = mapEntry(ntry, index, block.totals.currency);
-      addEntry(block.totals, mapped.amount.value, mapped.amount.currency, mapped.direction, mapped.status === 'booked');
+      addEntry(block.totals, mapped.amount, mapped.amount.currency, mapped.direction, mapped.status === 'booked');
       for (const t of mapped.transactions) block.transactions.push(t);
       if (mapped.warnings.length) block.entryWarnings.push(...mapped.warnings);
     } catch (e) {

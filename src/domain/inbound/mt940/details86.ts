@@ -183,49 +183,90 @@ const SWIFT_KEYS = new Set([
   'USTD',
 ]);
 
+function assignSwiftTag(d: Details, key: string, v: string): void {
+  const value = nonEmpty(v);
+  if (value === null) return;
+  switch (key) {
+    case 'EREF':
+      d.endToEndId ??= value;
+      break;
+    case 'MARF':
+    case 'MNDT':
+      d.mandateId ??= value;
+      break;
+    case 'CSID':
+      d.creditorId ??= value;
+      break;
+    case 'PREF':
+      d.paymentInfoId ??= value;
+      break;
+    case 'TRTP':
+    case 'CODE':
+      d.txCode ??= value;
+      break;
+    case 'REMI':
+      d.remittance = d.remittance === null ? value : `${d.remittance} ${value}`;
+      break;
+    case 'RTRN':
+      d.returnReason ??= value;
+      break;
+    case 'PURP':
+      d.purposeCode ??= value;
+      break;
+    case 'NAME':
+      d.counterpartyName ??= value;
+      break;
+    case 'ADDR':
+      d.counterpartyAddress ??= value;
+      break;
+    case 'IBAN':
+      d.counterpartyIban ??= value;
+      break;
+    case 'BIC':
+      d.counterpartyBic ??= value;
+      break;
+    case 'ACCW':
+      d.counterpartyAccount ??= value;
+      break;
+    case 'CNTP': {
+      // Rabobank/ING: /CNTP/account/BIC/name/city/
+      const [acct, bic, name, city] = value.split('/');
+      const account = nonEmpty(acct);
+      d.counterpartyAccount ??= account;
+      if (account && IBAN_SHAPE.test(account)) d.counterpartyIban ??= account;
+      d.counterpartyBic ??= nonEmpty(bic);
+      d.counterpartyName ??= nonEmpty(name);
+      d.counterpartyAddress ??= nonEmpty(city);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+const SWIFT_KEY = /\/([A-Z]{2,9})\//g;
+
 function parseSwiftTags(text: string): Details {
   const d = empty('swift-tags');
-  const body = text.replace(/\r?\n/g, '');
-  const hits: { key: string; start: number; end: number }[] = [];
-  const re = /\/([A-Z]{2,9})\//g;
-  for (let m = re.exec(body); m; m = re.exec(body)) {
-    if (!SWIFT_KEYS.has(m[1] as string)) continue;
-    hits.push({ key: m[1] as string, start: m.index, end: m.index + m[0].length });
-    re.lastIndex = m.index + m[0].length - 1; // the closing "/" may open the next key
+  const body = text.includes('\n') ? text.replace(/\r?\n/g, '') : text;
+  SWIFT_KEY.lastIndex = 0;
+  let key: string | null = null;
+  let valueStart = 0;
+  for (let m = SWIFT_KEY.exec(body); m; m = SWIFT_KEY.exec(body)) {
+    const k = m[1] as string;
+    if (!SWIFT_KEYS.has(k)) {
+      SWIFT_KEY.lastIndex = m.index + 1;
+      continue;
+    }
+    if (key !== null) assignSwiftTag(d, key, body.slice(valueStart, m.index));
+    key = k;
+    valueStart = m.index + m[0].length;
+    SWIFT_KEY.lastIndex = valueStart - 1; // the closing "/" may open the next key
   }
-  const values = new Map<string, string>();
-  for (let i = 0; i < hits.length; i++) {
-    const h = hits[i] as (typeof hits)[number];
-    const v = body.slice(h.end, hits[i + 1]?.start ?? body.length).replace(/\/+$/, '');
-    if (!values.has(h.key)) values.set(h.key, v);
-    else if (h.key === 'REMI') values.set(h.key, `${values.get(h.key)} ${v}`);
-  }
-  const get = (k: string) => nonEmpty(values.get(k));
-  d.endToEndId = get('EREF');
-  d.mandateId = get('MARF') ?? get('MNDT');
-  d.creditorId = get('CSID');
-  d.paymentInfoId = get('PREF');
-  d.txCode = get('TRTP') ?? get('CODE');
-  d.remittance = get('REMI');
-  d.returnReason = get('RTRN');
-  d.purposeCode = get('PURP');
-  d.counterpartyName = get('NAME');
-  d.counterpartyAddress = get('ADDR');
-  d.counterpartyIban = get('IBAN');
-  d.counterpartyBic = get('BIC');
-  const cntp = values.get('CNTP');
-  if (cntp !== undefined) {
-    // Rabobank/ING: /CNTP/account/BIC/name/city/
-    const [acct, bic, name, city] = cntp.split('/');
-    d.counterpartyAccount = nonEmpty(acct);
-    if (acct && IBAN_SHAPE.test(acct.trim())) d.counterpartyIban ??= acct.trim();
-    d.counterpartyBic ??= nonEmpty(bic);
-    d.counterpartyName ??= nonEmpty(name);
-    d.counterpartyAddress ??= nonEmpty(city);
-  }
-  d.counterpartyAccount ??= get('ACCW') ?? d.counterpartyIban;
+  if (key !== null) assignSwiftTag(d, key, body.slice(valueStart).replace(/\/+$/, ''));
+  d.counterpartyAccount ??= d.counterpartyIban;
   if (d.remittance) {
-    // ING/Rabo structured remittance: /REMI/STRD/CUR/1234567890123456 or /CDTRREF/ inside it.
+    // ING/Rabo structured remittance: /REMI/STRD/CUR/1234567890123456.
     const strd = /^(?:STRD\/)?CUR\/(.+)$/.exec(d.remittance);
     if (strd) {
       d.creditorReference = strd[1]?.trim() ?? null;

@@ -253,10 +253,9 @@ function mapFields(
         t.customerRef = line.customerRef;
         t.bankRef = line.bankRef;
         t.additionalInfo = line.supplementary;
-        if (line.customerRef && line.customerRef !== 'NONREF') t.endToEndId = line.customerRef;
         if (!isRealDate(line.valueDate)) invalidDates.push(line.valueDate);
         transactions.push(t);
-        addEntry(totals, amount.value, cur, direction, t.status === 'booked');
+        addEntry(totals, amount, cur, direction, t.status === 'booked');
         lastTx = t;
         if (phase < 2) phase = 2;
         break;

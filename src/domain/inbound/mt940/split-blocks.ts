@@ -3,12 +3,13 @@
  * Swedish 7-bit national charset (ISO 646-SE prints "{" as "ä" and "}" as "å"), handles CRLF/LF and
  * SWIFT blocks `{1:..}{2:..}{4:` ... `-}`, and cuts the text into statement blocks, one per :20:.
  * A block keeps its raw fields; it is parsed on its own later, so one broken block cannot sink the file.
+ * The scan works on offsets (no array of lines): a field's value is sliced once, wrapped lines and all.
  */
 export type Field = { tag: string; value: string; line: number };
 
 export type RawBlock = {
   fields: Field[];
-  /** Text before the first :20: that is not framing (a wrong header such as ":9401:"). */
+  /** Tag-shaped text before the first :20: (a wrong header such as ":9401:"). */
   junk: string | null;
   /** The SWIFT text block around it was opened with "{4:" but never closed with "-}". */
   unclosedSwift: boolean;
@@ -19,8 +20,6 @@ export type RawBlock = {
 };
 
 export type SplitResult = { blocks: RawBlock[]; swedish7bit: boolean };
-
-const TAG = /^:(\d\d[A-Z]?|NS):/;
 
 export const KNOWN_TAGS: ReadonlySet<string> = new Set([
   '20',
@@ -46,97 +45,156 @@ export const KNOWN_TAGS: ReadonlySet<string> = new Set([
   'NS',
 ]);
 
-/** Framing-only lines: SWIFT basic/application headers, the Rabobank ":940:" line, trailers. */
+const COLON = 58;
+
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+/** Length of the tag at `pos` (":20:", ":28C:", ":NS:") or 0; `pos` points at the first colon. */
+function tagLength(text: string, pos: number, end: number): number {
+  if (pos + 3 >= end) return 0;
+  const a = text.charCodeAt(pos + 1);
+  const b = text.charCodeAt(pos + 2);
+  if (isDigit(a) && isDigit(b)) {
+    const c = text.charCodeAt(pos + 3);
+    if (c === COLON) return 4;
+    if (c >= 65 && c <= 90 && pos + 4 < end && text.charCodeAt(pos + 4) === COLON) return 5;
+    return 0;
+  }
+  if (a === 78 && b === 83 && text.charCodeAt(pos + 3) === COLON) return 4; // :NS:
+  return 0;
+}
+
+/** Framing-only lines: SWIFT headers and trailers, the Rabobank ":940:" line. */
 function isFramingLine(line: string): boolean {
-  if (line === '' || line === '-' || line === '-}' || line === '}') return true;
+  if (line === '' || line === '-' || line === '}') return true;
   if (/^:94[02]:\s*$/.test(line)) return true;
-  if (/^\{[1-5]:/.test(line) || /^-?\}(?:\{5:.*)?$/.test(line)) return true;
-  return false;
+  return /^\{[1-5]:/.test(line) || /^-?\}(?:\{5:.*)?$/.test(line);
+}
+
+function normalise(input: string): { text: string; swedish7bit: boolean } {
+  let text = input;
+  // Swedish 7-bit: only when the SWIFT braces appear exclusively in their national form.
+  const swedish7bit = text.includes('ä') && /(?:^|\n)ä[1-5]:/.test(text) && !/(?:^|\n)\{[1-5]:/.test(text);
+  if (swedish7bit) text = text.replace(/(^|\n)ä(?=[1-5]:)/g, '$1{').replace(/(^|\n)-å/g, '$1-}');
+  if (/[\x01\x03\x1a]/.test(text)) text = text.replace(/[\x01\x03\x1a]/g, '\n');
+  return { text, swedish7bit };
 }
 
 export function splitBlocks(input: string): SplitResult {
-  let text = input;
-  // Swedish 7-bit: only when the SWIFT braces appear exclusively in their national form.
-  const swedish7bit = /(?:^|\n)ä[1-5]:/.test(text) && !/(?:^|\n)\{[1-5]:/.test(text);
-  if (swedish7bit) text = text.replace(/(^|\n)ä(?=[1-5]:)/g, '$1{').replace(/(^|\n)-å/g, '$1-}');
-  if (/[\x01\x03\x1a]/.test(text)) text = text.replace(/[\x01\x03\x1a]/g, '\n');
-  const lines = text.split('\n');
+  const { text, swedish7bit } = normalise(input);
   const blocks: RawBlock[] = [];
-  let current: RawBlock | null = null;
+  const n = text.length;
+  let current = null as RawBlock | null; // assigned inside startField; the cast keeps TS from narrowing it to null
   let pendingJunk: string[] = [];
   let swiftOpen = false;
   let swiftBlockHasStatement = false;
-  let last: Field | null = null;
+  // The field being read: its tag, where its value starts and where its last line ends.
+  let fieldTag: string | null = null;
+  let fieldStart = 0;
+  let fieldEnd = 0;
+  let fieldLine = 0;
+  let lineNo = 0;
 
-  const closeSwift = () => {
-    swiftOpen = false;
-    swiftBlockHasStatement = false;
+  const flush = () => {
+    if (fieldTag !== null && current)
+      current.fields.push({ tag: fieldTag, value: text.slice(fieldStart, fieldEnd), line: fieldLine });
+    fieldTag = null;
+  };
+  const startField = (tag: string, start: number, end: number) => {
+    flush();
+    if (tag === '20') {
+      if (current) current.followed = true;
+      current = {
+        fields: [],
+        junk: pendingJunk.length ? pendingJunk.join(' | ') : null,
+        unclosedSwift: false,
+        terminated: false,
+        followed: false,
+      };
+      pendingJunk = [];
+      blocks.push(current);
+      if (swiftOpen) swiftBlockHasStatement = true;
+    }
+    if (!current) {
+      pendingJunk.push(text.slice(start - tag.length - 2, end));
+      return;
+    }
+    fieldTag = tag;
+    fieldStart = start;
+    fieldEnd = end;
+    fieldLine = lineNo;
   };
 
-  for (let i = 0; i < lines.length; i++) {
-    let line = lines[i] as string;
-    if (line.endsWith('\r')) line = line.slice(0, -1);
-    // SWIFT headers can share a line with the first tag: "{1:...}{2:...}{4::20:REF".
-    const swift = /^((?:\{[1-3]:[^}]*\})*)\{4:(.*)$/.exec(line);
-    if (swift) {
-      if (swiftOpen && swiftBlockHasStatement && current) current.unclosedSwift = true;
-      swiftOpen = true;
-      swiftBlockHasStatement = false;
-      last = null;
-      line = swift[2] ?? '';
-      if (line === '') continue;
-    }
-    const tag = TAG.exec(line);
-    // A tag-like line inside a wrapped :86: or :61: that is no MT940 tag (":00:00/", ":26:37 Fo") is text.
-    if (tag && !(last && (last.tag === '86' || last.tag === '61') && !KNOWN_TAGS.has(tag[1] as string))) {
-      const name = tag[1] as string;
-      const value = line.slice(tag[0].length);
-      if (name === '20') {
-        if (current) current.followed = true;
-        current = {
-          fields: [],
-          junk: pendingJunk.length ? pendingJunk.join(' | ') : null,
-          unclosedSwift: false,
-          terminated: false,
-          followed: false,
-        };
-        pendingJunk = [];
-        blocks.push(current);
-        if (swiftOpen) swiftBlockHasStatement = true;
+  let pos = 0;
+  while (pos < n) {
+    let lineEnd = text.indexOf('\n', pos);
+    if (lineEnd < 0) lineEnd = n;
+    const next = lineEnd + 1;
+    const end = lineEnd > pos && text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd;
+    lineNo++;
+    let start = pos;
+    pos = next;
+    const first = text.charCodeAt(start);
+    if (first === 123 /* { */) {
+      // SWIFT headers, possibly sharing the line with the first tag: "{1:...}{2:...}{4::20:REF".
+      const line = text.slice(start, end);
+      const swift = /^((?:\{[1-3]:[^}]*\})*)\{4:/.exec(line);
+      if (swift) {
+        flush();
+        if (swiftOpen && swiftBlockHasStatement && current) current.unclosedSwift = true;
+        swiftOpen = true;
+        swiftBlockHasStatement = false;
+        start += swift[0].length;
+        if (start >= end) continue;
+      } else {
+        if (fieldTag === null) continue; // {5:...} trailers and other header blocks
       }
-      if (!current) {
-        pendingJunk.push(line);
-        continue;
-      }
-      last = { tag: name, value, line: i + 1 };
-      current.fields.push(last);
-      continue;
     }
-    const trimmed = line.trim();
-    if (trimmed === '-' || trimmed.startsWith('-}')) {
+    if (text.charCodeAt(start) === COLON) {
+      const len = tagLength(text, start, end);
+      if (len > 0) {
+        const tag = text.slice(start + 1, start + len - 1);
+        // A tag-like line inside a wrapped :86: or :61: that is no MT940 tag (":00:00/", ":26:37 Fo") is text.
+        if (!(fieldTag !== null && (fieldTag === '86' || fieldTag === '61') && !KNOWN_TAGS.has(tag))) {
+          startField(tag, start + len, end);
+          continue;
+        }
+      }
+    }
+    const c0 = text.charCodeAt(start);
+    if (
+      c0 === 45 /* - */ &&
+      (end - start === 1 || text.charCodeAt(start + 1) === 125 || text.slice(start, end).trim() === '-')
+    ) {
       // End of message: a continuation can no longer follow.
-      last = null;
+      flush();
       if (current) current.terminated = true;
-      if (trimmed.startsWith('-}')) closeSwift();
+      if (text.charCodeAt(start + 1) === 125) {
+        swiftOpen = false;
+        swiftBlockHasStatement = false;
+      }
       continue;
     }
-    if (last) {
-      // Continuation of the previous field (":86:" wraps, the second line of ":61:").
-      last.value += `\n${line}`;
+    if (fieldTag !== null) {
+      // Continuation of the current field (":86:" wraps, the second line of ":61:").
+      fieldEnd = end;
       continue;
     }
+    const trimmed = text.slice(start, end).trim();
     if (isFramingLine(trimmed)) {
-      if (trimmed.startsWith('}') || trimmed.startsWith('-}')) closeSwift();
+      if (trimmed.startsWith('}') || trimmed.startsWith('-}')) {
+        swiftOpen = false;
+        swiftBlockHasStatement = false;
+      }
       continue;
     }
-    if (trimmed.startsWith('{5:') || /^\{[1-5]:/.test(trimmed)) continue;
     // Bank header lines ("ABNANL2A", "940", "0000 01INGBNL2AXXXX00001") are skipped; tag-shaped junk
     // such as ":9401:" means the file is not what it claims and is reported on the next statement.
     if (trimmed.startsWith(':')) pendingJunk.push(trimmed);
   }
+  flush();
   if (swiftOpen && swiftBlockHasStatement && current) current.unclosedSwift = true;
-  if (pendingJunk.length && blocks.length === 0) {
-    return { blocks: [], swedish7bit };
-  }
   return { blocks, swedish7bit };
 }

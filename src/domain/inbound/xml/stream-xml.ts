@@ -35,6 +35,10 @@ function isNameEnd(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9 || c === GT || c === SLASH;
 }
 
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
+}
+
 function isWhitespaceOnly(s: string, from: number, to: number): boolean {
   for (let i = from; i < to; i++) {
     const c = s.charCodeAt(i);
@@ -100,9 +104,52 @@ function findTagEnd(xml: string, from: number): number {
   return -1;
 }
 
-function localName(qname: string): string {
-  const colon = qname.indexOf(':');
-  return colon < 0 ? qname : qname.slice(colon + 1);
+/**
+ * Element names repeat millions of times in a large statement. Each distinct name is interned once
+ * (looked up by a hash of its characters, so no string is allocated per tag) and remembers which
+ * element followed it last time, after its start and after its end tag: in a regular bank file that
+ * guess is almost always right, and a right guess costs one in-place comparison instead of a scan.
+ */
+type NameInfo = { qname: string; local: string; afterOpen: NameInfo | null; afterClose: NameInfo | null };
+
+class NameTable {
+  private readonly byHash = new Map<number, NameInfo[]>();
+
+  get(xml: string, start: number, end: number, hash: number, colon: number): NameInfo {
+    const bucket = this.byHash.get(hash);
+    const len = end - start;
+    if (bucket) {
+      for (let i = 0; i < bucket.length; i++) {
+        const info = bucket[i] as NameInfo;
+        if (info.qname.length === len && xml.startsWith(info.qname, start)) return info;
+      }
+    }
+    const qname = xml.slice(start, end);
+    const info: NameInfo = {
+      qname,
+      local: colon < 0 ? qname : qname.slice(colon - start + 1),
+      afterOpen: null,
+      afterClose: null,
+    };
+    // Bounded: a hostile file with endless distinct names just stops being interned.
+    if (this.byHash.size < 4096) {
+      if (bucket) bucket.push(info);
+      else this.byHash.set(hash, [info]);
+    }
+    return info;
+  }
+}
+
+const NO_CHILDREN: XNode[] = [];
+
+/** Leaves share one frozen empty array; the first child gives an element its own. */
+function appendChild(parent: XNode, node: XNode): void {
+  if (parent.children === NO_CHILDREN) parent.children = [node];
+  else parent.children.push(node);
+}
+
+function newNode(name: string, attrs: string): XNode {
+  return { name, attrs, text: '', children: NO_CHILDREN };
 }
 
 /**
@@ -110,7 +157,11 @@ function localName(qname: string): string {
  * enough to trust, or undefined on success.
  */
 export function streamXml(xml: string, sink: XmlSink, maxDepth = DEFAULT_MAX_DEPTH): XmlError | undefined {
-  const qnames: string[] = []; // open element names as written (prefix included), for end-tag matching
+  const open: NameInfo[] = []; // open elements, for end-tag matching
+  let openCount = 0;
+  const table = new NameTable();
+  let prev: NameInfo | null = null; // the last tag seen, and whether it was a start tag
+  let prevWasOpen = false;
   const nodes: (XNode | null)[] = []; // the node being built at each depth inside a capture, else null
   let captureDepth = -1; // depth of the captured subtree's root, -1 when not capturing
   let rootSeen = false;
@@ -124,12 +175,12 @@ export function streamXml(xml: string, sink: XmlSink, maxDepth = DEFAULT_MAX_DEP
   while (pos < n) {
     const lt = xml.indexOf('<', pos);
     if (lt < 0) {
-      if (qnames.length > 0)
-        return { message: `unexpected end of document inside <${qnames[qnames.length - 1]}>`, offset: n };
+      if (openCount > 0)
+        return { message: `unexpected end of document inside <${open[openCount - 1]?.qname}>`, offset: n };
       if (!isWhitespaceOnly(xml, pos, n)) return { message: 'text after the root element', offset: pos };
       break;
     }
-    if (qnames.length === 0 && lt > pos && !isWhitespaceOnly(xml, pos, lt)) {
+    if (openCount === 0 && lt > pos && !isWhitespaceOnly(xml, pos, lt)) {
       return { message: 'text outside the root element', offset: pos };
     }
     const c1 = xml.charCodeAt(lt + 1);
@@ -137,13 +188,13 @@ export function streamXml(xml: string, sink: XmlSink, maxDepth = DEFAULT_MAX_DEP
       if (xml.startsWith('<!--', lt)) {
         const end = xml.indexOf('-->', lt + 4);
         if (end < 0) return { message: 'unterminated comment', offset: lt };
-        if (qnames.length > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
+        if (openCount > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
         pos = end + 3;
         textStart = pos;
         continue;
       }
       if (xml.startsWith('<![CDATA[', lt)) {
-        if (qnames.length === 0) return { message: 'CDATA outside the root element', offset: lt };
+        if (openCount === 0) return { message: 'CDATA outside the root element', offset: lt };
         const end = xml.indexOf(']]>', lt + 9);
         if (end < 0) return { message: 'unterminated CDATA section', offset: lt };
         if (!leafHasChild) {
@@ -163,22 +214,26 @@ export function streamXml(xml: string, sink: XmlSink, maxDepth = DEFAULT_MAX_DEP
     if (c1 === QUESTION) {
       const end = xml.indexOf('?>', lt + 2);
       if (end < 0) return { message: 'unterminated processing instruction', offset: lt };
-      if (qnames.length > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
+      if (openCount > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
       pos = end + 2;
       textStart = pos;
       continue;
     }
     if (c1 === SLASH) {
-      // End tag.
-      const gt = xml.indexOf('>', lt + 2);
-      if (gt < 0) return { message: 'unterminated end tag', offset: lt };
-      let nameEnd = gt;
-      while (nameEnd > lt + 2 && isNameEnd(xml.charCodeAt(nameEnd - 1))) nameEnd--;
-      const qname = xml.slice(lt + 2, nameEnd);
-      const depth = qnames.length - 1;
-      if (depth < 0 || qnames[depth] !== qname) {
-        return { message: `end tag </${qname}> does not match <${qnames[depth] ?? '(none)'}>`, offset: lt };
+      // End tag: compared in place against the open name, no substring is allocated.
+      const depth = openCount - 1;
+      const top = depth >= 0 ? open[depth] : undefined;
+      const qname = top ? top.qname : '';
+      let gt = lt + 2 + qname.length;
+      const matches = top !== undefined && xml.startsWith(qname, lt + 2);
+      if (matches) while (gt < n && isSpace(xml.charCodeAt(gt))) gt++;
+      if (!top || !matches || xml.charCodeAt(gt) !== GT) {
+        const end = xml.indexOf('>', lt + 2);
+        const found = xml.slice(lt + 2, end < 0 ? Math.min(n, lt + 40) : end).trim();
+        return { message: `end tag </${found}> does not match <${top ? qname : '(none)'}>`, offset: lt };
       }
+      prev = top;
+      prevWasOpen = false;
       if (captureDepth >= 0) {
         const node = nodes[depth] as XNode;
         if (!leafHasChild) {
@@ -193,9 +248,9 @@ export function streamXml(xml: string, sink: XmlSink, maxDepth = DEFAULT_MAX_DEP
           sink.captured(node, depth);
         }
       } else {
-        sink.close(localName(qname), depth);
+        sink.close(top.local, depth);
       }
-      qnames.length = depth;
+      openCount = depth; // the slot is reused, never truncated (setting an array's length is slow)
       if (depth === 0) rootClosed = true;
       leafHasChild = true; // the parent now has a child
       pendingText = '';
@@ -205,11 +260,30 @@ export function streamXml(xml: string, sink: XmlSink, maxDepth = DEFAULT_MAX_DEP
     }
     // Start tag.
     if (rootClosed) return { message: 'content after the root element', offset: lt };
+    let info: NameInfo;
     let i = lt + 1;
-    while (i < n && !isNameEnd(xml.charCodeAt(i))) i++;
-    if (i === lt + 1 || i >= n) return { message: 'malformed start tag', offset: lt };
-    const qname = xml.slice(lt + 1, i);
-    if (qname.includes('<')) return { message: 'malformed start tag', offset: lt };
+    const guess: NameInfo | null = prev === null ? null : prevWasOpen ? prev.afterOpen : prev.afterClose;
+    if (guess !== null && xml.startsWith(guess.qname, i) && isNameEnd(xml.charCodeAt(i + guess.qname.length))) {
+      info = guess;
+      i += guess.qname.length;
+    } else {
+      let hash = 0;
+      let colon = -1;
+      for (; i < n; i++) {
+        const c = xml.charCodeAt(i);
+        if (isNameEnd(c)) break;
+        if (c === LT) return { message: 'malformed start tag', offset: lt };
+        if (c === 58) colon = i;
+        hash = (hash * 31 + c) | 0;
+      }
+      if (i === lt + 1 || i >= n) return { message: 'malformed start tag', offset: lt };
+      info = table.get(xml, lt + 1, i, hash, colon);
+      if (prev !== null) {
+        if (prevWasOpen) prev.afterOpen = info;
+        else prev.afterClose = info;
+      }
+    }
+    const qname = info.qname;
     const gt = findTagEnd(xml, i);
     if (gt < 0) return { message: `unterminated start tag <${qname}`, offset: lt };
     const selfClosing = xml.charCodeAt(gt - 1) === SLASH;
@@ -217,21 +291,23 @@ export function streamXml(xml: string, sink: XmlSink, maxDepth = DEFAULT_MAX_DEP
     if (attrs.includes('&') && decodeEntities(attrs) === undefined) {
       return { message: 'undefined entity in attribute', offset: lt };
     }
-    const depth = qnames.length;
+    const depth = openCount;
     if (depth >= maxDepth) return { message: `element nesting deeper than ${maxDepth}`, offset: lt };
     if (depth === 0) {
       if (rootSeen) return { message: 'more than one root element', offset: lt };
       rootSeen = true;
     }
-    const name = localName(qname);
+    const name = info.local;
     if (captureDepth >= 0) {
-      const node: XNode = { name, attrs, text: '', children: [] };
-      (nodes[depth - 1] as XNode).children.push(node);
+      const node = newNode(name, attrs);
+      appendChild(nodes[depth - 1] as XNode, node);
       nodes[depth] = node;
     } else if (sink.open(name, attrs, depth)) {
       captureDepth = depth;
-      nodes[depth] = { name, attrs, text: '', children: [] };
+      nodes[depth] = newNode(name, attrs);
     }
+    prev = info;
+    prevWasOpen = !selfClosing;
     if (selfClosing) {
       if (captureDepth >= 0) {
         const node = nodes[depth] as XNode;
@@ -244,15 +320,14 @@ export function streamXml(xml: string, sink: XmlSink, maxDepth = DEFAULT_MAX_DEP
       if (depth === 0) rootClosed = true;
       leafHasChild = true;
     } else {
-      qnames.push(qname);
+      open[openCount++] = info;
       leafHasChild = false;
     }
     pendingText = '';
     pos = gt + 1;
     textStart = pos;
   }
-  if (qnames.length > 0)
-    return { message: `unexpected end of document inside <${qnames[qnames.length - 1]}>`, offset: n };
+  if (openCount > 0) return { message: `unexpected end of document inside <${open[openCount - 1]?.qname}>`, offset: n };
   if (!rootSeen) return { message: 'no root element', offset: 0 };
   return undefined;
 }
