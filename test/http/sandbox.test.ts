@@ -99,7 +99,7 @@ describe('POST /sandbox/provision', () => {
     assert.equal(sb.baseUrl, t.ctx.config.publicBaseUrl);
     assert.match(sb.baseUrl, /^https?:\/\/[^/]+$/);
     assert.match(sb.subdomain, /^[a-z0-9-]+$/);
-    assert.deepEqual(sb.bank, { key: 'demo', name: 'Demo Bank', country: 'FI' });
+    assert.deepEqual(sb.bank, { key: 'demo', name: 'Demo Bank (sandbox)', country: 'FI' });
     assert.deepEqual(Object.keys(sb.dashboardLogin).sort(), ['email', 'password', 'subdomain', 'url']);
     assert.equal(sb.dashboardLogin.subdomain, sb.subdomain);
     assert.ok(sb.dashboardLogin.url.startsWith(sb.baseUrl), sb.dashboardLogin.url);

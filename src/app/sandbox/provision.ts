@@ -3,6 +3,7 @@ import { insertCompany } from '../../db/repositories/companies.ts';
 import { insertConnection } from '../../db/repositories/connections.ts';
 import { insertPlatform } from '../../db/repositories/platforms.ts';
 import { insertUser } from '../../db/repositories/users.ts';
+import { getProfile } from '../../domain/conversion/index.ts';
 import { randomPassword } from '../../platform/secrets.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, badRequest } from '../errors.ts';
@@ -10,9 +11,12 @@ import { issueApiKey } from '../identity/api-keys.ts';
 import { firstPaymentRequest } from './first-payment.ts';
 
 /** Banks a sandbox may be provisioned against: the demo bank, which answers like a real one. */
-const DEMO_BANKS: Record<string, { key: string; name: string; country: string }> = {
-  demo: { key: 'demo', name: 'Demo Bank', country: 'FI' },
-};
+const DEMO_BANK_KEYS = ['demo'];
+
+function demoBank(key: string) {
+  const profile = DEMO_BANK_KEYS.includes(key) ? getProfile(key) : undefined;
+  return profile ? { key: profile.key, name: profile.bankName, country: profile.countryCode } : undefined;
+}
 
 export type ProvisionInput = {
   bankKey?: string | undefined;
@@ -26,8 +30,8 @@ export type ProvisionInput = {
  */
 export async function provisionSandbox(ctx: AppContext, input: ProvisionInput) {
   if (!ctx.config.sandbox) throw new AppError(404, 'not_found', 'sandbox provisioning is not available here');
-  const bank = DEMO_BANKS[input.bankKey ?? 'demo'];
-  if (!bank) throw badRequest(`bankKey must be a demo bank: ${Object.keys(DEMO_BANKS).join(', ')}`);
+  const bank = demoBank(input.bankKey ?? 'demo');
+  if (!bank) throw badRequest(`bankKey must be a demo bank: ${DEMO_BANK_KEYS.join(', ')}`);
   const companyName = (input.companyName ?? 'Sandbox Company').trim();
   if (companyName === '' || companyName.length > 200) throw badRequest('companyName must be 1 to 200 characters');
   const label = (input.label ?? 'sandbox').trim() || 'sandbox';
