@@ -1,0 +1,21 @@
+import { validateXML } from 'xmllint-wasm';
+
+/**
+ * Validation against an official ISO 20022 XSD with libxml2 compiled to WebAssembly. The schema text is
+ * passed in: reading XSD_DIR (or a system package) is the app layer's job, and the XSDs may not ship.
+ */
+export type OfficialXsdResult = { valid: boolean; errors: Array<{ line: number | null; message: string }> };
+
+export async function validateWithOfficialXsd(xml: string, xsdText: string): Promise<OfficialXsdResult> {
+  try {
+    const r = await validateXML({
+      xml: [{ fileName: 'document.xml', contents: xml }],
+      schema: [{ fileName: 'schema.xsd', contents: xsdText }],
+      // Files of a few hundred thousand transactions need more than the 32 MiB default.
+      maxMemoryPages: 16 * 1024,
+    });
+    return { valid: r.valid, errors: r.errors.map((e) => ({ line: e.loc?.lineNumber ?? null, message: e.message })) };
+  } catch (e) {
+    return { valid: false, errors: [{ line: null, message: `xmllint could not run: ${(e as Error).message}` }] };
+  }
+}
