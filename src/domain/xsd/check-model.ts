@@ -14,7 +14,7 @@ type Node = { name: string; attrs: Record<string, string>; text: string; childre
 const TOKEN = /<\?[^?]*\?>|<\/([A-Za-z0-9]+)>|<([A-Za-z0-9]+)((?:\s+[A-Za-z:]+="[^"]*")*)\s*(\/?)>|([^<]+)/g;
 const ATTR = /([A-Za-z:]+)="([^"]*)"/g;
 
-function unescape(text: string): string {
+function unescapeXml(text: string): string {
   return text
     .replace(/&lt;/g, '<')
     .replace(/&gt;/g, '>')
@@ -40,7 +40,7 @@ function parse(xml: string, problems: ModelProblem[]): Node | undefined {
       if (stack.length === 0) root = node;
     } else if (m[2] !== undefined) {
       const attrs: Record<string, string> = {};
-      for (const a of (m[3] ?? '').matchAll(ATTR)) attrs[a[1] ?? ''] = unescape(a[2] ?? '');
+      for (const a of (m[3] ?? '').matchAll(ATTR)) attrs[a[1] ?? ''] = unescapeXml(a[2] ?? '');
       const node: Node = { name: m[2], attrs, text: '', children: [] };
       stack[stack.length - 1]?.children.push(node);
       if (m[4] === '/') {
@@ -48,7 +48,7 @@ function parse(xml: string, problems: ModelProblem[]): Node | undefined {
       } else stack.push(node);
     } else if (m[5] !== undefined) {
       const top = stack[stack.length - 1];
-      if (top) top.text += unescape(m[5]);
+      if (top) top.text += unescapeXml(m[5]);
       else if (m[5].trim() !== '') problems.push({ path: '', message: 'text outside the root element' });
     }
   }
