@@ -313,8 +313,11 @@ describe('companies', () => {
     assert.ok(!all.items.some((c) => c.id === a.companyId), 'another platform never shows');
   });
 
-  test('a malformed cursor is 400', async () => {
+  test('a malformed cursor is 400; a limit outside 1..1000 is 400', async () => {
     assertError(await list('?cursor=%25%25not-base64'), 400, 'bad_request');
+    assertError(await list('?limit=0'), 400, 'validation_failed');
+    assertError(await list('?limit=1001'), 400, 'validation_failed');
+    assertError(await list('?limit=ten'), 400, 'validation_failed');
   });
 
   test('a company admin who is not a workspace admin gets 403 forbidden', async () => {
@@ -552,6 +555,17 @@ describe('workspace admins', () => {
       payload: newAdmin(),
     });
     assert.equal(third.statusCode, 201, third.body);
+  });
+
+  test('concurrent bootstrap requests create exactly one first admin', async () => {
+    const platformId = await bareplatform();
+    const results = await Promise.all(
+      [0, 1, 2, 3].map(() => t.request({ method: 'POST', url: adminsUrl(platformId), payload: newAdmin() })),
+    );
+    assert.deepEqual(results.map((r) => r.statusCode).sort(), [201, 401, 401, 401]);
+    for (const r of results.filter((r) => r.statusCode === 401)) assertError(r, 401, 'unauthorized');
+    const admins = await db.query('SELECT count(*)::int AS n FROM users WHERE platform_id = $1', [platformId]);
+    assert.equal(admins.rows[0]?.n, 1);
   });
 
   test('bootstrap on an unknown platform is 401; a bad credential on the bootstrap route is 401', async () => {

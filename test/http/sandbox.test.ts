@@ -248,6 +248,8 @@ describe('POST /sandbox/provision', () => {
     assert.match(retryAfter, /^\d+$/, 'whole seconds');
     assert.ok(Number(retryAfter) > 3500 && Number(retryAfter) <= 3600, retryAfter);
     assert.equal(error.details?.retryAfterSeconds, Number(retryAfter));
+    assert.equal(limited.headers['service-version'], '2026-06-01');
+    assert.match(String(limited.headers['x-request-id']), /^req_/);
     const platforms = await db.query('SELECT count(*)::int AS n FROM platforms');
     // Another address is not affected.
     assert.equal((await provision({})).statusCode, 201);

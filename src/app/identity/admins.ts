@@ -1,5 +1,5 @@
 import { isUniqueViolation } from '../../db/errors.ts';
-import { platformExists } from '../../db/repositories/platforms.ts';
+import { lockPlatform, platformExists } from '../../db/repositories/platforms.ts';
 import { countWorkspaceAdmins, emailTaken, insertUser, listWorkspaceAdmins } from '../../db/repositories/users.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, unauthorized } from '../errors.ts';
@@ -43,17 +43,25 @@ export async function createAdmin(ctx: AppContext, principal: Principal | null, 
   if (await emailTaken(ctx.db, email)) throw new AppError(400, 'email_taken', 'a user with this email exists');
   const passwordHash = await ctx.passwords.hash(input.password);
   try {
-    const user = await insertUser(ctx.db, {
-      id: ctx.ids.next('usr'),
-      platformId,
-      companyId: null,
-      workspaceAdmin: true,
-      email,
-      name,
-      roles: ['admin'],
-      status: 'active',
-      passwordHash,
-      createdAt: ctx.clock.now(),
+    const user = await ctx.db.transaction(async (tx) => {
+      if (!principal) {
+        // Checked again under a lock on the platform row: concurrent bootstrap requests could all
+        // pass the check above while hashing, and each create a first admin.
+        if (!(await lockPlatform(tx, platformId))) throw unauthorized();
+        if ((await countWorkspaceAdmins(tx, { platformId })) > 0) throw unauthorized();
+      }
+      return insertUser(tx, {
+        id: ctx.ids.next('usr'),
+        platformId,
+        companyId: null,
+        workspaceAdmin: true,
+        email,
+        name,
+        roles: ['admin'],
+        status: 'active',
+        passwordHash,
+        createdAt: ctx.clock.now(),
+      });
     });
     return { id: user.id, email: user.email, name: user.name };
   } catch (error) {

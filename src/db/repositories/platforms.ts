@@ -13,6 +13,12 @@ export async function platformExists(q: Executor, platformId: string): Promise<b
   return rows.length > 0;
 }
 
+/** Locks the platform row until the transaction ends; answers whether the platform exists. */
+export async function lockPlatform(q: Executor, platformId: string): Promise<boolean> {
+  const rows = await q.select({ id: platforms.id }).from(platforms).where(eq(platforms.id, platformId)).for('update');
+  return rows.length > 0;
+}
+
 /** Records use of a platform; callers throttle it so a request does not always write. */
 export async function touchPlatformActivity(q: Executor, platformId: string, at: Date): Promise<void> {
   await q
