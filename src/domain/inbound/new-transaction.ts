@@ -27,6 +27,7 @@ export function newTransaction(
     currency,
     direction,
     entryAmount,
+    entryCurrency: currency,
     batch: null,
     reversal: false,
     status: 'booked',

@@ -50,8 +50,9 @@ export type StatementTransaction = {
   amount: string | null;
   currency: string;
   direction: Direction;
-  /** Entry amount (for a batch, the batch total); the transaction's own share is `amount`. */
+  /** Entry amount (for a batch, the batch total) in `entryCurrency`; the transaction's own share is `amount`. */
   entryAmount: string;
+  entryCurrency: string;
   batch: { messageId: string | null; paymentInfoId: string | null; count: number | null; total: string | null } | null;
   reversal: boolean;
   /** booked, pending, info (camt Sts) - MT940 entries are booked, MT942 entries pending. */
@@ -128,6 +129,7 @@ export type IntegrityWarning = {
     | 'batch_amount_mismatch'
     | 'invalid_date'
     | 'no_namespace'
+    | 'mixed_content'
     | 'missing_balance'
     | 'currency_mismatch'
     /** A non-essential field (MT940 :64:/:65:) was unreadable and left out. */

@@ -2,7 +2,7 @@ import { applySequenceChecks } from '../sequence-check.ts';
 import { addEntry, type EntryTotals, newTotals } from '../statement-totals.ts';
 import type { FileAlert, IntegrityWarning, StatementBlock, StatementTransaction } from '../types.ts';
 import { attr, child, textAt, type XNode } from '../xml/node.ts';
-import { streamXml } from '../xml/stream-xml.ts';
+import { streamXml, type XmlStats } from '../xml/stream-xml.ts';
 import { CamtDataError } from './camt-values.ts';
 import { mapEntry } from './map-entry.ts';
 import { accountLabelOf, mapStatement, type StatementContext } from './map-statement.ts';
@@ -24,6 +24,7 @@ const MESSAGES = new Set([
   'BkToCstmrDbtCdtNtfctnV01',
 ]);
 const BLOCKS = new Set(['Stmt', 'Rpt', 'Ntfctn']);
+const MAX_MIXED_CONTENT = 3;
 
 type OpenBlock = {
   header: XNode;
@@ -92,6 +93,7 @@ export function parseCamt(xml: string, sourceFormat: string, maxDepth: number): 
     }
   };
 
+  const stats: XmlStats = { mixedContent: 0 };
   const error = streamXml(
     xml,
     {
@@ -132,8 +134,24 @@ export function parseCamt(xml: string, sourceFormat: string, maxDepth: number): 
       },
     },
     maxDepth,
+    stats,
   );
   if (error) return { ok: false, message: `XML is not well-formed at offset ${error.offset}: ${error.message}` };
+  // No ISO 20022 message has mixed content. A stray fragment is a known real-world quirk and tolerated
+  // with a warning; text between many elements (a browser's XML view pasted back) is not a bank file.
+  if (stats.mixedContent > MAX_MIXED_CONTENT) {
+    return {
+      ok: false,
+      message: `text is mixed with elements in ${stats.mixedContent} places: not a bank-generated camt message`,
+    };
+  }
+  if (stats.mixedContent > 0) {
+    const warning: IntegrityWarning = {
+      code: 'mixed_content',
+      message: `text mixed with elements in ${stats.mixedContent} place(s), ignored`,
+    };
+    for (const b of blocks) if (b.ok) b.warnings.push(warning);
+  }
   if (blocks.length === 0)
     return { ok: false, message: 'the message contains no statement, report or notification (Stmt/Rpt/Ntfctn)' };
   applySequenceChecks(blocks);

@@ -10,6 +10,8 @@
  */
 export type Details = {
   dialect: 'german' | 'polish' | 'swift-tags' | 'free-text';
+  /** Why a structured :86: cannot be trusted (a German "?" that opens no subfield), else null. */
+  malformed: string | null;
   txCode: string | null;
   bookingText: string | null;
   endToEndId: string | null;
@@ -31,6 +33,7 @@ export type Details = {
 function empty(dialect: Details['dialect']): Details {
   return {
     dialect,
+    malformed: null,
     txCode: null,
     bookingText: null,
     endToEndId: null,
@@ -88,6 +91,9 @@ function parseSubfields(text: string, mark: string, code: string | null): Detail
   const d = empty(mark === '?' ? 'german' : 'polish');
   d.txCode = code;
   const body = text.replace(/\r?\n/g, '');
+  // In the German format "?" only ever opens a subfield; a bare one means the field is corrupt.
+  // (Deutsche Bank wraps "?2A" mid-number, so only a "?" followed by no digit at all counts.)
+  if (mark === '?' && /\?(?!\d)/.test(body)) d.malformed = 'a "?" in :86: opens no ?NN subfield';
   const fields = new Map<number, string>();
   const re = mark === '?' ? /\?(\d\d)/g : mark === '~' ? /~(\d\d)/g : mark === '<' ? /<(\d\d)/g : />(\d\d)/g;
   const marks: { n: number; start: number; end: number }[] = [];

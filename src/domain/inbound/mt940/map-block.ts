@@ -26,6 +26,9 @@ export type MappedBlock =
 
 class BlockError extends Error {}
 
+const NON_SWIFT = /[^\x20-\x7e\r]/;
+const SWIFT_ONLY = new Set(['20', '21', '28', '28C', '60F', '60M', '62F', '62M']);
+
 function firstLine(value: string): string {
   const nl = value.indexOf('\n');
   return nl < 0 ? value : value.slice(0, nl);
@@ -163,6 +166,12 @@ function mapFields(
   for (const f of block.fields) {
     const tag = f.tag;
     if (!KNOWN_TAGS.has(tag)) throw new BlockError(`unknown tag :${tag}: on line ${f.line}`);
+    // Reference, sequence and balance fields are SWIFT x-charset: a byte outside printable ASCII there is
+    // corruption. Free text (:86:, the references inside :61:) may carry national letters (mBank writes
+    // Polish ones) and is not checked.
+    if (SWIFT_ONLY.has(tag) && NON_SWIFT.test(firstLine(f.value))) {
+      throw new BlockError(`:${tag}: on line ${f.line} contains characters outside the SWIFT character set`);
+    }
     const p = phaseOf(tag);
     if (format === 'mt940') {
       if (p === 0 && phase > 0) throw new BlockError(`:${tag}: on line ${f.line} after the opening balance`);
@@ -324,6 +333,7 @@ function mapFields(
 
 function applyDetails(t: StatementTransaction, raw: string): void {
   const d = parseDetails86(raw);
+  if (d.malformed) throw new BlockError(`malformed :86: of entry ${t.entryIndex + 1}: ${d.malformed}`);
   t.detailsDialect = d.dialect;
   if (d.endToEndId) t.endToEndId = d.endToEndId;
   t.mandateId = d.mandateId;
