@@ -22,6 +22,19 @@ try {
 
 const logger = createLogger(config.logLevel);
 const started = Date.now();
+
+// Signals are taken from the start and for good: a SIGTERM while the embedded PostgreSQL starts or
+// the migrations run, or a second Ctrl-C (npm and the terminal both send one), would otherwise end
+// the process at once and leave PostgreSQL running. One that arrives during start-up is acted on
+// as soon as start-up is done.
+let onSignal: ((signal: NodeJS.Signals) => void) | undefined;
+let pendingSignal: NodeJS.Signals | undefined;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (onSignal) onSignal(signal);
+    else pendingSignal ??= signal;
+  });
+}
 const runtime = await openRuntime(config, logger);
 const fx = fxRatesProvider(config.fxRatesUrl, logger);
 
@@ -64,5 +77,5 @@ async function shutdown(signal: string): Promise<void> {
   clearTimeout(force);
 }
 
-process.once('SIGTERM', () => void shutdown('SIGTERM'));
-process.once('SIGINT', () => void shutdown('SIGINT'));
+onSignal = (signal) => void shutdown(signal);
+if (pendingSignal) onSignal(pendingSignal);

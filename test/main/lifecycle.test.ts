@@ -193,6 +193,25 @@ test('starts on an empty DATA_DIR, serves, and stops on SIGTERM leaving no Postg
   }
 });
 
+test('a SIGTERM during start-up, once PostgreSQL runs, still shuts down cleanly', async () => {
+  const early = mkdtempSync(path.join(tmpdir(), 'payops-lifecycle-early-'));
+  try {
+    const running = start(await freePort(), { DATA_DIR: early });
+    const deadline = Date.now() + 20_000;
+    while (!running.output().includes('embedded PostgreSQL started') && Date.now() < deadline) {
+      if (running.child.exitCode !== null) break;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    assert.ok(running.output().includes('embedded PostgreSQL started'), running.output());
+    assert.ok(!running.output().includes('service ready'), 'the signal comes before the service is ready');
+    const stopped = await stop(running, 'SIGTERM');
+    assert.equal(stopped.code, 0, running.output());
+    assert.deepEqual(processesUsing(early), [], 'no PostgreSQL process is left behind');
+  } finally {
+    rmSync(early, { recursive: true, force: true });
+  }
+});
+
 test('a bad configuration exits non-zero with a message naming the variable', async () => {
   for (const [name, value] of [
     ['PORT', 'abc'],
