@@ -1,3 +1,5 @@
+import type { CharsetName } from '../validation/charset.ts';
+import { checkCharset } from '../validation/charset.ts';
 import type { IssueSink } from '../validation/issue.ts';
 import type {
   Account,
@@ -19,14 +21,15 @@ import type {
 import { CURRENT_SCHEMA_VERSION } from './types.ts';
 
 /**
- * Turns arbitrary JSON into a fresh canonical payment. Only known fields are copied (so later steps may
- * transliterate in place without touching the caller's object); unknown ones are reported by dotted path;
- * a field of the wrong JSON type is dropped and reported as an `invalid_type` issue. Never throws.
+ * Turns arbitrary JSON into a canonical payment: unknown fields are dropped and reported by dotted path,
+ * a field of the wrong JSON type is dropped and reported as an `invalid_type` issue, free text is put
+ * into the bank's character set (transliterated with a warning, or reported where impossible) and IBANs
+ * into electronic form. Never throws, never modifies its input.
  * Hand-written per type rather than schema-driven: this runs once per transaction on the hot path.
  */
 export type NormaliseResult = { payment: CanonicalPayment; unknownFieldsDropped: string[] };
 
-type Ctx = { unknown: string[]; issues: IssueSink };
+type Ctx = { unknown: string[]; issues: IssueSink; charset: CharsetName };
 
 const TOP_KEYS = new Set(['schemaVersion', 'messageId', 'creationDateTime', 'initiatingParty', 'payments']);
 const INITIATING_KEYS = new Set(['name', 'organisationId']);
@@ -87,10 +90,16 @@ function typeName(v: unknown): string {
   return `a ${typeof v}`;
 }
 
-function unknownKeys(o: Rec, known: Set<string>, path: string, ctx: Ctx): void {
+/** Reports unknown keys; true when there were none. */
+function unknownKeys(o: Rec, known: Set<string>, path: string, ctx: Ctx): boolean {
+  let clean = true;
   for (const k in o) {
-    if (!known.has(k)) ctx.unknown.push(path === '' ? k : `${path}.${k}`);
+    if (!known.has(k)) {
+      ctx.unknown.push(path === '' ? k : `${path}.${k}`);
+      clean = false;
+    }
   }
+  return clean;
 }
 
 /** `base` and `key` are joined only when an issue is raised, so the clean path allocates no strings. */
@@ -116,23 +125,65 @@ function obj(v: unknown, path: string, ctx: Ctx): Rec | undefined {
   return undefined;
 }
 
-function arr(v: unknown, path: string, ctx: Ctx): unknown[] | undefined {
+function arr(v: unknown, base: string, key: string, ctx: Ctx): unknown[] | undefined {
   if (Array.isArray(v)) return v;
   if (v === undefined || v === null) return undefined;
+  const path = base === '' ? key : `${base}.${key}`;
   ctx.issues.add('generic', 'invalid_type', path, `expected an array, got ${typeName(v)}`);
   return undefined;
 }
 
+/**
+ * A free-text field in the bank's character set: transliterated where safe (warning naming the
+ * replacements), kept and reported where not. Returns the value to use.
+ */
+function txt(v: unknown, base: string, key: string, ctx: Ctx): string | undefined {
+  if (typeof v !== 'string') return str(v, base, key, ctx);
+  const r = checkCharset(v, ctx.charset);
+  if (r.kind === 'ok') return v;
+  const path = base === '' ? key : `${base}.${key}`;
+  if (r.kind === 'transliterated') {
+    ctx.issues.add(
+      'generic',
+      'charset_transliterated',
+      path,
+      `characters outside the bank's character set were replaced: ${r.replacements}`,
+      undefined,
+      'warning',
+    );
+    return r.value;
+  }
+  ctx.issues.add(
+    'generic',
+    'invalid_charset',
+    path,
+    `characters without a safe replacement in the bank's character set: ${JSON.stringify(r.characters)}`,
+  );
+  return v;
+}
+
+/** IBANs are accepted in print form (spaces, lower case) and kept in electronic form. */
+function iban(v: unknown, base: string, ctx: Ctx): string | undefined {
+  const s = str(v, base, 'iban', ctx);
+  return s !== undefined && PRINT_FORM.test(s) ? s.replace(/\s+/g, '').toUpperCase() : s;
+}
+const PRINT_FORM = /[\sa-z]/;
+
+// Each builder below returns the input object itself when it is already canonical (known keys, right
+// types, nothing transliterated): the common case then allocates nothing and keeps no second copy of a
+// large batch alive. Otherwise it returns a fresh object; the caller's object is never modified.
+
 function orgId(v: unknown, path: string, ctx: Ctx): OrganisationId | undefined {
   const o = obj(v, path, ctx);
   if (!o) return undefined;
-  unknownKeys(o, ORG_KEYS, path, ctx);
-  const r: OrganisationId = {};
+  const clean = unknownKeys(o, ORG_KEYS, path, ctx);
   const id = str(o['id'], path, 'id', ctx);
-  if (id !== undefined) r.id = id;
   const scheme = str(o['scheme'], path, 'scheme', ctx);
-  if (scheme !== undefined) r.scheme = scheme;
   const issuer = str(o['issuer'], path, 'issuer', ctx);
+  if (clean && id === o['id'] && scheme === o['scheme'] && issuer === o['issuer']) return o as OrganisationId;
+  const r: OrganisationId = {};
+  if (id !== undefined) r.id = id;
+  if (scheme !== undefined) r.scheme = scheme;
   if (issuer !== undefined) r.issuer = issuer;
   return r;
 }
@@ -140,74 +191,101 @@ function orgId(v: unknown, path: string, ctx: Ctx): OrganisationId | undefined {
 function address(v: unknown, path: string, ctx: Ctx): PostalAddress | undefined {
   const o = obj(v, path, ctx);
   if (!o) return undefined;
-  unknownKeys(o, ADDRESS_KEYS, path, ctx);
-  const r: PostalAddress = {};
-  const streetName = str(o['streetName'], path, 'streetName', ctx);
-  if (streetName !== undefined) r.streetName = streetName;
-  const buildingNumber = str(o['buildingNumber'], path, 'buildingNumber', ctx);
-  if (buildingNumber !== undefined) r.buildingNumber = buildingNumber;
-  const postCode = str(o['postCode'], path, 'postCode', ctx);
-  if (postCode !== undefined) r.postCode = postCode;
-  const townName = str(o['townName'], path, 'townName', ctx);
-  if (townName !== undefined) r.townName = townName;
-  const sub = str(o['countrySubDivision'], path, 'countrySubDivision', ctx);
-  if (sub !== undefined) r.countrySubDivision = sub;
-  const lines = arr(o['addressLines'], `${path}.addressLines`, ctx);
-  if (lines) {
-    const out: string[] = [];
-    for (let i = 0; i < lines.length; i++) {
-      const line = str(lines[i], path, `addressLines[${i}]`, ctx);
-      if (line !== undefined) out.push(line);
+  let clean = unknownKeys(o, ADDRESS_KEYS, path, ctx);
+  const streetName = txt(o['streetName'], path, 'streetName', ctx);
+  const buildingNumber = txt(o['buildingNumber'], path, 'buildingNumber', ctx);
+  const postCode = txt(o['postCode'], path, 'postCode', ctx);
+  const townName = txt(o['townName'], path, 'townName', ctx);
+  const sub = txt(o['countrySubDivision'], path, 'countrySubDivision', ctx);
+  const rawLines = o['addressLines'];
+  let lines: string[] | undefined;
+  const arrLines = arr(rawLines, path, 'addressLines', ctx);
+  if (arrLines) {
+    lines = [];
+    let same = true;
+    for (let i = 0; i < arrLines.length; i++) {
+      const line = txt(arrLines[i], path, `addressLines[${i}]`, ctx);
+      if (line !== arrLines[i]) same = false;
+      if (line !== undefined) lines.push(line);
     }
-    r.addressLines = out;
+    if (same) lines = arrLines as string[];
   }
+  clean =
+    clean &&
+    streetName === o['streetName'] &&
+    buildingNumber === o['buildingNumber'] &&
+    postCode === o['postCode'] &&
+    townName === o['townName'] &&
+    sub === o['countrySubDivision'] &&
+    lines === rawLines;
+  if (clean) return o as PostalAddress;
+  const r: PostalAddress = {};
+  if (streetName !== undefined) r.streetName = streetName;
+  if (buildingNumber !== undefined) r.buildingNumber = buildingNumber;
+  if (postCode !== undefined) r.postCode = postCode;
+  if (townName !== undefined) r.townName = townName;
+  if (sub !== undefined) r.countrySubDivision = sub;
+  if (lines !== undefined) r.addressLines = lines;
+  return r;
+}
+
+function otherAccount(v: unknown, path: string, ctx: Ctx): OtherAccount | undefined {
+  const o = obj(v, path, ctx);
+  if (!o) return undefined;
+  const clean = unknownKeys(o, OTHER_KEYS, path, ctx);
+  const id = str(o['id'], path, 'id', ctx);
+  const scheme = str(o['scheme'], path, 'scheme', ctx);
+  const issuer = str(o['issuer'], path, 'issuer', ctx);
+  if (clean && id === o['id'] && scheme === o['scheme'] && issuer === o['issuer']) return o as OtherAccount;
+  const r: OtherAccount = {};
+  if (id !== undefined) r.id = id;
+  if (scheme !== undefined) r.scheme = scheme;
+  if (issuer !== undefined) r.issuer = issuer;
   return r;
 }
 
 function account(v: unknown, path: string, ctx: Ctx): Account | undefined {
   const o = obj(v, path, ctx);
   if (!o) return undefined;
-  unknownKeys(o, ACCOUNT_KEYS, path, ctx);
-  const r: Account = {};
-  const iban = str(o['iban'], path, 'iban', ctx);
-  if (iban !== undefined) r.iban = iban;
+  const clean = unknownKeys(o, ACCOUNT_KEYS, path, ctx);
+  const ib = iban(o['iban'], path, ctx);
   const currency = str(o['currency'], path, 'currency', ctx);
+  const other = o['other'] === undefined ? undefined : otherAccount(o['other'], `${path}.other`, ctx);
+  if (clean && ib === o['iban'] && currency === o['currency'] && other === o['other']) return o as Account;
+  const r: Account = {};
+  if (ib !== undefined) r.iban = ib;
   if (currency !== undefined) r.currency = currency;
-  const other = obj(o['other'], `${path}.other`, ctx);
-  if (other) {
-    unknownKeys(other, OTHER_KEYS, `${path}.other`, ctx);
-    const ro: OtherAccount = {};
-    const id = str(other['id'], `${path}.other`, 'id', ctx);
-    if (id !== undefined) ro.id = id;
-    const scheme = str(other['scheme'], `${path}.other`, 'scheme', ctx);
-    if (scheme !== undefined) ro.scheme = scheme;
-    const issuer = str(other['issuer'], `${path}.other`, 'issuer', ctx);
-    if (issuer !== undefined) ro.issuer = issuer;
-    r.other = ro;
-  }
+  if (other !== undefined) r.other = other;
+  return r;
+}
+
+function clearing(v: unknown, path: string, ctx: Ctx): Clearing | undefined {
+  const o = obj(v, path, ctx);
+  if (!o) return undefined;
+  const clean = unknownKeys(o, CLEARING_KEYS, path, ctx);
+  const systemCode = str(o['systemCode'], path, 'systemCode', ctx);
+  const memberId = str(o['memberId'], path, 'memberId', ctx);
+  if (clean && systemCode === o['systemCode'] && memberId === o['memberId']) return o as Clearing;
+  const r: Clearing = {};
+  if (systemCode !== undefined) r.systemCode = systemCode;
+  if (memberId !== undefined) r.memberId = memberId;
   return r;
 }
 
 function agent(v: unknown, path: string, ctx: Ctx): Agent | undefined {
   const o = obj(v, path, ctx);
   if (!o) return undefined;
-  unknownKeys(o, AGENT_KEYS, path, ctx);
-  const r: Agent = {};
+  const clean = unknownKeys(o, AGENT_KEYS, path, ctx);
   const bic = str(o['bic'], path, 'bic', ctx);
-  if (bic !== undefined) r.bic = bic;
-  const clearing = obj(o['clearing'], `${path}.clearing`, ctx);
-  if (clearing) {
-    unknownKeys(clearing, CLEARING_KEYS, `${path}.clearing`, ctx);
-    const rc: Clearing = {};
-    const systemCode = str(clearing['systemCode'], `${path}.clearing`, 'systemCode', ctx);
-    if (systemCode !== undefined) rc.systemCode = systemCode;
-    const memberId = str(clearing['memberId'], `${path}.clearing`, 'memberId', ctx);
-    if (memberId !== undefined) rc.memberId = memberId;
-    r.clearing = rc;
-  }
-  const name = str(o['name'], path, 'name', ctx);
-  if (name !== undefined) r.name = name;
+  const c = o['clearing'] === undefined ? undefined : clearing(o['clearing'], `${path}.clearing`, ctx);
+  const name = txt(o['name'], path, 'name', ctx);
   const country = str(o['country'], path, 'country', ctx);
+  if (clean && bic === o['bic'] && c === o['clearing'] && name === o['name'] && country === o['country'])
+    return o as Agent;
+  const r: Agent = {};
+  if (bic !== undefined) r.bic = bic;
+  if (c !== undefined) r.clearing = c;
+  if (name !== undefined) r.name = name;
   if (country !== undefined) r.country = country;
   return r;
 }
@@ -215,78 +293,110 @@ function agent(v: unknown, path: string, ctx: Ctx): Agent | undefined {
 function party(v: unknown, path: string, ctx: Ctx): Party | undefined {
   const o = obj(v, path, ctx);
   if (!o) return undefined;
-  unknownKeys(o, PARTY_KEYS, path, ctx);
-  const r: Party = {};
-  const name = str(o['name'], path, 'name', ctx);
-  if (name !== undefined) r.name = name;
+  const clean = unknownKeys(o, PARTY_KEYS, path, ctx);
+  const name = txt(o['name'], path, 'name', ctx);
   const country = str(o['country'], path, 'country', ctx);
+  const pa = o['postalAddress'] === undefined ? undefined : address(o['postalAddress'], `${path}.postalAddress`, ctx);
+  const acct = o['account'] === undefined ? undefined : account(o['account'], `${path}.account`, ctx);
+  const ag = o['agent'] === undefined ? undefined : agent(o['agent'], `${path}.agent`, ctx);
+  const org = o['organisationId'] === undefined ? undefined : orgId(o['organisationId'], `${path}.organisationId`, ctx);
+  if (
+    clean &&
+    name === o['name'] &&
+    country === o['country'] &&
+    pa === o['postalAddress'] &&
+    acct === o['account'] &&
+    ag === o['agent'] &&
+    org === o['organisationId']
+  ) {
+    return o as Party;
+  }
+  const r: Party = {};
+  if (name !== undefined) r.name = name;
   if (country !== undefined) r.country = country;
-  if (o['postalAddress'] !== undefined) {
-    const a = address(o['postalAddress'], `${path}.postalAddress`, ctx);
-    if (a) r.postalAddress = a;
-  }
-  if (o['account'] !== undefined) {
-    const a = account(o['account'], `${path}.account`, ctx);
-    if (a) r.account = a;
-  }
-  if (o['agent'] !== undefined) {
-    const a = agent(o['agent'], `${path}.agent`, ctx);
-    if (a) r.agent = a;
-  }
-  if (o['organisationId'] !== undefined) {
-    const id = orgId(o['organisationId'], `${path}.organisationId`, ctx);
-    if (id) r.organisationId = id;
-  }
+  if (pa !== undefined) r.postalAddress = pa;
+  if (acct !== undefined) r.account = acct;
+  if (ag !== undefined) r.agent = ag;
+  if (org !== undefined) r.organisationId = org;
   return r;
+}
+
+function referredDocument(v: unknown, dp: string, ctx: Ctx): ReferredDocument | undefined {
+  const d = obj(v, dp, ctx);
+  if (!d) return undefined;
+  const clean = unknownKeys(d, DOC_KEYS, dp, ctx);
+  const type = str(d['type'], dp, 'type', ctx);
+  const number = str(d['number'], dp, 'number', ctx);
+  const relatedDate = str(d['relatedDate'], dp, 'relatedDate', ctx);
+  const amount = str(d['amount'], dp, 'amount', ctx);
+  if (
+    clean &&
+    type === d['type'] &&
+    number === d['number'] &&
+    relatedDate === d['relatedDate'] &&
+    amount === d['amount']
+  ) {
+    return d as ReferredDocument;
+  }
+  const rd: ReferredDocument = {};
+  if (type !== undefined) rd.type = type;
+  if (number !== undefined) rd.number = number;
+  if (relatedDate !== undefined) rd.relatedDate = relatedDate;
+  if (amount !== undefined) rd.amount = amount;
+  return rd;
 }
 
 function remittance(v: unknown, path: string, ctx: Ctx): Remittance | undefined {
   const o = obj(v, path, ctx);
   if (!o) return undefined;
-  unknownKeys(o, REMITTANCE_KEYS, path, ctx);
-  const r: Remittance = {};
-  const u = str(o['unstructured'], path, 'unstructured', ctx);
-  if (u !== undefined) r.unstructured = u;
+  const clean = unknownKeys(o, REMITTANCE_KEYS, path, ctx);
+  const u = txt(o['unstructured'], path, 'unstructured', ctx);
   const ref = str(o['creditorReference'], path, 'creditorReference', ctx);
-  if (ref !== undefined) r.creditorReference = ref;
   const refType = str(o['creditorReferenceType'], path, 'creditorReferenceType', ctx);
-  if (refType !== undefined) r.creditorReferenceType = refType;
-  const docs = arr(o['referredDocuments'], `${path}.referredDocuments`, ctx);
-  if (docs) {
-    const out: ReferredDocument[] = [];
-    for (let i = 0; i < docs.length; i++) {
-      const dp = `${path}.referredDocuments[${i}]`;
-      const d = obj(docs[i], dp, ctx);
-      if (!d) continue;
-      unknownKeys(d, DOC_KEYS, dp, ctx);
-      const rd: ReferredDocument = {};
-      const type = str(d['type'], dp, 'type', ctx);
-      if (type !== undefined) rd.type = type;
-      const number = str(d['number'], dp, 'number', ctx);
-      if (number !== undefined) rd.number = number;
-      const relatedDate = str(d['relatedDate'], dp, 'relatedDate', ctx);
-      if (relatedDate !== undefined) rd.relatedDate = relatedDate;
-      const amount = str(d['amount'], dp, 'amount', ctx);
-      if (amount !== undefined) rd.amount = amount;
-      out.push(rd);
+  const rawDocs = o['referredDocuments'];
+  let docs: ReferredDocument[] | undefined;
+  const list = arr(rawDocs, path, 'referredDocuments', ctx);
+  if (list) {
+    docs = [];
+    let same = true;
+    for (let i = 0; i < list.length; i++) {
+      const d = referredDocument(list[i], `${path}.referredDocuments[${i}]`, ctx);
+      if (d !== list[i]) same = false;
+      if (d) docs.push(d);
     }
-    r.referredDocuments = out;
+    if (same) docs = list as ReferredDocument[];
   }
+  if (
+    clean &&
+    u === o['unstructured'] &&
+    ref === o['creditorReference'] &&
+    refType === o['creditorReferenceType'] &&
+    docs === rawDocs
+  ) {
+    return o as Remittance;
+  }
+  const r: Remittance = {};
+  if (u !== undefined) r.unstructured = u;
+  if (ref !== undefined) r.creditorReference = ref;
+  if (refType !== undefined) r.creditorReferenceType = refType;
+  if (docs !== undefined) r.referredDocuments = docs;
   return r;
 }
 
 function splitPayment(v: unknown, path: string, ctx: Ctx): SplitPayment | undefined {
   const o = obj(v, path, ctx);
   if (!o) return undefined;
-  unknownKeys(o, SPLIT_KEYS, path, ctx);
-  const r: SplitPayment = {};
+  const clean = unknownKeys(o, SPLIT_KEYS, path, ctx);
   const vat = str(o['vatAmount'], path, 'vatAmount', ctx);
-  if (vat !== undefined) r.vatAmount = vat;
   const inv = str(o['invoiceNumber'], path, 'invoiceNumber', ctx);
-  if (inv !== undefined) r.invoiceNumber = inv;
   const taxId = str(o['taxId'], path, 'taxId', ctx);
+  const text = txt(o['text'], path, 'text', ctx);
+  if (clean && vat === o['vatAmount'] && inv === o['invoiceNumber'] && taxId === o['taxId'] && text === o['text'])
+    return o as SplitPayment;
+  const r: SplitPayment = {};
+  if (vat !== undefined) r.vatAmount = vat;
+  if (inv !== undefined) r.invoiceNumber = inv;
   if (taxId !== undefined) r.taxId = taxId;
-  const text = str(o['text'], path, 'text', ctx);
   if (text !== undefined) r.text = text;
   return r;
 }
@@ -294,63 +404,83 @@ function splitPayment(v: unknown, path: string, ctx: Ctx): SplitPayment | undefi
 function regulatory(v: unknown, path: string, ctx: Ctx): RegulatoryReporting | undefined {
   const o = obj(v, path, ctx);
   if (!o) return undefined;
-  unknownKeys(o, REG_KEYS, path, ctx);
-  const r: RegulatoryReporting = {};
+  const clean = unknownKeys(o, REG_KEYS, path, ctx);
   const code = str(o['code'], path, 'code', ctx);
-  if (code !== undefined) r.code = code;
   const amount = str(o['amount'], path, 'amount', ctx);
-  if (amount !== undefined) r.amount = amount;
   const currency = str(o['currency'], path, 'currency', ctx);
-  if (currency !== undefined) r.currency = currency;
-  const information = str(o['information'], path, 'information', ctx);
-  if (information !== undefined) r.information = information;
+  const information = txt(o['information'], path, 'information', ctx);
   const country = str(o['authorityCountry'], path, 'authorityCountry', ctx);
+  if (
+    clean &&
+    code === o['code'] &&
+    amount === o['amount'] &&
+    currency === o['currency'] &&
+    information === o['information'] &&
+    country === o['authorityCountry']
+  ) {
+    return o as RegulatoryReporting;
+  }
+  const r: RegulatoryReporting = {};
+  if (code !== undefined) r.code = code;
+  if (amount !== undefined) r.amount = amount;
+  if (currency !== undefined) r.currency = currency;
+  if (information !== undefined) r.information = information;
   if (country !== undefined) r.authorityCountry = country;
   return r;
 }
 
 function transaction(o: Rec, path: string, ctx: Ctx): Transaction {
-  unknownKeys(o, TX_KEYS, path, ctx);
-  const r: Transaction = {};
+  const clean = unknownKeys(o, TX_KEYS, path, ctx);
   const e2e = str(o['endToEndId'], path, 'endToEndId', ctx);
-  if (e2e !== undefined) r.endToEndId = e2e;
   const instr = str(o['instructionId'], path, 'instructionId', ctx);
-  if (instr !== undefined) r.instructionId = instr;
   const amount = str(o['amount'], path, 'amount', ctx);
-  if (amount !== undefined) r.amount = amount;
   const currency = str(o['currency'], path, 'currency', ctx);
-  if (currency !== undefined) r.currency = currency;
-  if (o['creditor'] !== undefined) {
-    const p = party(o['creditor'], `${path}.creditor`, ctx);
-    if (p) r.creditor = p;
-  }
-  if (o['ultimateDebtor'] !== undefined) {
-    const p = party(o['ultimateDebtor'], `${path}.ultimateDebtor`, ctx);
-    if (p) r.ultimateDebtor = p;
-  }
-  if (o['ultimateCreditor'] !== undefined) {
-    const p = party(o['ultimateCreditor'], `${path}.ultimateCreditor`, ctx);
-    if (p) r.ultimateCreditor = p;
-  }
-  const instrDbtr = str(o['instructionForDebtorAgent'], path, 'instructionForDebtorAgent', ctx);
-  if (instrDbtr !== undefined) r.instructionForDebtorAgent = instrDbtr;
-  if (o['remittance'] !== undefined) {
-    const rem = remittance(o['remittance'], `${path}.remittance`, ctx);
-    if (rem) r.remittance = rem;
-  }
+  const creditor = o['creditor'] === undefined ? undefined : party(o['creditor'], `${path}.creditor`, ctx);
+  const ud = o['ultimateDebtor'] === undefined ? undefined : party(o['ultimateDebtor'], `${path}.ultimateDebtor`, ctx);
+  const uc =
+    o['ultimateCreditor'] === undefined ? undefined : party(o['ultimateCreditor'], `${path}.ultimateCreditor`, ctx);
+  const instrDbtr = txt(o['instructionForDebtorAgent'], path, 'instructionForDebtorAgent', ctx);
+  const rem = o['remittance'] === undefined ? undefined : remittance(o['remittance'], `${path}.remittance`, ctx);
   const purpose = str(o['purposeCode'], path, 'purposeCode', ctx);
+  const reg =
+    o['regulatoryReporting'] === undefined
+      ? undefined
+      : regulatory(o['regulatoryReporting'], `${path}.regulatoryReporting`, ctx);
+  const sp = o['splitPayment'] === undefined ? undefined : splitPayment(o['splitPayment'], `${path}.splitPayment`, ctx);
+  if (
+    clean &&
+    e2e === o['endToEndId'] &&
+    instr === o['instructionId'] &&
+    amount === o['amount'] &&
+    currency === o['currency'] &&
+    creditor === o['creditor'] &&
+    ud === o['ultimateDebtor'] &&
+    uc === o['ultimateCreditor'] &&
+    instrDbtr === o['instructionForDebtorAgent'] &&
+    rem === o['remittance'] &&
+    purpose === o['purposeCode'] &&
+    reg === o['regulatoryReporting'] &&
+    sp === o['splitPayment']
+  ) {
+    return o as Transaction;
+  }
+  const r: Transaction = {};
+  if (e2e !== undefined) r.endToEndId = e2e;
+  if (instr !== undefined) r.instructionId = instr;
+  if (amount !== undefined) r.amount = amount;
+  if (currency !== undefined) r.currency = currency;
+  if (creditor) r.creditor = creditor;
+  if (ud) r.ultimateDebtor = ud;
+  if (uc) r.ultimateCreditor = uc;
+  if (instrDbtr !== undefined) r.instructionForDebtorAgent = instrDbtr;
+  if (rem) r.remittance = rem;
   if (purpose !== undefined) r.purposeCode = purpose;
-  if (o['regulatoryReporting'] !== undefined) {
-    const reg = regulatory(o['regulatoryReporting'], `${path}.regulatoryReporting`, ctx);
-    if (reg) r.regulatoryReporting = reg;
-  }
-  if (o['splitPayment'] !== undefined) {
-    const sp = splitPayment(o['splitPayment'], `${path}.splitPayment`, ctx);
-    if (sp) r.splitPayment = sp;
-  }
+  if (reg) r.regulatoryReporting = reg;
+  if (sp) r.splitPayment = sp;
   return r;
 }
 
+/** Payments are always copied (there are few): later steps fill defaults into them. */
 function payment(o: Rec, path: string, ctx: Ctx): Payment {
   unknownKeys(o, PAYMENT_KEYS, path, ctx);
   const r: Payment = { transactions: [] };
@@ -370,13 +500,14 @@ function payment(o: Rec, path: string, ctx: Ctx): Payment {
   if (date !== undefined) r.executionDate = date;
   if (o['debtor'] !== undefined) {
     const p = party(o['debtor'], `${path}.debtor`, ctx);
-    if (p) r.debtor = p;
+    // The debtor gets the bank's BIC filled in: always our own copy.
+    if (p) r.debtor = { ...p };
   }
   if (o['ultimateDebtor'] !== undefined) {
     const p = party(o['ultimateDebtor'], `${path}.ultimateDebtor`, ctx);
     if (p) r.ultimateDebtor = p;
   }
-  const txs = arr(o['transactions'], `${path}.transactions`, ctx);
+  const txs = arr(o['transactions'], path, 'transactions', ctx);
   if (txs) {
     for (let i = 0; i < txs.length; i++) {
       const tp = `${path}.transactions[${i}]`;
@@ -392,8 +523,8 @@ function payment(o: Rec, path: string, ctx: Ctx): Payment {
   return r;
 }
 
-export function normaliseCanonical(raw: unknown, issues: IssueSink): NormaliseResult {
-  const ctx: Ctx = { unknown: [], issues };
+export function normaliseCanonical(raw: unknown, issues: IssueSink, charset: CharsetName = 'sepa'): NormaliseResult {
+  const ctx: Ctx = { unknown: [], issues, charset };
   const out: CanonicalPayment = { schemaVersion: CURRENT_SCHEMA_VERSION, payments: [] };
   if (!isRecord(raw)) {
     issues.add('generic', 'invalid_type', '', `expected a canonical payment object, got ${typeName(raw)}`);
@@ -410,7 +541,7 @@ export function normaliseCanonical(raw: unknown, issues: IssueSink): NormaliseRe
   if (ip) {
     unknownKeys(ip, INITIATING_KEYS, 'initiatingParty', ctx);
     const r: InitiatingParty = {};
-    const name = str(ip['name'], 'initiatingParty', 'name', ctx);
+    const name = txt(ip['name'], 'initiatingParty', 'name', ctx);
     if (name !== undefined) r.name = name;
     if (ip['organisationId'] !== undefined) {
       const id = orgId(ip['organisationId'], 'initiatingParty.organisationId', ctx);
@@ -418,7 +549,7 @@ export function normaliseCanonical(raw: unknown, issues: IssueSink): NormaliseRe
     }
     out.initiatingParty = r;
   }
-  const payments = arr(raw['payments'], 'payments', ctx);
+  const payments = arr(raw['payments'], '', 'payments', ctx);
   if (payments) {
     for (let i = 0; i < payments.length; i++) {
       const p = payments[i];

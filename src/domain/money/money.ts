@@ -3,7 +3,6 @@ import { currencyExponent } from './currencies.ts';
 /** Exact amounts: decimal strings at the edges, bigint minor units inside. Never a float. */
 
 const MAX_DIGITS = 18;
-const DECIMAL = /^(\d+)(?:\.(\d+))?$/;
 
 export type AmountError =
   | { code: 'invalid_amount'; message: string }
@@ -25,26 +24,50 @@ export function parseAmount(value: unknown, currency: string): AmountResult {
   if (typeof value !== 'string') {
     return { ok: false, error: { code: 'invalid_amount', message: 'amount must be a decimal string' } };
   }
-  const m = DECIMAL.exec(value);
-  if (!m) {
+  // Hand-rolled scan of /^\d+(\.\d+)?$/: this runs once per transaction on the conversion hot path.
+  const n = value.length;
+  let dot = -1;
+  let bad = n === 0;
+  for (let i = 0; i < n && !bad; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 46 && dot < 0) dot = i;
+    else if (c < 48 || c > 57) bad = true;
+  }
+  if (bad || dot === 0 || dot === n - 1) {
     return { ok: false, error: { code: 'invalid_amount', message: `not a plain decimal: ${JSON.stringify(value)}` } };
   }
-  const whole = m[1] ?? '';
-  const fraction = m[2] ?? '';
-  if (fraction.length > exponent) {
+  const fractionDigits = dot < 0 ? 0 : n - dot - 1;
+  if (fractionDigits > exponent) {
     return {
       ok: false,
       error: {
         code: 'amount_precision',
-        message: `${currency} allows at most ${exponent} fraction digits, got ${fraction.length}`,
+        message: `${currency} allows at most ${exponent} fraction digits, got ${fractionDigits}`,
       },
     };
   }
-  const digits = (whole + fraction.padEnd(exponent, '0')).replace(/^0+/, '');
-  if (digits.length > MAX_DIGITS) {
+  // Value as an integer of minor units; Number is exact up to 15 significant digits, beyond that BigInt.
+  let significant = 0;
+  let small = 0;
+  for (let i = 0; i < n; i++) {
+    if (i === dot) continue;
+    const d = value.charCodeAt(i) - 48;
+    if (significant === 0 && d === 0) continue;
+    significant++;
+    small = small * 10 + d;
+  }
+  const scale = exponent - fractionDigits;
+  if (significant > 0) significant += scale;
+  if (significant > MAX_DIGITS) {
     return { ok: false, error: { code: 'invalid_amount', message: `amount has more than ${MAX_DIGITS} digits` } };
   }
-  const minor = digits === '' ? 0n : BigInt(digits);
+  let minor: bigint;
+  if (significant <= 15) minor = BigInt(small * 10 ** scale);
+  else {
+    const digits =
+      (dot < 0 ? value : value.slice(0, dot) + value.slice(dot + 1)).replace(/^0+/, '') + '0'.repeat(scale);
+    minor = BigInt(digits);
+  }
   if (minor <= 0n) {
     return { ok: false, error: { code: 'invalid_amount', message: 'amount must be positive' } };
   }

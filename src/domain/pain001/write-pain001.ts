@@ -14,7 +14,15 @@ import { accountXml, agentXml, codeOrPrtry, orgIdXml, partyXml, regulatoryXml, r
  * per group; the per-transaction path is one template per transaction.
  */
 
-type Group = { plan: PaymentPlan; pmtInfId: string; indices: number[] | undefined; count: number; ctrlSum: string };
+type Group = {
+  plan: PaymentPlan;
+  pmtInfId: string;
+  indices: number[] | undefined;
+  count: number;
+  sum: bigint;
+  exp: number;
+  ctrlSum: string;
+};
 
 /** Sum of minor units across currencies, at the largest exponent among them, as a decimal string. */
 function controlSum(plan: PaymentPlan, indices: number[] | undefined): { sum: bigint; exp: number } {
@@ -60,6 +68,8 @@ function groupsOf(doc: DocumentPlan): Group[] {
         pmtInfId: parts.length === 1 ? id : `${id}-${k + 1}`,
         indices,
         count: indices ? indices.length : txs.length,
+        sum,
+        exp,
         ctrlSum: formatMinor(sum, exp),
       });
     }
@@ -131,7 +141,7 @@ export function writePain001(doc: DocumentPlan, sink: ChunkSink): void {
   let sum = 0n;
   let exp = 0;
   for (const g of groups) {
-    const s = controlSum(g.plan, g.indices);
+    const s = g;
     if (s.exp > exp) {
       sum *= 10n ** BigInt(s.exp - exp);
       exp = s.exp;

@@ -26,12 +26,13 @@ const ALLOWED: Record<CharsetName, RegExp> = {
   german: new RegExp(`^[${SEPA_CLASS}${EXTRA.german}]*$`),
 };
 
-const ALLOWED_CHAR: Record<CharsetName, RegExp> = {
-  sepa: new RegExp(`[${SEPA_CLASS}]`),
-  nordic: new RegExp(`[${SEPA_CLASS}${EXTRA.nordic}]`),
-  danish: new RegExp(`[${SEPA_CLASS}${EXTRA.danish}]`),
-  polish: new RegExp(`[${SEPA_CLASS}${EXTRA.polish}]`),
-  german: new RegExp(`[${SEPA_CLASS}${EXTRA.german}]`),
+const SEPA_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/-?:().,'+ ";
+const ALLOWED_CHAR: Record<CharsetName, ReadonlySet<string>> = {
+  sepa: new Set(SEPA_CHARS),
+  nordic: new Set(SEPA_CHARS + EXTRA.nordic),
+  danish: new Set(SEPA_CHARS + EXTRA.danish),
+  polish: new Set(SEPA_CHARS + EXTRA.polish),
+  german: new Set(SEPA_CHARS + EXTRA.german),
 };
 
 /** Replacements that a decomposition does not give (ligatures, letters without a base, punctuation). */
@@ -77,6 +78,23 @@ const SPECIAL: Record<string, string> = {
 
 const COMBINING = /[\u0300-\u036f]/g;
 
+/** Safe replacement of one character in a charset, or undefined; memoised per charset (few distinct letters). */
+const REPLACEMENTS: Record<CharsetName, Map<string, string | undefined>> = {
+  sepa: new Map(),
+  nordic: new Map(),
+  danish: new Map(),
+  polish: new Map(),
+  german: new Map(),
+};
+function replacementFor(ch: string, charset: CharsetName): string | undefined {
+  const memo = REPLACEMENTS[charset];
+  if (memo.has(ch)) return memo.get(ch);
+  const repl = SPECIAL[ch] ?? ch.normalize('NFD').replace(COMBINING, '');
+  const ok = repl !== ch && repl !== '' && ALLOWED[charset].test(repl) ? repl : undefined;
+  if (memo.size < 4096) memo.set(ch, ok);
+  return ok;
+}
+
 export type CharsetResult =
   | { kind: 'ok' }
   | { kind: 'transliterated'; value: string; replacements: string }
@@ -90,12 +108,12 @@ export function checkCharset(value: string, charset: CharsetName): CharsetResult
   const replaced: string[] = [];
   let bad = '';
   for (const ch of value) {
-    if (allowedChar.test(ch)) {
+    if (allowedChar.has(ch)) {
       out += ch;
       continue;
     }
-    const repl = SPECIAL[ch] ?? ch.normalize('NFD').replace(COMBINING, '');
-    if (repl !== ch && repl !== '' && ALLOWED[charset].test(repl)) {
+    const repl = replacementFor(ch, charset);
+    if (repl !== undefined) {
       out += repl;
       if (replaced.length < 10) replaced.push(`${ch}->${repl}`);
     } else if (!bad.includes(ch)) {

@@ -9,11 +9,11 @@ import { isBicShape, isExternalCode, isIsoDate, isIsoDateTime } from './formats.
 import { isValidIban } from './iban.ts';
 import type { IssueSink } from './issue.ts';
 import type { PaymentPlan } from './plan.ts';
-import { checkIdentifier, checkLength, checkText, isBlank, join } from './text-rules.ts';
+import { checkIdentifier, checkLength, isBlank, join } from './text-rules.ts';
 
 /**
  * Generic level: what holds for any bank (DESIGN.md): the minimal shape, IBAN, BIC, codes, dates,
- * ISO lengths, charset. Transliterated text is written back into the (normalised, owned) document.
+ * ISO lengths. Charset transliteration already happened in the normaliser; nothing here modifies the document.
  */
 type Ctx = { sink: IssueSink; charset: CharsetName; nameMax: number; seenEndToEnd: Set<string> };
 
@@ -37,37 +37,32 @@ function checkCountry(ctx: Ctx, value: string | undefined, base: string, key: st
 function checkIban(ctx: Ctx, party: Party, base: string): void {
   const account = party.account;
   if (!account || account.iban === undefined) return;
-  let iban = account.iban;
-  // Print form (spaces, lower case) is accepted and written in electronic form.
-  if (/[\sa-z]/.test(iban)) {
-    iban = iban.replace(/\s+/g, '').toUpperCase();
-    account.iban = iban;
-  }
-  if (!isValidIban(iban)) {
+  // The normaliser already turned print form (spaces, lower case) into electronic form.
+  if (!isValidIban(account.iban)) {
     ctx.sink.add('generic', 'invalid_iban', `${base}.account.iban`, 'IBAN fails its country length or mod-97 check');
   }
 }
 
 function checkParty(ctx: Ctx, party: Party, base: string, withAccount: boolean): void {
-  if (party.name !== undefined) party.name = checkText(ctx.sink, ctx.charset, party.name, ctx.nameMax, base, 'name');
+  if (party.name !== undefined) checkLength(ctx.sink, party.name, ctx.nameMax, base, 'name');
   checkCountry(ctx, party.country, base, 'country');
   const a = party.postalAddress;
   if (a) {
     const ab = `${base}.postalAddress`;
-    if (a.streetName !== undefined) a.streetName = checkText(ctx.sink, ctx.charset, a.streetName, 70, ab, 'streetName');
+    if (a.streetName !== undefined) checkLength(ctx.sink, a.streetName, 70, ab, 'streetName');
     if (a.buildingNumber !== undefined) {
-      a.buildingNumber = checkText(ctx.sink, ctx.charset, a.buildingNumber, 16, ab, 'buildingNumber');
+      checkLength(ctx.sink, a.buildingNumber, 16, ab, 'buildingNumber');
     }
-    if (a.postCode !== undefined) a.postCode = checkText(ctx.sink, ctx.charset, a.postCode, 16, ab, 'postCode');
-    if (a.townName !== undefined) a.townName = checkText(ctx.sink, ctx.charset, a.townName, 35, ab, 'townName');
+    if (a.postCode !== undefined) checkLength(ctx.sink, a.postCode, 16, ab, 'postCode');
+    if (a.townName !== undefined) checkLength(ctx.sink, a.townName, 35, ab, 'townName');
     if (a.countrySubDivision !== undefined) {
-      a.countrySubDivision = checkText(ctx.sink, ctx.charset, a.countrySubDivision, 35, ab, 'countrySubDivision');
+      checkLength(ctx.sink, a.countrySubDivision, 35, ab, 'countrySubDivision');
     }
     const lines = a.addressLines;
     if (lines) {
       if (lines.length > 7) ctx.sink.add('generic', 'too_long', `${ab}.addressLines`, 'at most 7 address lines');
       for (let i = 0; i < lines.length; i++) {
-        lines[i] = checkText(ctx.sink, ctx.charset, lines[i] ?? '', 70, ab, `addressLines[${i}]`);
+        checkLength(ctx.sink, lines[i] ?? '', 70, ab, `addressLines[${i}]`);
       }
     }
   }
@@ -99,7 +94,7 @@ function checkParty(ctx: Ctx, party: Party, base: string, withAccount: boolean):
     if (agent.bic !== undefined && !isBicShape(agent.bic)) {
       ctx.sink.add('generic', 'invalid_bic', `${gb}.bic`, `not a BIC: ${JSON.stringify(agent.bic)}`);
     }
-    if (agent.name !== undefined) agent.name = checkText(ctx.sink, ctx.charset, agent.name, 140, gb, 'name');
+    if (agent.name !== undefined) checkLength(ctx.sink, agent.name, 140, gb, 'name');
     checkCountry(ctx, agent.country, gb, 'country');
     const c = agent.clearing;
     if (c) {
@@ -170,20 +165,12 @@ function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: Payment
   if (tx.ultimateDebtor) checkParty(ctx, tx.ultimateDebtor, `${base}.ultimateDebtor`, false);
   if (tx.ultimateCreditor) checkParty(ctx, tx.ultimateCreditor, `${base}.ultimateCreditor`, false);
   if (tx.instructionForDebtorAgent !== undefined) {
-    tx.instructionForDebtorAgent = checkText(
-      sink,
-      ctx.charset,
-      tx.instructionForDebtorAgent,
-      140,
-      base,
-      'instructionForDebtorAgent',
-    );
+    checkLength(sink, tx.instructionForDebtorAgent, 140, base, 'instructionForDebtorAgent');
   }
   const rem = tx.remittance;
   if (rem) {
     const rb = `${base}.remittance`;
-    if (rem.unstructured !== undefined)
-      rem.unstructured = checkText(sink, ctx.charset, rem.unstructured, 140, rb, 'unstructured');
+    if (rem.unstructured !== undefined) checkLength(sink, rem.unstructured, 140, rb, 'unstructured');
     if (rem.creditorReference !== undefined)
       checkIdentifierLike(ctx, rem.creditorReference, 35, rb, 'creditorReference');
     if (rem.creditorReferenceType !== undefined)
@@ -221,8 +208,7 @@ function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: Payment
   if (reg) {
     const gb = `${base}.regulatoryReporting`;
     if (reg.code !== undefined) checkLength(sink, reg.code, 10, gb, 'code');
-    if (reg.information !== undefined)
-      reg.information = checkText(sink, ctx.charset, reg.information, 35, gb, 'information');
+    if (reg.information !== undefined) checkLength(sink, reg.information, 35, gb, 'information');
     checkCountry(ctx, reg.authorityCountry, gb, 'authorityCountry');
     if (reg.amount !== undefined) {
       const ccy = reg.currency ?? tx.currency ?? '';
@@ -250,7 +236,7 @@ function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: Payment
     }
     if (split.invoiceNumber !== undefined) checkIdentifierLike(ctx, split.invoiceNumber, 35, sb, 'invoiceNumber');
     if (split.taxId !== undefined) checkIdentifierLike(ctx, split.taxId, 14, sb, 'taxId');
-    if (split.text !== undefined) split.text = checkText(sink, ctx.charset, split.text, 33, sb, 'text');
+    if (split.text !== undefined) checkLength(sink, split.text, 33, sb, 'text');
   }
 }
 
@@ -319,7 +305,7 @@ export function checkGeneric(
   if (!ip) required(ctx, '', 'initiatingParty', 'initiatingParty');
   else {
     if (isBlank(ip.name)) required(ctx, 'initiatingParty', 'name', 'initiating party name');
-    else ip.name = checkText(sink, charset, ip.name as string, nameMax, 'initiatingParty', 'name');
+    else checkLength(sink, ip.name as string, nameMax, 'initiatingParty', 'name');
     const org = ip.organisationId;
     if (org) {
       if (org.id !== undefined) checkIdentifierLike(ctx, org.id, 35, 'initiatingParty.organisationId', 'id');

@@ -14,17 +14,31 @@ import { isBlank } from './text-rules.ts';
 
 /** Payment-type level: the type's `requires`, currencies, charge bearer and check digits (DESIGN.md). */
 
-function valueAt(root: unknown, keys: readonly string[]): unknown {
-  let cur: unknown = root;
-  for (const key of keys) {
-    if (typeof cur !== 'object' || cur === null) return undefined;
-    cur = (cur as Record<string, unknown>)[key];
+type Getter = (root: unknown) => unknown;
+
+function step(cur: unknown, key: string): unknown {
+  return typeof cur === 'object' && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
+}
+
+/** Getters are built once per requirement string: the per-transaction loop then walks no strings. */
+const GETTERS = new Map<string, Getter>();
+function getter(path: string): Getter {
+  let g = GETTERS.get(path);
+  if (!g) {
+    const keys = path.split('.');
+    g = (root) => {
+      let cur = root;
+      for (const k of keys) cur = step(cur, k);
+      return cur;
+    };
+    GETTERS.set(path, g);
   }
-  return cur;
+  return g;
 }
 
 function present(v: unknown): boolean {
-  return typeof v === 'string' ? v.trim() !== '' : v !== undefined && v !== null;
+  if (typeof v === 'string') return v.length > 0 && v.trim() !== '';
+  return v !== undefined && v !== null;
 }
 
 const TX_PREFIX = 'transactions[].';
@@ -34,12 +48,18 @@ function checkRequires(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPla
     const options = req.split('|');
     if (options[0]?.startsWith(TX_PREFIX)) {
       const rel = options.map((o) => o.slice(TX_PREFIX.length));
-      // Split once per payment: this loop runs for every transaction.
-      const keys = rel.map((r) => r.split('.'));
+      const getters = rel.map(getter);
       const txs = plan.payment.transactions;
       for (let j = 0; j < txs.length; j++) {
         const tx = txs[j];
-        if (!keys.some((k) => present(valueAt(tx, k))) && !sink.hasErrorAt(`${base}.transactions[${j}].${rel[0]}`)) {
+        let ok = false;
+        for (const g of getters) {
+          if (present(g(tx))) {
+            ok = true;
+            break;
+          }
+        }
+        if (!ok && !sink.hasErrorAt(`${base}.transactions[${j}].${rel[0]}`)) {
           sink.add(
             'payment-type',
             'payment_type_requires',
@@ -49,7 +69,7 @@ function checkRequires(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPla
           );
         }
       }
-    } else if (!options.some((o) => present(valueAt(plan.payment, o.split('.'))))) {
+    } else if (!options.some((o) => present(getter(o)(plan.payment)))) {
       sink.add(
         'payment-type',
         'payment_type_requires',

@@ -2,7 +2,7 @@ import { findPaymentType } from '../banks/payment-types.ts';
 import type { AutoSelection } from '../banks/select-type.ts';
 import { selectPaymentType } from '../banks/select-type.ts';
 import type { BankProfile, CodeOrProprietary } from '../banks/types.ts';
-import type { CanonicalPayment, ChargeBearer, Payment } from '../canonical/types.ts';
+import type { CanonicalPayment, ChargeBearer, Payment, Transaction } from '../canonical/types.ts';
 import type { PaymentPlan, ResolvedEncoding } from './plan.ts';
 
 /**
@@ -114,30 +114,39 @@ export function preparePayments(
       profile.flavour.instructionIdRequired
     ) {
       for (let j = 0; j < txs.length; j++) {
-        const tx = txs[j];
-        if (!tx) continue;
+        const original = txs[j];
+        if (!original) continue;
+        // Transactions may still be the caller's objects (the normaliser shares clean ones): copy before filling.
+        let tx = original;
+        const own = () => {
+          if (tx === original) {
+            tx = { ...original };
+            if (original.creditor) tx.creditor = { ...original.creditor };
+            txs[j] = tx;
+          }
+          return tx;
+        };
         const tb = `${base}.transactions[${j}]`;
-        const acct = tx.creditor?.account;
-        if (
-          type?.creditorAccountScheme !== undefined &&
-          acct?.other?.id !== undefined &&
-          acct.other.scheme === undefined
-        ) {
-          acct.other.scheme = type.creditorAccountScheme;
+        const other = tx.creditor?.account?.other;
+        if (type?.creditorAccountScheme !== undefined && other?.id !== undefined && other.scheme === undefined) {
+          const c = own().creditor as NonNullable<Transaction['creditor']>;
+          c.account = { ...c.account, other: { ...other, scheme: type.creditorAccountScheme } };
           autoFilled.push(`${tb}.creditor.account.other.scheme`);
         }
+        const agent = tx.creditor?.agent;
         if (
           type?.creditorClearing !== undefined &&
+          other?.id !== undefined &&
           tx.creditor &&
-          acct?.other?.id !== undefined &&
-          tx.creditor.agent?.clearing === undefined &&
-          tx.creditor.agent?.bic === undefined
+          agent?.clearing === undefined &&
+          agent?.bic === undefined
         ) {
-          tx.creditor.agent = { ...tx.creditor.agent, clearing: { ...type.creditorClearing } };
+          const c = own().creditor as NonNullable<Transaction['creditor']>;
+          c.agent = { ...agent, clearing: { ...type.creditorClearing } };
           autoFilled.push(`${tb}.creditor.agent.clearing`);
         }
         if (profile.flavour.instructionIdRequired && tx.instructionId === undefined && tx.endToEndId !== undefined) {
-          tx.instructionId = tx.endToEndId;
+          own().instructionId = tx.endToEndId;
           autoFilled.push(`${tb}.instructionId`);
         }
       }

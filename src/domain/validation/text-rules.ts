@@ -65,5 +65,7 @@ export function checkLength(sink: IssueSink, value: string, max: number, base: s
 }
 
 export function isBlank(value: string | undefined): boolean {
-  return value === undefined || value.trim() === '';
+  if (value === undefined || value.length === 0) return true;
+  // Only all-space values need the trim; most values start with a visible character.
+  return value.charCodeAt(0) <= 32 && value.trim() === '';
 }
