@@ -231,5 +231,18 @@ describe('403 forbidden: a valid credential outside its scope', () => {
   });
 });
 
-test.skip('403 forbidden: a session on a key-only route (no key-only route exists in the foundation yet)');
-test.skip('403 admin_required: an API key on /connections (the connections routes come later)');
+test('403 forbidden: a session on a key-only route', async () => {
+  for (const url of ['/convert/demo', '/validate/demo', '/convert-async/demo']) {
+    const res = await t.request({ method: 'POST', url, headers: { 'x-session-token': a.sessionToken }, payload: {} });
+    assertError(res, 403, 'forbidden');
+  }
+});
+
+test('403 admin_required: an API key on /connections', async () => {
+  const res = await t.request({
+    method: 'GET',
+    url: `/connections?platformId=${a.platformId}&companyId=${a.companyId}`,
+    headers: { 'x-api-key': a.apiKey },
+  });
+  assertError(res, 403, 'admin_required');
+});

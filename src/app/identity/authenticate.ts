@@ -21,7 +21,7 @@ function touch(ctx: AppContext, keyId: string, platformId: string): void {
   const staleBefore = new Date(now.getTime() - TOUCH_INTERVAL_MS);
   Promise.all([
     touchApiKeyLastUsed(ctx.db, keyId, now, staleBefore),
-    touchPlatformActivity(ctx.db, platformId, staleBefore),
+    touchPlatformActivity(ctx.db, platformId, now, staleBefore),
   ]).catch((err: unknown) => ctx.logger.warn({ err }, 'could not record key use'));
 }
 

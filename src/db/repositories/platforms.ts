@@ -19,12 +19,20 @@ export async function lockPlatform(q: Executor, platformId: string): Promise<boo
   return rows.length > 0;
 }
 
-/** Records use of a platform; callers throttle it so a request does not always write. */
-export async function touchPlatformActivity(q: Executor, platformId: string, at: Date): Promise<void> {
+/**
+ * Records use of a platform at `at`, writing only when the recorded use is older than `staleBefore`
+ * (callers also throttle in memory, so most requests write nothing).
+ */
+export async function touchPlatformActivity(
+  q: Executor,
+  platformId: string,
+  at: Date,
+  staleBefore: Date = at,
+): Promise<void> {
   await q
     .update(platforms)
     .set({ lastActivityAt: at })
-    .where(and(eq(platforms.id, platformId), lt(platforms.lastActivityAt, at)));
+    .where(and(eq(platforms.id, platformId), lt(platforms.lastActivityAt, staleBefore)));
 }
 
 /** Sandbox platforms idle since before `cutoff`; retention removes them with everything they own. */
