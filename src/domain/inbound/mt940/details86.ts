@@ -105,7 +105,9 @@ function parseSubfields(text: string, mark: string, code: string | null): Detail
     fields.set(k.n, fields.has(k.n) ? `${fields.get(k.n)}${v}` : v);
   }
   const purposeParts: string[] = [];
-  for (let n = 20; n <= 29; n++) if (fields.has(n)) purposeParts.push(fields.get(n) as string);
+  // German purpose runs ?20-?29 (+?60-?63); ING PL keeps ~29 for the counterparty account.
+  const lastPurpose = mark === '?' ? 29 : 28;
+  for (let n = 20; n <= lastPurpose; n++) if (fields.has(n)) purposeParts.push(fields.get(n) as string);
   for (let n = 60; n <= 63; n++) if (fields.has(n)) purposeParts.push(fields.get(n) as string);
   const purpose = purposeParts.join('');
   d.bookingText = nonEmpty(fields.get(0));
@@ -119,7 +121,8 @@ function parseSubfields(text: string, mark: string, code: string | null): Detail
     if (kw.BIC) d.counterpartyBic = nonEmpty(kw.BIC);
   } else d.remittance = nonEmpty(purpose);
   const bank = nonEmpty(fields.get(30));
-  const account = nonEmpty(fields.get(31)) ?? nonEmpty(fields.get(38));
+  const account =
+    nonEmpty(fields.get(31)) ?? nonEmpty(fields.get(38)) ?? (mark === '?' ? null : nonEmpty(fields.get(29)));
   const name = `${fields.get(32) ?? ''}${fields.get(33) ?? ''}`.trim();
   d.counterpartyName = name === '' ? null : name;
   if (account) {
