@@ -26,6 +26,12 @@ function statements(r: ParseBankFileResult): { statement: NormalisedStatement; w
   });
 }
 
+function first(r: ParseBankFileResult): { statement: NormalisedStatement; warnings: { code: string }[] } {
+  const x = statements(r)[0];
+  assert.ok(x);
+  return x;
+}
+
 const txDtls = (amount: string | null, e2e: string) =>
   `<TxDtls><Refs><EndToEndId>${e2e}</EndToEndId><InstrId>I-${e2e}</InstrId><TxId>T-${e2e}</TxId></Refs>${
     amount ? `<AmtDtls><TxAmt><Amt Ccy="EUR">${amount}</Amt></TxAmt></AmtDtls>` : ''
@@ -170,7 +176,7 @@ describe('camt amounts, balances and shapes', () => {
       '<BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn><Prtry><Cd>166</Cd></Prtry></BkTxCd>';
     const entry = ntry('10.80', 'CRDT', details, '<RvslInd>true</RvslInd>').replace('<NtryDtls>', `${code}<NtryDtls>`);
     const xml = doc(stmt(`${bal('OPBD', '0.00')}${bal('CLBD', '10.80')}${entry}`));
-    const [{ statement }] = statements(parseBankFile(xml)) as [{ statement: NormalisedStatement }];
+    const { statement } = first(parseBankFile(xml));
     const t = statement.transactions[0];
     assert.ok(t);
     assert.equal(t.bankRef, 'REF-10.80');
