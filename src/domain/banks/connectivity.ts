@@ -17,11 +17,13 @@ export type ConnectivityProfile = {
   activation?: { kind: 'TRANSFER_KEY' | 'SMS_ACTIVATION_CODE' | 'PIN' | 'INI_HIA_LETTERS' | 'NONE'; fields: string[] };
   crypto?: { sigAlg: 'RSA_SHA256'; keyBits: number; encryptionRequired: boolean; compression?: 'GZIP' };
   fileTypes?: { paymentUpload: string; statusDownload: string; statementDownload: string };
-  sftpWizard?: { host: string; port: number; fields: WizardField[]; uploadDir: string; downloadDir: string };
+  sftpWizard?: { defaultPort: number; fields: WizardField[]; uploadDir: string; downloadDir: string };
   ebics?: { version: 'H004' | 'H005'; orderTypes: Record<string, string>; fields: WizardField[] };
 };
 
 const SFTP_FIELDS: WizardField[] = [
+  { name: 'host', label: 'SFTP host name given by the bank', required: true },
+  { name: 'port', label: 'SFTP port', required: false, pattern: '^[0-9]{1,5}$' },
   { name: 'username', label: 'SFTP user name given by the bank', required: true },
   { name: 'publicKey', label: 'Our SSH public key (ed25519 or RSA 4096) registered at the bank', required: true },
   { name: 'hostKeyFingerprint', label: 'Bank host key fingerprint (SHA256:...)', required: true, pattern: '^SHA256:' },
@@ -77,16 +79,14 @@ const SPECIFIC: Record<string, Omit<ConnectivityProfile, 'bankKey' | 'bankName' 
   },
 };
 
-function defaultsFor(
-  channel: ChannelKind,
-  host: string,
-): Omit<ConnectivityProfile, 'bankKey' | 'bankName' | 'channel'> {
+function defaultsFor(channel: ChannelKind): Omit<ConnectivityProfile, 'bankKey' | 'bankName' | 'channel'> {
   switch (channel) {
     case 'SFTP':
       return {
         environments: ['test', 'production'],
         activation: { kind: 'NONE', fields: [] },
-        sftpWizard: { host, port: 22, fields: SFTP_FIELDS, uploadDir: '/inbound', downloadDir: '/outbound' },
+        // Host, user and keys differ per agreement: the wizard asks for them rather than guessing.
+        sftpWizard: { defaultPort: 22, fields: SFTP_FIELDS, uploadDir: '/inbound', downloadDir: '/outbound' },
         fileTypes: { paymentUpload: 'pain.001', statusDownload: 'pain.002', statementDownload: 'camt.053' },
       };
     case 'EBICS':
@@ -115,6 +115,6 @@ export function connectivityProfiles(): ConnectivityProfile[] {
     bankKey: p.key,
     bankName: p.bankName,
     channel: p.channel,
-    ...(SPECIFIC[p.key] ?? defaultsFor(p.channel, `sftp.${p.key}.example-bank.invalid`)),
+    ...(SPECIFIC[p.key] ?? defaultsFor(p.channel)),
   }));
 }

@@ -5,6 +5,11 @@ import type { IssueSink } from './issue.ts';
 import type { PaymentPlan } from './plan.ts';
 import { isBlank } from './text-rules.ts';
 
+/** Built only when an issue is raised: the clean path allocates no path strings. */
+function txPath(base: string, j: number): string {
+  return `${base}.transactions[${j}]`;
+}
+
 /** Bank level: what this bank's profile demands beyond ISO (domain.md §2, §2.1). */
 
 /** Max140Text: beyond it the generic `too_long` already speaks; the bank limit adds nothing. */
@@ -103,6 +108,22 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
         type,
       );
     }
+    // A flavour that splits a payment into several PmtInf suffixes `-<n>` to PmtInfId (Max35Text).
+    const parts =
+      f.grouping === 'per-transaction'
+        ? p.transactions.length
+        : f.grouping === 'per-currency'
+          ? new Set(p.transactions.map((t) => t.currency)).size
+          : 1;
+    if (parts > 1 && p.paymentId !== undefined && p.paymentId.length + 1 + String(parts).length > 35) {
+      sink.add(
+        'bank',
+        'bank_too_long',
+        `${base}.paymentId`,
+        `${profile.bankName} splits this payment into ${parts} blocks: paymentId must leave room for the -${parts} suffix`,
+        type,
+      );
+    }
     // The November 2026 address rule follows the execution date (the inter-PSP settlement date).
     const addressRule = (p.executionDate ?? '') >= f.structuredAddressFrom;
     if (addressRule) {
@@ -121,12 +142,11 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
     const txs = p.transactions;
     for (let j = 0; j < txs.length; j++) {
       const tx = txs[j] as Transaction;
-      const tb = `${base}.transactions[${j}]`;
       if (f.currencies.length > 0 && tx.currency !== undefined && !f.currencies.includes(tx.currency)) {
         sink.add(
           'bank',
           'currency_not_supported',
-          `${tb}.currency`,
+          `${txPath(base, j)}.currency`,
           `${profile.bankName} accepts ${f.currencies.join(', ')}`,
           type,
         );
@@ -137,7 +157,7 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
           sink.add(
             'bank',
             'bank_too_long',
-            `${tb}.creditor.name`,
+            `${txPath(base, j)}.creditor.name`,
             `${profile.bankName} takes names of at most ${f.nameMaxLength} characters`,
             type,
           );
@@ -154,16 +174,16 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
           sink.add(
             'bank',
             'bic_required',
-            `${tb}.creditor.agent.bic`,
+            `${txPath(base, j)}.creditor.agent.bic`,
             `${profile.bankName} needs the creditor agent BIC here`,
             type,
           );
         }
-        if (addressRule) checkAddress(sink, profile, c, `${tb}.creditor`, type);
+        if (addressRule) checkAddress(sink, profile, c, `${txPath(base, j)}.creditor`, type);
       }
       if (addressRule) {
-        checkAddress(sink, profile, tx.ultimateCreditor, `${tb}.ultimateCreditor`, type);
-        checkAddress(sink, profile, tx.ultimateDebtor, `${tb}.ultimateDebtor`, type);
+        checkAddress(sink, profile, tx.ultimateCreditor, `${txPath(base, j)}.ultimateCreditor`, type);
+        checkAddress(sink, profile, tx.ultimateDebtor, `${txPath(base, j)}.ultimateDebtor`, type);
       }
       const rem = tx.remittance;
       if (rem?.unstructured !== undefined) {
@@ -171,7 +191,7 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
           sink.add(
             'bank',
             'bank_too_long',
-            `${tb}.remittance.unstructured`,
+            `${txPath(base, j)}.remittance.unstructured`,
             `${profile.bankName} takes at most ${f.unstructuredMaxLength} characters of free text`,
             type,
           );
@@ -180,7 +200,7 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
           sink.add(
             'bank',
             'remittance_not_allowed',
-            `${tb}.remittance.unstructured`,
+            `${txPath(base, j)}.remittance.unstructured`,
             `${profile.bankName} refuses free text next to a structured reference`,
             type,
           );

@@ -12,6 +12,11 @@ import type { IssueSink } from './issue.ts';
 import type { PaymentPlan } from './plan.ts';
 import { isBlank } from './text-rules.ts';
 
+/** Built only when an issue is raised: the clean path allocates no path strings. */
+function txPath(base: string, j: number): string {
+  return `${base}.transactions[${j}]`;
+}
+
 /** Payment-type level: the type's `requires`, currencies, charge bearer and check digits (DESIGN.md). */
 
 type Getter = (root: unknown) => unknown;
@@ -249,19 +254,18 @@ export function checkPaymentTypes(sink: IssueSink, plans: PaymentPlan[]): void {
     const txs = p.transactions;
     for (let j = 0; j < txs.length; j++) {
       const tx = txs[j] as Transaction;
-      const tb = `${base}.transactions[${j}]`;
       if (type.currencies && tx.currency !== undefined && !type.currencies.includes(tx.currency)) {
         sink.add(
           'payment-type',
           'payment_type_currency',
-          `${tb}.currency`,
+          `${txPath(base, j)}.currency`,
           `${type.code} is paid in ${type.currencies.join(', ')}`,
           type.code,
         );
       }
       if (type.referenceRule !== undefined || tx.remittance?.creditorReference !== undefined)
-        checkReference(sink, type, tx, tb);
-      if (type.accountRule !== undefined) checkAccount(sink, type, tx, tb);
+        checkReference(sink, type, tx, txPath(base, j));
+      if (type.accountRule !== undefined) checkAccount(sink, type, tx, txPath(base, j));
     }
   }
 }
