@@ -162,22 +162,22 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
             type,
           );
         }
-        const hasAgent = !isBlank(c.agent?.bic) || !isBlank(c.agent?.clearing?.memberId);
-        const country = creditorCountry(tx);
-        const needsBic =
-          f.creditorBicRequired === 'always' ||
-          (f.creditorBicRequired === 'non-sepa' &&
-            country !== undefined &&
-            country !== profile.countryCode &&
-            !isSEPACountry(country));
-        if (needsBic && isBlank(c.agent?.bic) && (f.creditorBicRequired === 'always' || !hasAgent)) {
-          sink.add(
-            'bank',
-            'bic_required',
-            `${txPath(base, j)}.creditor.agent.bic`,
-            `${profile.bankName} needs the creditor agent BIC here`,
-            type,
-          );
+        // Only a creditor without a BIC can miss one: the country lookup is skipped on the common path.
+        if (isBlank(c.agent?.bic) && f.creditorBicRequired !== 'never') {
+          const hasClearing = !isBlank(c.agent?.clearing?.memberId);
+          const country = creditorCountry(tx);
+          const needsBic =
+            f.creditorBicRequired === 'always' ||
+            (!hasClearing && country !== undefined && country !== profile.countryCode && !isSEPACountry(country));
+          if (needsBic) {
+            sink.add(
+              'bank',
+              'bic_required',
+              `${txPath(base, j)}.creditor.agent.bic`,
+              `${profile.bankName} needs the creditor agent BIC here`,
+              type,
+            );
+          }
         }
         if (addressRule) checkAddress(sink, profile, c, `${txPath(base, j)}.creditor`, type);
       }

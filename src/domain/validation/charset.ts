@@ -100,9 +100,34 @@ export type CharsetResult =
   | { kind: 'transliterated'; value: string; replacements: string }
   | { kind: 'invalid'; characters: string };
 
+const OK: CharsetResult = { kind: 'ok' };
+
+/**
+ * Results of the slow path, per charset: batches repeat names, streets and towns, so a value that needed
+ * transliteration once is looked up afterwards. Bounded so a hostile batch cannot grow it without limit.
+ */
+const SLOW_MEMO: Record<CharsetName, Map<string, CharsetResult>> = {
+  sepa: new Map(),
+  nordic: new Map(),
+  danish: new Map(),
+  polish: new Map(),
+  german: new Map(),
+};
+const SLOW_MEMO_MAX = 20_000;
+
 /** Fast path first: almost every field passes the single regex test and allocates nothing. */
 export function checkCharset(value: string, charset: CharsetName): CharsetResult {
-  if (ALLOWED[charset].test(value)) return { kind: 'ok' };
+  if (ALLOWED[charset].test(value)) return OK;
+  const memo = SLOW_MEMO[charset];
+  const hit = memo.get(value);
+  if (hit) return hit;
+  const r = transliterate(value, charset);
+  if (memo.size >= SLOW_MEMO_MAX) memo.clear();
+  memo.set(value, r);
+  return r;
+}
+
+function transliterate(value: string, charset: CharsetName): CharsetResult {
   const allowedChar = ALLOWED_CHAR[charset];
   let out = '';
   const replaced: string[] = [];

@@ -23,87 +23,92 @@ function required(ctx: Ctx, base: string, key: string, what: string): void {
   ctx.sink.add('generic', 'required', path, `${what} is required`);
 }
 
-function checkCountry(ctx: Ctx, value: string | undefined, base: string, key: string): void {
+function checkCountry(ctx: Ctx, value: string | undefined, base: string, key: string, prefix = ''): void {
   if (value !== undefined && !isCountryCode(value)) {
     ctx.sink.add(
       'generic',
       'invalid_country',
-      join(base, key),
+      join(base, prefix + key),
       `not an ISO 3166 country code: ${JSON.stringify(value)}`,
     );
   }
 }
 
-function checkIban(ctx: Ctx, party: Party, base: string): void {
-  const account = party.account;
-  if (!account || account.iban === undefined) return;
-  // The normaliser already turned print form (spaces, lower case) into electronic form.
-  if (!isValidIban(account.iban)) {
-    ctx.sink.add('generic', 'invalid_iban', `${base}.account.iban`, 'IBAN fails its country length or mod-97 check');
-  }
-}
-
-function checkParty(ctx: Ctx, party: Party, base: string, withAccount: boolean): void {
-  if (party.name !== undefined) checkLength(ctx.sink, party.name, ctx.nameMax, base, 'name');
-  checkCountry(ctx, party.country, base, 'country');
+/**
+ * A party at `base` + `prefix` (`payments[0].transactions[3]` + `creditor.`): keys are constants and the
+ * path is only assembled when an issue is raised, so a clean party allocates nothing here.
+ */
+function checkParty(ctx: Ctx, party: Party, base: string, prefix: string, withAccount: boolean): void {
+  const sink = ctx.sink;
+  if (party.name !== undefined) checkLength(sink, party.name, ctx.nameMax, base, 'name', prefix);
+  checkCountry(ctx, party.country, base, 'country', prefix);
   const a = party.postalAddress;
   if (a) {
-    const ab = `${base}.postalAddress`;
-    if (a.streetName !== undefined) checkLength(ctx.sink, a.streetName, 70, ab, 'streetName');
-    if (a.buildingNumber !== undefined) {
-      checkLength(ctx.sink, a.buildingNumber, 16, ab, 'buildingNumber');
-    }
-    if (a.postCode !== undefined) checkLength(ctx.sink, a.postCode, 16, ab, 'postCode');
-    if (a.townName !== undefined) checkLength(ctx.sink, a.townName, 35, ab, 'townName');
+    if (a.streetName !== undefined) checkLength(sink, a.streetName, 70, base, 'postalAddress.streetName', prefix);
+    if (a.buildingNumber !== undefined)
+      checkLength(sink, a.buildingNumber, 16, base, 'postalAddress.buildingNumber', prefix);
+    if (a.postCode !== undefined) checkLength(sink, a.postCode, 16, base, 'postalAddress.postCode', prefix);
+    if (a.townName !== undefined) checkLength(sink, a.townName, 35, base, 'postalAddress.townName', prefix);
     if (a.countrySubDivision !== undefined) {
-      checkLength(ctx.sink, a.countrySubDivision, 35, ab, 'countrySubDivision');
+      checkLength(sink, a.countrySubDivision, 35, base, 'postalAddress.countrySubDivision', prefix);
     }
     const lines = a.addressLines;
     if (lines) {
-      if (lines.length > 7) ctx.sink.add('generic', 'too_long', `${ab}.addressLines`, 'at most 7 address lines');
+      if (lines.length > 7)
+        sink.add('generic', 'too_long', join(base, `${prefix}postalAddress.addressLines`), 'at most 7 address lines');
       for (let i = 0; i < lines.length; i++) {
-        checkLength(ctx.sink, lines[i] ?? '', 70, ab, `addressLines[${i}]`);
+        checkLength(sink, lines[i] ?? '', 70, base, `postalAddress.addressLines[${i}]`, prefix);
       }
     }
   }
   const org = party.organisationId;
   if (org) {
-    const ob = `${base}.organisationId`;
-    if (org.id !== undefined) checkIdentifierLike(ctx, org.id, 35, ob, 'id');
-    if (org.scheme !== undefined) checkLength(ctx.sink, org.scheme, 35, ob, 'scheme');
-    if (org.issuer !== undefined) checkIdentifierLike(ctx, org.issuer, 35, ob, 'issuer');
+    if (org.id !== undefined) checkIdentifierLike(ctx, org.id, 35, base, 'organisationId.id', prefix);
+    if (org.scheme !== undefined) checkLength(sink, org.scheme, 35, base, 'organisationId.scheme', prefix);
+    if (org.issuer !== undefined) checkIdentifierLike(ctx, org.issuer, 35, base, 'organisationId.issuer', prefix);
   }
   if (!withAccount) return;
-  checkIban(ctx, party, base);
   const account = party.account;
   if (account) {
+    // The normaliser already turned print form (spaces, lower case) into electronic form.
+    if (account.iban !== undefined && !isValidIban(account.iban)) {
+      sink.add(
+        'generic',
+        'invalid_iban',
+        join(base, `${prefix}account.iban`),
+        'IBAN fails its country length or mod-97 check',
+      );
+    }
     if (account.currency !== undefined && currencyExponent(account.currency) === undefined) {
-      ctx.sink.add('generic', 'invalid_currency', `${base}.account.currency`, `unknown currency ${account.currency}`);
+      sink.add(
+        'generic',
+        'invalid_currency',
+        join(base, `${prefix}account.currency`),
+        `unknown currency ${account.currency}`,
+      );
     }
     const other = account.other;
     if (other) {
-      const ob = `${base}.account.other`;
-      if (other.id !== undefined) checkIdentifierLike(ctx, other.id, 34, ob, 'id');
-      if (other.scheme !== undefined) checkLength(ctx.sink, other.scheme, 35, ob, 'scheme');
-      if (other.issuer !== undefined) checkIdentifierLike(ctx, other.issuer, 35, ob, 'issuer');
+      if (other.id !== undefined) checkIdentifierLike(ctx, other.id, 34, base, 'account.other.id', prefix);
+      if (other.scheme !== undefined) checkLength(sink, other.scheme, 35, base, 'account.other.scheme', prefix);
+      if (other.issuer !== undefined) checkIdentifierLike(ctx, other.issuer, 35, base, 'account.other.issuer', prefix);
     }
   }
   const agent = party.agent;
   if (agent) {
-    const gb = `${base}.agent`;
     if (agent.bic !== undefined && !isBicShape(agent.bic)) {
-      ctx.sink.add('generic', 'invalid_bic', `${gb}.bic`, `not a BIC: ${JSON.stringify(agent.bic)}`);
+      sink.add('generic', 'invalid_bic', join(base, `${prefix}agent.bic`), `not a BIC: ${JSON.stringify(agent.bic)}`);
     }
-    if (agent.name !== undefined) checkLength(ctx.sink, agent.name, 140, gb, 'name');
-    checkCountry(ctx, agent.country, gb, 'country');
+    if (agent.name !== undefined) checkLength(sink, agent.name, 140, base, 'agent.name', prefix);
+    checkCountry(ctx, agent.country, base, 'agent.country', prefix);
     const c = agent.clearing;
     if (c) {
-      if (c.memberId !== undefined) checkIdentifierLike(ctx, c.memberId, 35, `${gb}.clearing`, 'memberId');
+      if (c.memberId !== undefined) checkIdentifierLike(ctx, c.memberId, 35, base, 'agent.clearing.memberId', prefix);
       if (c.systemCode !== undefined && !/^[A-Z]{5}$/.test(c.systemCode)) {
-        ctx.sink.add(
+        sink.add(
           'generic',
           'invalid_code',
-          `${gb}.clearing.systemCode`,
+          join(base, `${prefix}agent.clearing.systemCode`),
           'clearing system codes are 5 capital letters',
         );
       }
@@ -112,15 +117,20 @@ function checkParty(ctx: Ctx, party: Party, base: string, withAccount: boolean):
 }
 
 /** References and ids other than the four message ids: SEPA set, given length. */
-function checkIdentifierLike(ctx: Ctx, value: string, max: number, base: string, key: string): void {
+function checkIdentifierLike(ctx: Ctx, value: string, max: number, base: string, key: string, prefix = ''): void {
   if (value === '') {
-    ctx.sink.add('generic', 'required', join(base, key), 'must not be empty');
+    ctx.sink.add('generic', 'required', join(base, prefix + key), 'must not be empty');
     return;
   }
-  checkLength(ctx.sink, value, max, base, key);
+  checkLength(ctx.sink, value, max, base, key, prefix);
   // Identifiers are matched by the bank and by reconciliation: never transliterate them.
   if (!isSepaText(value)) {
-    ctx.sink.add('generic', 'invalid_charset', join(base, key), 'identifiers must stay in the SEPA character set');
+    ctx.sink.add(
+      'generic',
+      'invalid_charset',
+      join(base, prefix + key),
+      'identifiers must stay in the SEPA character set',
+    );
   }
 }
 
@@ -156,27 +166,28 @@ function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: Payment
   const creditor = tx.creditor;
   if (!creditor) required(ctx, base, 'creditor', 'creditor');
   else {
-    const cb = `${base}.creditor`;
-    checkParty(ctx, creditor, cb, true);
+    checkParty(ctx, creditor, base, 'creditor.', true);
     const acct = creditor.account;
     if (isBlank(acct?.iban) && isBlank(acct?.other?.id))
-      required(ctx, cb, 'account.iban', 'creditor account (iban or other.id)');
+      required(ctx, base, 'creditor.account.iban', 'creditor account (iban or other.id)');
   }
-  if (tx.ultimateDebtor) checkParty(ctx, tx.ultimateDebtor, `${base}.ultimateDebtor`, false);
-  if (tx.ultimateCreditor) checkParty(ctx, tx.ultimateCreditor, `${base}.ultimateCreditor`, false);
+  if (tx.ultimateDebtor) checkParty(ctx, tx.ultimateDebtor, base, 'ultimateDebtor.', false);
+  if (tx.ultimateCreditor) checkParty(ctx, tx.ultimateCreditor, base, 'ultimateCreditor.', false);
   if (tx.instructionForDebtorAgent !== undefined) {
     checkLength(sink, tx.instructionForDebtorAgent, 140, base, 'instructionForDebtorAgent');
   }
   const rem = tx.remittance;
   if (rem) {
-    const rb = `${base}.remittance`;
-    if (rem.unstructured !== undefined) checkLength(sink, rem.unstructured, 140, rb, 'unstructured');
-    if (rem.creditorReference !== undefined)
-      checkIdentifierLike(ctx, rem.creditorReference, 35, rb, 'creditorReference');
-    if (rem.creditorReferenceType !== undefined)
-      checkLength(sink, rem.creditorReferenceType, 35, rb, 'creditorReferenceType');
+    if (rem.unstructured !== undefined) checkLength(sink, rem.unstructured, 140, base, 'remittance.unstructured');
+    if (rem.creditorReference !== undefined) {
+      checkIdentifierLike(ctx, rem.creditorReference, 35, base, 'remittance.creditorReference');
+    }
+    if (rem.creditorReferenceType !== undefined) {
+      checkLength(sink, rem.creditorReferenceType, 35, base, 'remittance.creditorReferenceType');
+    }
     const docs = rem.referredDocuments;
     if (docs) {
+      const rb = `${base}.remittance`;
       for (let k = 0; k < docs.length; k++) {
         const d = docs[k];
         if (!d) continue;
@@ -269,12 +280,12 @@ function checkPayment(ctx: Ctx, payment: Payment, base: string, plan: PaymentPla
   else {
     const db = `${base}.debtor`;
     if (isBlank(debtor.name)) required(ctx, db, 'name', 'debtor name');
-    checkParty(ctx, debtor, db, true);
+    checkParty(ctx, debtor, db, '', true);
     if (isBlank(debtor.account?.iban) && isBlank(debtor.account?.other?.id)) {
       required(ctx, db, 'account.iban', 'debtor account IBAN');
     }
   }
-  if (payment.ultimateDebtor) checkParty(ctx, payment.ultimateDebtor, `${base}.ultimateDebtor`, false);
+  if (payment.ultimateDebtor) checkParty(ctx, payment.ultimateDebtor, base, 'ultimateDebtor.', false);
   const txs = payment.transactions;
   if (txs.length === 0) required(ctx, base, 'transactions', 'at least one transaction');
   for (let j = 0; j < txs.length; j++) {

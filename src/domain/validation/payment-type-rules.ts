@@ -48,8 +48,19 @@ function present(v: unknown): boolean {
 
 const TX_PREFIX = 'transactions[].';
 
+/**
+ * Requirements the generic level already enforces as `required` at the same path; checking them again
+ * per transaction would only repeat an issue that one-issue-per-path suppresses anyway.
+ */
+const GENERIC_GUARANTEES = new Set([
+  'transactions[].creditor.name',
+  'transactions[].amount',
+  'transactions[].creditor.account.iban|transactions[].creditor.account.other.id',
+]);
+
 function checkRequires(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPlan, base: string): void {
   for (const req of type.requires) {
+    if (GENERIC_GUARANTEES.has(req)) continue;
     const options = req.split('|');
     if (options[0]?.startsWith(TX_PREFIX)) {
       const rel = options.map((o) => o.slice(TX_PREFIX.length));

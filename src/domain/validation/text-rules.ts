@@ -59,9 +59,11 @@ export function checkIdentifier(sink: IssueSink, value: string, base: string, ke
   }
 }
 
-export function checkLength(sink: IssueSink, value: string, max: number, base: string, key: string): void {
-  if (value.length > max)
-    sink.add('generic', 'too_long', join(base, key), `at most ${max} characters, got ${value.length}`);
+/** `prefix` (e.g. `creditor.`) is joined to `key` only when an issue is raised. */
+export function checkLength(sink: IssueSink, value: string, max: number, base: string, key: string, prefix = ''): void {
+  if (value.length > max) {
+    sink.add('generic', 'too_long', join(base, prefix + key), `at most ${max} characters, got ${value.length}`);
+  }
 }
 
 export function isBlank(value: string | undefined): boolean {
