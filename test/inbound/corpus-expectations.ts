@@ -5,8 +5,8 @@ import path from 'node:path';
  * What the shared corpus says about each file, read from ../shared/corpus/PROVENANCE.md (never copied):
  * the "what it is" column decides whether a file must parse or must be refused.
  */
-export const repoRoot = path.resolve(import.meta.dirname, '..', '..');
-export const corpusRoot = path.resolve(repoRoot, '..', 'shared', 'corpus');
+const repoRoot = path.resolve(import.meta.dirname, '..', '..');
+const corpusRoot = path.resolve(repoRoot, '..', 'shared', 'corpus');
 
 export type CorpusFile = { folder: string; file: string; description: string; full: string };
 

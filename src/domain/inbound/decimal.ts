@@ -11,7 +11,7 @@ export type Decimal = { units: bigint; scale: number };
 const DECIMAL_TEXT = /^([+-]?)(\d+)(?:[.,](\d*))?$|^([+-]?)[.,](\d+)$/;
 
 /** "1234,5", "-3.00", "0012.10", ",5" -> units and scale; undefined for anything else (no exponents, no spaces inside). */
-export function parseDecimal(text: string): Decimal | undefined {
+function parseDecimal(text: string): Decimal | undefined {
   const m = DECIMAL_TEXT.exec(text);
   if (!m) return undefined;
   const sign = m[1] ?? m[4] ?? '';
@@ -22,7 +22,7 @@ export function parseDecimal(text: string): Decimal | undefined {
   return { units: sign === '-' ? -units : units, scale: fraction.length };
 }
 
-export function rescale(d: Decimal, scale: number): bigint {
+function rescale(d: Decimal, scale: number): bigint {
   return scale === d.scale ? d.units : d.units * 10n ** BigInt(scale - d.scale);
 }
 

@@ -26,7 +26,7 @@
  *
  * `statementsOf(result)` gives the parsed statements for POST /inbound/statement's `{ items }`.
  */
-export { DEFAULT_MAX_BYTES, type ParseOptions, parseBankFile } from './parse-bank-file.ts';
+export { type ParseOptions, parseBankFile } from './parse-bank-file.ts';
 export { statementsOf } from './statements-of.ts';
 export type {
   Balance,

@@ -13,7 +13,7 @@ export type ParseOptions = {
   maxDepth?: number;
 };
 
-export const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
+const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
 
 function fail(code: ParseErrorCode, message: string): ParseBankFileResult {
   return { ok: false, error: { code, message } };

@@ -95,10 +95,6 @@ export type StatementContext = {
   sourceFormat: string;
 };
 
-export function accountCurrencyOf(header: XNode): string | null {
-  return textAt(header, 'Acct', 'Ccy');
-}
-
 export function accountLabelOf(header: XNode): string | null {
   return textAt(header, 'Acct', 'Id', 'IBAN') ?? textAt(header, 'Acct', 'Id', 'Othr', 'Id');
 }

@@ -47,7 +47,7 @@ function mod97(iban: string): boolean {
 }
 
 /** :25: is "IBAN", "IBAN" + currency (ING "NL..EUR"), "BIC/IBAN", "BLZ/account", "/PL.." or a national number. */
-export function readAccount(value: string): { iban: string | null; other: string | null; currency: string | null } {
+function readAccount(value: string): { iban: string | null; other: string | null; currency: string | null } {
   const raw = value.trim();
   const candidates = raw
     .split('/')

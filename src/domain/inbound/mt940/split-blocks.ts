@@ -5,7 +5,7 @@
  * A block keeps its raw fields; it is parsed on its own later, so one broken block cannot sink the file.
  * The scan works on offsets (no array of lines): a field's value is sliced once, wrapped lines and all.
  */
-export type Field = { tag: string; value: string; line: number };
+type Field = { tag: string; value: string; line: number };
 
 export type RawBlock = {
   fields: Field[];

@@ -22,11 +22,6 @@ export function child(node: XNode | undefined, name: string): XNode | undefined 
   return undefined;
 }
 
-export function children(node: XNode | undefined, name: string): XNode[] {
-  if (!node) return [];
-  return node.children.filter((n) => n.name === name);
-}
-
 /** Follows a path of child names; returns undefined as soon as one is missing. */
 export function at(node: XNode | undefined, ...path: string[]): XNode | undefined {
   let n = node;

@@ -73,7 +73,7 @@ function isXmlChar(cp: number): boolean {
 }
 
 /** Decodes the predefined entities and character references; anything else is an error (returns undefined). */
-export function decodeEntities(raw: string): string | undefined {
+function decodeEntities(raw: string): string | undefined {
   const amp = raw.indexOf('&');
   if (amp < 0) return raw;
   let out = raw.slice(0, amp);
@@ -283,8 +283,8 @@ export function streamXml(
     // pasted back as XML leaves "-" markers there).
     if (
       openCount > 0 &&
-      (pendingText !== '' || lt > textStart) &&
-      !(isWhitespaceOnly(xml, textStart, lt) && isWhitespaceOnly(pendingText, 0, pendingText.length))
+      ((lt > textStart && !isBlankRun(xml, textStart, lt)) ||
+        (pendingText !== '' && !isBlankRun(pendingText, 0, pendingText.length)))
     ) {
       stats.mixedContent++;
     }
