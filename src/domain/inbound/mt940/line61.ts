@@ -20,13 +20,32 @@ export type Line61 = {
 const LINE61 = /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:,\d*)?)([NFS][A-Z0-9]{3})?(.*)$/;
 
 /** 20YY for YY < 80: statements are recent; 19YY otherwise (old test files). */
+// Consecutive lines of a statement share their dates: remembering the last conversion saves a string each.
+let lastYymmdd = '';
+let lastIso = '';
+
 function yymmdd(s: string): string {
+  if (s === lastYymmdd) return lastIso;
   const yy = Number(s.slice(0, 2));
-  return `${yy < 80 ? 2000 + yy : 1900 + yy}-${s.slice(2, 4)}-${s.slice(4, 6)}`;
+  const iso = `${yy < 80 ? 2000 + yy : 1900 + yy}-${s.slice(2, 4)}-${s.slice(4, 6)}`;
+  lastYymmdd = s;
+  lastIso = iso;
+  return iso;
 }
 
 /** Entry date MMDD takes the value date's year, moved across a year end when the months say so. */
+let lastEntryKey = '';
+let lastEntryIso = '';
+
 function entryDateOf(valueDate: string, mmdd: string): string {
+  const key = valueDate + mmdd;
+  if (key === lastEntryKey) return lastEntryIso;
+  lastEntryKey = key;
+  lastEntryIso = computeEntryDate(valueDate, mmdd);
+  return lastEntryIso;
+}
+
+function computeEntryDate(valueDate: string, mmdd: string): string {
   let year = Number(valueDate.slice(0, 4));
   const valueMonth = Number(valueDate.slice(5, 7));
   const entryMonth = Number(mmdd.slice(0, 2));
@@ -67,6 +86,16 @@ export function parseLine61(value: string): Line61 | string {
 
 /** True when YYYY-MM-DD names a real calendar day (February 30 does not). */
 export function isRealDate(iso: string): boolean {
+  // Days 01-28 exist in every month: the common case needs no calendar.
+  const day = iso.charCodeAt(8);
+  const month = iso.charCodeAt(5) * 10 + iso.charCodeAt(6) - 528;
+  if (
+    month >= 1 &&
+    month <= 12 &&
+    (day === 48 || day === 49 || (day === 50 && iso.charCodeAt(9) <= 56 && iso.charCodeAt(9) >= 48))
+  ) {
+    return iso.charCodeAt(8) !== 48 || iso.charCodeAt(9) !== 48;
+  }
   const y = Number(iso.slice(0, 4));
   const m = Number(iso.slice(5, 7));
   const d = Number(iso.slice(8, 10));
