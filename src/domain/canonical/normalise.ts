@@ -80,6 +80,41 @@ const REG_KEYS = new Set(['code', 'amount', 'currency', 'information', 'authorit
 
 type Rec = Record<string, unknown>;
 
+/**
+ * Paths are passed as a base (`payments[0].transactions[3]`) plus a constant relative part (`creditor.account`)
+ * and joined only when something is reported: the clean path builds no strings.
+ */
+function at(base: string, rel: string, key: string): string {
+  const r = rel === '' ? key : key === '' ? rel : `${rel}.${key}`;
+  return base === '' ? r : r === '' ? base : `${base}.${r}`;
+}
+
+type PartyRels = {
+  self: string;
+  postalAddress: string;
+  account: string;
+  other: string;
+  agent: string;
+  clearing: string;
+  org: string;
+};
+function partyRels(role: string): PartyRels {
+  const p = role === '' ? '' : `${role}.`;
+  return {
+    self: role,
+    postalAddress: `${p}postalAddress`,
+    account: `${p}account`,
+    other: `${p}account.other`,
+    agent: `${p}agent`,
+    clearing: `${p}agent.clearing`,
+    org: `${p}organisationId`,
+  };
+}
+const CREDITOR = partyRels('creditor');
+const ULTIMATE_DEBTOR = partyRels('ultimateDebtor');
+const ULTIMATE_CREDITOR = partyRels('ultimateCreditor');
+const DEBTOR = partyRels('debtor');
+
 function isRecord(v: unknown): v is Rec {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -91,11 +126,11 @@ function typeName(v: unknown): string {
 }
 
 /** Reports unknown keys; true when there were none. */
-function unknownKeys(o: Rec, known: Set<string>, path: string, ctx: Ctx): boolean {
+function unknownKeys(o: Rec, known: Set<string>, base: string, rel: string, ctx: Ctx): boolean {
   let clean = true;
   for (const k in o) {
     if (!known.has(k)) {
-      ctx.unknown.push(path === '' ? k : `${path}.${k}`);
+      ctx.unknown.push(at(base, rel, k));
       clean = false;
     }
   }
@@ -103,10 +138,10 @@ function unknownKeys(o: Rec, known: Set<string>, path: string, ctx: Ctx): boolea
 }
 
 /** `base` and `key` are joined only when an issue is raised, so the clean path allocates no strings. */
-function str(v: unknown, base: string, key: string, ctx: Ctx): string | undefined {
+function str(v: unknown, base: string, rel: string, key: string, ctx: Ctx): string | undefined {
   if (typeof v === 'string') return v;
   if (v === undefined || v === null) return undefined;
-  const path = base === '' ? key : `${base}.${key}`;
+  const path = at(base, rel, key);
   // Amounts as JSON numbers are the classic float mistake: name it as an amount problem.
   const isAmount = path.endsWith('amount') || path.endsWith('Amount');
   ctx.issues.add(
@@ -118,17 +153,18 @@ function str(v: unknown, base: string, key: string, ctx: Ctx): string | undefine
   return undefined;
 }
 
-function obj(v: unknown, path: string, ctx: Ctx): Rec | undefined {
+function obj(v: unknown, base: string, rel: string, ctx: Ctx): Rec | undefined {
   if (isRecord(v)) return v;
   if (v === undefined || v === null) return undefined;
+  const path = at(base, rel, '');
   ctx.issues.add('generic', 'invalid_type', path, `expected an object, got ${typeName(v)}`);
   return undefined;
 }
 
-function arr(v: unknown, base: string, key: string, ctx: Ctx): unknown[] | undefined {
+function arr(v: unknown, base: string, rel: string, key: string, ctx: Ctx): unknown[] | undefined {
   if (Array.isArray(v)) return v;
   if (v === undefined || v === null) return undefined;
-  const path = base === '' ? key : `${base}.${key}`;
+  const path = at(base, rel, key);
   ctx.issues.add('generic', 'invalid_type', path, `expected an array, got ${typeName(v)}`);
   return undefined;
 }
@@ -137,11 +173,11 @@ function arr(v: unknown, base: string, key: string, ctx: Ctx): unknown[] | undef
  * A free-text field in the bank's character set: transliterated where safe (warning naming the
  * replacements), kept and reported where not. Returns the value to use.
  */
-function txt(v: unknown, base: string, key: string, ctx: Ctx): string | undefined {
-  if (typeof v !== 'string') return str(v, base, key, ctx);
+function txt(v: unknown, base: string, rel: string, key: string, ctx: Ctx): string | undefined {
+  if (typeof v !== 'string') return str(v, base, rel, key, ctx);
   const r = checkCharset(v, ctx.charset);
   if (r.kind === 'ok') return v;
-  const path = base === '' ? key : `${base}.${key}`;
+  const path = at(base, rel, key);
   if (r.kind === 'transliterated') {
     ctx.issues.add(
       'generic',
@@ -163,8 +199,8 @@ function txt(v: unknown, base: string, key: string, ctx: Ctx): string | undefine
 }
 
 /** IBANs are accepted in print form (spaces, lower case) and kept in electronic form. */
-function iban(v: unknown, base: string, ctx: Ctx): string | undefined {
-  const s = str(v, base, 'iban', ctx);
+function iban(v: unknown, base: string, rel: string, ctx: Ctx): string | undefined {
+  const s = str(v, base, rel, 'iban', ctx);
   return s !== undefined && PRINT_FORM.test(s) ? s.replace(/\s+/g, '').toUpperCase() : s;
 }
 const PRINT_FORM = /[\sa-z]/;
@@ -173,13 +209,13 @@ const PRINT_FORM = /[\sa-z]/;
 // types, nothing transliterated): the common case then allocates nothing and keeps no second copy of a
 // large batch alive. Otherwise it returns a fresh object; the caller's object is never modified.
 
-function orgId(v: unknown, path: string, ctx: Ctx): OrganisationId | undefined {
-  const o = obj(v, path, ctx);
+function orgId(v: unknown, base: string, rel: string, ctx: Ctx): OrganisationId | undefined {
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  const clean = unknownKeys(o, ORG_KEYS, path, ctx);
-  const id = str(o['id'], path, 'id', ctx);
-  const scheme = str(o['scheme'], path, 'scheme', ctx);
-  const issuer = str(o['issuer'], path, 'issuer', ctx);
+  const clean = unknownKeys(o, ORG_KEYS, base, rel, ctx);
+  const id = str(o['id'], base, rel, 'id', ctx);
+  const scheme = str(o['scheme'], base, rel, 'scheme', ctx);
+  const issuer = str(o['issuer'], base, rel, 'issuer', ctx);
   if (clean && id === o['id'] && scheme === o['scheme'] && issuer === o['issuer']) return o as OrganisationId;
   const r: OrganisationId = {};
   if (id !== undefined) r.id = id;
@@ -188,23 +224,23 @@ function orgId(v: unknown, path: string, ctx: Ctx): OrganisationId | undefined {
   return r;
 }
 
-function address(v: unknown, path: string, ctx: Ctx): PostalAddress | undefined {
-  const o = obj(v, path, ctx);
+function address(v: unknown, base: string, rel: string, ctx: Ctx): PostalAddress | undefined {
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  let clean = unknownKeys(o, ADDRESS_KEYS, path, ctx);
-  const streetName = txt(o['streetName'], path, 'streetName', ctx);
-  const buildingNumber = txt(o['buildingNumber'], path, 'buildingNumber', ctx);
-  const postCode = txt(o['postCode'], path, 'postCode', ctx);
-  const townName = txt(o['townName'], path, 'townName', ctx);
-  const sub = txt(o['countrySubDivision'], path, 'countrySubDivision', ctx);
+  let clean = unknownKeys(o, ADDRESS_KEYS, base, rel, ctx);
+  const streetName = txt(o['streetName'], base, rel, 'streetName', ctx);
+  const buildingNumber = txt(o['buildingNumber'], base, rel, 'buildingNumber', ctx);
+  const postCode = txt(o['postCode'], base, rel, 'postCode', ctx);
+  const townName = txt(o['townName'], base, rel, 'townName', ctx);
+  const sub = txt(o['countrySubDivision'], base, rel, 'countrySubDivision', ctx);
   const rawLines = o['addressLines'];
   let lines: string[] | undefined;
-  const arrLines = arr(rawLines, path, 'addressLines', ctx);
+  const arrLines = arr(rawLines, base, rel, 'addressLines', ctx);
   if (arrLines) {
     lines = [];
     let same = true;
     for (let i = 0; i < arrLines.length; i++) {
-      const line = txt(arrLines[i], path, `addressLines[${i}]`, ctx);
+      const line = txt(arrLines[i], base, rel, `addressLines[${i}]`, ctx);
       if (line !== arrLines[i]) same = false;
       if (line !== undefined) lines.push(line);
     }
@@ -229,13 +265,13 @@ function address(v: unknown, path: string, ctx: Ctx): PostalAddress | undefined 
   return r;
 }
 
-function otherAccount(v: unknown, path: string, ctx: Ctx): OtherAccount | undefined {
-  const o = obj(v, path, ctx);
+function otherAccount(v: unknown, base: string, rel: string, ctx: Ctx): OtherAccount | undefined {
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  const clean = unknownKeys(o, OTHER_KEYS, path, ctx);
-  const id = str(o['id'], path, 'id', ctx);
-  const scheme = str(o['scheme'], path, 'scheme', ctx);
-  const issuer = str(o['issuer'], path, 'issuer', ctx);
+  const clean = unknownKeys(o, OTHER_KEYS, base, rel, ctx);
+  const id = str(o['id'], base, rel, 'id', ctx);
+  const scheme = str(o['scheme'], base, rel, 'scheme', ctx);
+  const issuer = str(o['issuer'], base, rel, 'issuer', ctx);
   if (clean && id === o['id'] && scheme === o['scheme'] && issuer === o['issuer']) return o as OtherAccount;
   const r: OtherAccount = {};
   if (id !== undefined) r.id = id;
@@ -244,13 +280,13 @@ function otherAccount(v: unknown, path: string, ctx: Ctx): OtherAccount | undefi
   return r;
 }
 
-function account(v: unknown, path: string, ctx: Ctx): Account | undefined {
-  const o = obj(v, path, ctx);
+function account(v: unknown, base: string, rel: string, ctx: Ctx): Account | undefined {
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  const clean = unknownKeys(o, ACCOUNT_KEYS, path, ctx);
-  const ib = iban(o['iban'], path, ctx);
-  const currency = str(o['currency'], path, 'currency', ctx);
-  const other = o['other'] === undefined ? undefined : otherAccount(o['other'], `${path}.other`, ctx);
+  const clean = unknownKeys(o, ACCOUNT_KEYS, base, rel, ctx);
+  const ib = iban(o['iban'], base, rel, ctx);
+  const currency = str(o['currency'], base, rel, 'currency', ctx);
+  const other = o['other'] === undefined ? undefined : otherAccount(o['other'], base, `${rel}.other`, ctx);
   if (clean && ib === o['iban'] && currency === o['currency'] && other === o['other']) return o as Account;
   const r: Account = {};
   if (ib !== undefined) r.iban = ib;
@@ -259,12 +295,12 @@ function account(v: unknown, path: string, ctx: Ctx): Account | undefined {
   return r;
 }
 
-function clearing(v: unknown, path: string, ctx: Ctx): Clearing | undefined {
-  const o = obj(v, path, ctx);
+function clearing(v: unknown, base: string, rel: string, ctx: Ctx): Clearing | undefined {
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  const clean = unknownKeys(o, CLEARING_KEYS, path, ctx);
-  const systemCode = str(o['systemCode'], path, 'systemCode', ctx);
-  const memberId = str(o['memberId'], path, 'memberId', ctx);
+  const clean = unknownKeys(o, CLEARING_KEYS, base, rel, ctx);
+  const systemCode = str(o['systemCode'], base, rel, 'systemCode', ctx);
+  const memberId = str(o['memberId'], base, rel, 'memberId', ctx);
   if (clean && systemCode === o['systemCode'] && memberId === o['memberId']) return o as Clearing;
   const r: Clearing = {};
   if (systemCode !== undefined) r.systemCode = systemCode;
@@ -272,14 +308,14 @@ function clearing(v: unknown, path: string, ctx: Ctx): Clearing | undefined {
   return r;
 }
 
-function agent(v: unknown, path: string, ctx: Ctx): Agent | undefined {
-  const o = obj(v, path, ctx);
+function agent(v: unknown, base: string, rel: string, ctx: Ctx): Agent | undefined {
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  const clean = unknownKeys(o, AGENT_KEYS, path, ctx);
-  const bic = str(o['bic'], path, 'bic', ctx);
-  const c = o['clearing'] === undefined ? undefined : clearing(o['clearing'], `${path}.clearing`, ctx);
-  const name = txt(o['name'], path, 'name', ctx);
-  const country = str(o['country'], path, 'country', ctx);
+  const clean = unknownKeys(o, AGENT_KEYS, base, rel, ctx);
+  const bic = str(o['bic'], base, rel, 'bic', ctx);
+  const c = o['clearing'] === undefined ? undefined : clearing(o['clearing'], base, `${rel}.clearing`, ctx);
+  const name = txt(o['name'], base, rel, 'name', ctx);
+  const country = str(o['country'], base, rel, 'country', ctx);
   if (clean && bic === o['bic'] && c === o['clearing'] && name === o['name'] && country === o['country'])
     return o as Agent;
   const r: Agent = {};
@@ -290,16 +326,17 @@ function agent(v: unknown, path: string, ctx: Ctx): Agent | undefined {
   return r;
 }
 
-function party(v: unknown, path: string, ctx: Ctx): Party | undefined {
-  const o = obj(v, path, ctx);
+function party(v: unknown, base: string, R: PartyRels, ctx: Ctx): Party | undefined {
+  const rel = R.self;
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  const clean = unknownKeys(o, PARTY_KEYS, path, ctx);
-  const name = txt(o['name'], path, 'name', ctx);
-  const country = str(o['country'], path, 'country', ctx);
-  const pa = o['postalAddress'] === undefined ? undefined : address(o['postalAddress'], `${path}.postalAddress`, ctx);
-  const acct = o['account'] === undefined ? undefined : account(o['account'], `${path}.account`, ctx);
-  const ag = o['agent'] === undefined ? undefined : agent(o['agent'], `${path}.agent`, ctx);
-  const org = o['organisationId'] === undefined ? undefined : orgId(o['organisationId'], `${path}.organisationId`, ctx);
+  const clean = unknownKeys(o, PARTY_KEYS, base, rel, ctx);
+  const name = txt(o['name'], base, rel, 'name', ctx);
+  const country = str(o['country'], base, rel, 'country', ctx);
+  const pa = o['postalAddress'] === undefined ? undefined : address(o['postalAddress'], base, R.postalAddress, ctx);
+  const acct = o['account'] === undefined ? undefined : account(o['account'], base, R.account, ctx);
+  const ag = o['agent'] === undefined ? undefined : agent(o['agent'], base, R.agent, ctx);
+  const org = o['organisationId'] === undefined ? undefined : orgId(o['organisationId'], base, R.org, ctx);
   if (
     clean &&
     name === o['name'] &&
@@ -321,14 +358,14 @@ function party(v: unknown, path: string, ctx: Ctx): Party | undefined {
   return r;
 }
 
-function referredDocument(v: unknown, dp: string, ctx: Ctx): ReferredDocument | undefined {
-  const d = obj(v, dp, ctx);
+function referredDocument(v: unknown, base: string, rel: string, ctx: Ctx): ReferredDocument | undefined {
+  const d = obj(v, base, rel, ctx);
   if (!d) return undefined;
-  const clean = unknownKeys(d, DOC_KEYS, dp, ctx);
-  const type = str(d['type'], dp, 'type', ctx);
-  const number = str(d['number'], dp, 'number', ctx);
-  const relatedDate = str(d['relatedDate'], dp, 'relatedDate', ctx);
-  const amount = str(d['amount'], dp, 'amount', ctx);
+  const clean = unknownKeys(d, DOC_KEYS, base, rel, ctx);
+  const type = str(d['type'], base, rel, 'type', ctx);
+  const number = str(d['number'], base, rel, 'number', ctx);
+  const relatedDate = str(d['relatedDate'], base, rel, 'relatedDate', ctx);
+  const amount = str(d['amount'], base, rel, 'amount', ctx);
   if (
     clean &&
     type === d['type'] &&
@@ -346,21 +383,21 @@ function referredDocument(v: unknown, dp: string, ctx: Ctx): ReferredDocument | 
   return rd;
 }
 
-function remittance(v: unknown, path: string, ctx: Ctx): Remittance | undefined {
-  const o = obj(v, path, ctx);
+function remittance(v: unknown, base: string, rel: string, ctx: Ctx): Remittance | undefined {
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  const clean = unknownKeys(o, REMITTANCE_KEYS, path, ctx);
-  const u = txt(o['unstructured'], path, 'unstructured', ctx);
-  const ref = str(o['creditorReference'], path, 'creditorReference', ctx);
-  const refType = str(o['creditorReferenceType'], path, 'creditorReferenceType', ctx);
+  const clean = unknownKeys(o, REMITTANCE_KEYS, base, rel, ctx);
+  const u = txt(o['unstructured'], base, rel, 'unstructured', ctx);
+  const ref = str(o['creditorReference'], base, rel, 'creditorReference', ctx);
+  const refType = str(o['creditorReferenceType'], base, rel, 'creditorReferenceType', ctx);
   const rawDocs = o['referredDocuments'];
   let docs: ReferredDocument[] | undefined;
-  const list = arr(rawDocs, path, 'referredDocuments', ctx);
+  const list = arr(rawDocs, base, rel, 'referredDocuments', ctx);
   if (list) {
     docs = [];
     let same = true;
     for (let i = 0; i < list.length; i++) {
-      const d = referredDocument(list[i], `${path}.referredDocuments[${i}]`, ctx);
+      const d = referredDocument(list[i], base, `${rel}.referredDocuments[${i}]`, ctx);
       if (d !== list[i]) same = false;
       if (d) docs.push(d);
     }
@@ -383,14 +420,14 @@ function remittance(v: unknown, path: string, ctx: Ctx): Remittance | undefined 
   return r;
 }
 
-function splitPayment(v: unknown, path: string, ctx: Ctx): SplitPayment | undefined {
-  const o = obj(v, path, ctx);
+function splitPayment(v: unknown, base: string, rel: string, ctx: Ctx): SplitPayment | undefined {
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  const clean = unknownKeys(o, SPLIT_KEYS, path, ctx);
-  const vat = str(o['vatAmount'], path, 'vatAmount', ctx);
-  const inv = str(o['invoiceNumber'], path, 'invoiceNumber', ctx);
-  const taxId = str(o['taxId'], path, 'taxId', ctx);
-  const text = txt(o['text'], path, 'text', ctx);
+  const clean = unknownKeys(o, SPLIT_KEYS, base, rel, ctx);
+  const vat = str(o['vatAmount'], base, rel, 'vatAmount', ctx);
+  const inv = str(o['invoiceNumber'], base, rel, 'invoiceNumber', ctx);
+  const taxId = str(o['taxId'], base, rel, 'taxId', ctx);
+  const text = txt(o['text'], base, rel, 'text', ctx);
   if (clean && vat === o['vatAmount'] && inv === o['invoiceNumber'] && taxId === o['taxId'] && text === o['text'])
     return o as SplitPayment;
   const r: SplitPayment = {};
@@ -401,15 +438,15 @@ function splitPayment(v: unknown, path: string, ctx: Ctx): SplitPayment | undefi
   return r;
 }
 
-function regulatory(v: unknown, path: string, ctx: Ctx): RegulatoryReporting | undefined {
-  const o = obj(v, path, ctx);
+function regulatory(v: unknown, base: string, rel: string, ctx: Ctx): RegulatoryReporting | undefined {
+  const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
-  const clean = unknownKeys(o, REG_KEYS, path, ctx);
-  const code = str(o['code'], path, 'code', ctx);
-  const amount = str(o['amount'], path, 'amount', ctx);
-  const currency = str(o['currency'], path, 'currency', ctx);
-  const information = txt(o['information'], path, 'information', ctx);
-  const country = str(o['authorityCountry'], path, 'authorityCountry', ctx);
+  const clean = unknownKeys(o, REG_KEYS, base, rel, ctx);
+  const code = str(o['code'], base, rel, 'code', ctx);
+  const amount = str(o['amount'], base, rel, 'amount', ctx);
+  const currency = str(o['currency'], base, rel, 'currency', ctx);
+  const information = txt(o['information'], base, rel, 'information', ctx);
+  const country = str(o['authorityCountry'], base, rel, 'authorityCountry', ctx);
   if (
     clean &&
     code === o['code'] &&
@@ -429,24 +466,25 @@ function regulatory(v: unknown, path: string, ctx: Ctx): RegulatoryReporting | u
   return r;
 }
 
-function transaction(o: Rec, path: string, ctx: Ctx): Transaction {
-  const clean = unknownKeys(o, TX_KEYS, path, ctx);
-  const e2e = str(o['endToEndId'], path, 'endToEndId', ctx);
-  const instr = str(o['instructionId'], path, 'instructionId', ctx);
-  const amount = str(o['amount'], path, 'amount', ctx);
-  const currency = str(o['currency'], path, 'currency', ctx);
-  const creditor = o['creditor'] === undefined ? undefined : party(o['creditor'], `${path}.creditor`, ctx);
-  const ud = o['ultimateDebtor'] === undefined ? undefined : party(o['ultimateDebtor'], `${path}.ultimateDebtor`, ctx);
+function transaction(o: Rec, base: string, ctx: Ctx): Transaction {
+  const rel = '';
+  const clean = unknownKeys(o, TX_KEYS, base, rel, ctx);
+  const e2e = str(o['endToEndId'], base, rel, 'endToEndId', ctx);
+  const instr = str(o['instructionId'], base, rel, 'instructionId', ctx);
+  const amount = str(o['amount'], base, rel, 'amount', ctx);
+  const currency = str(o['currency'], base, rel, 'currency', ctx);
+  const creditor = o['creditor'] === undefined ? undefined : party(o['creditor'], base, CREDITOR, ctx);
+  const ud = o['ultimateDebtor'] === undefined ? undefined : party(o['ultimateDebtor'], base, ULTIMATE_DEBTOR, ctx);
   const uc =
-    o['ultimateCreditor'] === undefined ? undefined : party(o['ultimateCreditor'], `${path}.ultimateCreditor`, ctx);
-  const instrDbtr = txt(o['instructionForDebtorAgent'], path, 'instructionForDebtorAgent', ctx);
-  const rem = o['remittance'] === undefined ? undefined : remittance(o['remittance'], `${path}.remittance`, ctx);
-  const purpose = str(o['purposeCode'], path, 'purposeCode', ctx);
+    o['ultimateCreditor'] === undefined ? undefined : party(o['ultimateCreditor'], base, ULTIMATE_CREDITOR, ctx);
+  const instrDbtr = txt(o['instructionForDebtorAgent'], base, rel, 'instructionForDebtorAgent', ctx);
+  const rem = o['remittance'] === undefined ? undefined : remittance(o['remittance'], base, 'remittance', ctx);
+  const purpose = str(o['purposeCode'], base, rel, 'purposeCode', ctx);
   const reg =
     o['regulatoryReporting'] === undefined
       ? undefined
-      : regulatory(o['regulatoryReporting'], `${path}.regulatoryReporting`, ctx);
-  const sp = o['splitPayment'] === undefined ? undefined : splitPayment(o['splitPayment'], `${path}.splitPayment`, ctx);
+      : regulatory(o['regulatoryReporting'], base, 'regulatoryReporting', ctx);
+  const sp = o['splitPayment'] === undefined ? undefined : splitPayment(o['splitPayment'], base, 'splitPayment', ctx);
   if (
     clean &&
     e2e === o['endToEndId'] &&
@@ -481,36 +519,37 @@ function transaction(o: Rec, path: string, ctx: Ctx): Transaction {
 }
 
 /** Payments are always copied (there are few): later steps fill defaults into them. */
-function payment(o: Rec, path: string, ctx: Ctx): Payment {
-  unknownKeys(o, PAYMENT_KEYS, path, ctx);
+function payment(o: Rec, base: string, ctx: Ctx): Payment {
+  const rel = '';
+  unknownKeys(o, PAYMENT_KEYS, base, rel, ctx);
   const r: Payment = { transactions: [] };
-  const id = str(o['paymentId'], path, 'paymentId', ctx);
+  const id = str(o['paymentId'], base, rel, 'paymentId', ctx);
   if (id !== undefined) r.paymentId = id;
-  const type = str(o['paymentType'], path, 'paymentType', ctx);
+  const type = str(o['paymentType'], base, rel, 'paymentType', ctx);
   if (type !== undefined) r.paymentType = type;
-  const priority = str(o['priority'], path, 'priority', ctx);
+  const priority = str(o['priority'], base, rel, 'priority', ctx);
   if (priority !== undefined) r.priority = priority;
-  const chargeBearer = str(o['chargeBearer'], path, 'chargeBearer', ctx);
+  const chargeBearer = str(o['chargeBearer'], base, rel, 'chargeBearer', ctx);
   if (chargeBearer !== undefined) r.chargeBearer = chargeBearer;
-  const lcl = str(o['localInstrument'], path, 'localInstrument', ctx);
+  const lcl = str(o['localInstrument'], base, rel, 'localInstrument', ctx);
   if (lcl !== undefined) r.localInstrument = lcl;
-  const ctgy = str(o['categoryPurpose'], path, 'categoryPurpose', ctx);
+  const ctgy = str(o['categoryPurpose'], base, rel, 'categoryPurpose', ctx);
   if (ctgy !== undefined) r.categoryPurpose = ctgy;
-  const date = str(o['executionDate'], path, 'executionDate', ctx);
+  const date = str(o['executionDate'], base, rel, 'executionDate', ctx);
   if (date !== undefined) r.executionDate = date;
   if (o['debtor'] !== undefined) {
-    const p = party(o['debtor'], `${path}.debtor`, ctx);
+    const p = party(o['debtor'], base, DEBTOR, ctx);
     // The debtor gets the bank's BIC filled in: always our own copy.
     if (p) r.debtor = { ...p };
   }
   if (o['ultimateDebtor'] !== undefined) {
-    const p = party(o['ultimateDebtor'], `${path}.ultimateDebtor`, ctx);
+    const p = party(o['ultimateDebtor'], base, ULTIMATE_DEBTOR, ctx);
     if (p) r.ultimateDebtor = p;
   }
-  const txs = arr(o['transactions'], path, 'transactions', ctx);
+  const txs = arr(o['transactions'], base, rel, 'transactions', ctx);
   if (txs) {
     for (let i = 0; i < txs.length; i++) {
-      const tp = `${path}.transactions[${i}]`;
+      const tp = `${base}.transactions[${i}]`;
       const t = txs[i];
       if (isRecord(t)) r.transactions.push(transaction(t, tp, ctx));
       else {
@@ -530,26 +569,26 @@ export function normaliseCanonical(raw: unknown, issues: IssueSink, charset: Cha
     issues.add('generic', 'invalid_type', '', `expected a canonical payment object, got ${typeName(raw)}`);
     return { payment: out, unknownFieldsDropped: [] };
   }
-  unknownKeys(raw, TOP_KEYS, '', ctx);
-  const version = str(raw['schemaVersion'], '', 'schemaVersion', ctx);
+  unknownKeys(raw, TOP_KEYS, '', '', ctx);
+  const version = str(raw['schemaVersion'], '', '', 'schemaVersion', ctx);
   if (version !== undefined) out.schemaVersion = version;
-  const messageId = str(raw['messageId'], '', 'messageId', ctx);
+  const messageId = str(raw['messageId'], '', '', 'messageId', ctx);
   if (messageId !== undefined) out.messageId = messageId;
-  const created = str(raw['creationDateTime'], '', 'creationDateTime', ctx);
+  const created = str(raw['creationDateTime'], '', '', 'creationDateTime', ctx);
   if (created !== undefined) out.creationDateTime = created;
-  const ip = obj(raw['initiatingParty'], 'initiatingParty', ctx);
+  const ip = obj(raw['initiatingParty'], '', 'initiatingParty', ctx);
   if (ip) {
-    unknownKeys(ip, INITIATING_KEYS, 'initiatingParty', ctx);
+    unknownKeys(ip, INITIATING_KEYS, '', 'initiatingParty', ctx);
     const r: InitiatingParty = {};
-    const name = txt(ip['name'], 'initiatingParty', 'name', ctx);
+    const name = txt(ip['name'], '', 'initiatingParty', 'name', ctx);
     if (name !== undefined) r.name = name;
     if (ip['organisationId'] !== undefined) {
-      const id = orgId(ip['organisationId'], 'initiatingParty.organisationId', ctx);
+      const id = orgId(ip['organisationId'], '', 'initiatingParty.organisationId', ctx);
       if (id) r.organisationId = id;
     }
     out.initiatingParty = r;
   }
-  const payments = arr(raw['payments'], '', 'payments', ctx);
+  const payments = arr(raw['payments'], '', '', 'payments', ctx);
   if (payments) {
     for (let i = 0; i < payments.length; i++) {
       const p = payments[i];
