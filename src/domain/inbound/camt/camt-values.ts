@@ -24,12 +24,22 @@ export function readAmount(node: XNode | undefined, what: string, fallbackCurren
   if (!amount || !/^\d*(?:\.\d*)?$/.test(raw)) throw new CamtDataError(`${what}: "${raw}" is not a decimal amount`);
   const dot = raw.indexOf('.');
   const fraction = dot < 0 ? 0 : raw.length - dot - 1;
-  if (fraction > MAX_FRACTION_DIGITS || raw.replace('.', '').replace(/^0+/, '').length > MAX_TOTAL_DIGITS) {
+  // Only long texts can break the digit limits; most amounts skip the counting.
+  if (
+    fraction > MAX_FRACTION_DIGITS ||
+    (raw.length > MAX_TOTAL_DIGITS && raw.replace('.', '').replace(/^0+/, '').length > MAX_TOTAL_DIGITS)
+  ) {
     throw new CamtDataError(
       `${what}: "${raw}" has more digits than ISO 20022 allows (${MAX_FRACTION_DIGITS} decimals, ${MAX_TOTAL_DIGITS} in all)`,
     );
   }
-  return { ...amount, currency };
+  return {
+    text: amount.text,
+    units: amount.units,
+    scale: amount.scale,
+    excessPrecision: amount.excessPrecision,
+    currency,
+  };
 }
 
 export function readDirection(node: XNode | undefined): Direction | null {
