@@ -76,12 +76,13 @@ export function convert(batch: BenchBatch): Buffer {
     ],
   };
 
-  let buf = Buffer.allocUnsafe(4096 + ps.length * 1400);
+  // About 610 bytes per transaction for this data; a little slack avoids a regrow (a regrow holds two copies).
+  let buf = Buffer.allocUnsafe(65_536 * 3 + ps.length * 700);
   let used = 0;
   const sink = (chunk: string) => {
     // A UTF-8 character takes at most 3 bytes per UTF-16 unit.
     if (used + chunk.length * 3 > buf.length) {
-      const bigger = Buffer.allocUnsafe(Math.max(buf.length * 2, used + chunk.length * 3));
+      const bigger = Buffer.allocUnsafe(Math.max(Math.ceil(buf.length * 1.5), used + chunk.length * 3));
       buf.copy(bigger, 0, 0, used);
       buf = bigger;
     }
