@@ -5,17 +5,17 @@
 import { luhnValid, mod11CheckDigit, mod97 } from '../../src/domain/references/check-digits.ts';
 import { finnishCheckDigit } from '../../src/domain/references/finnish-reference.ts';
 
-export function withLuhn(payload: string): string {
+function withLuhn(payload: string): string {
   for (let d = 0; d < 10; d++) if (luhnValid(`${payload}${d}`)) return `${payload}${d}`;
   throw new Error('unreachable');
 }
 
-export function makeIban(country: string, bban: string): string {
+function makeIban(country: string, bban: string): string {
   const check = 98 - mod97(`${bban}${country}00`);
   return `${country}${String(check).padStart(2, '0')}${bban}`;
 }
 
-export function norwegianAccount(payload10: string): string {
+function norwegianAccount(payload10: string): string {
   const d = mod11CheckDigit(payload10, [2, 3, 4, 5, 6, 7]);
   if (d === undefined) throw new Error(`no MOD11 digit for ${payload10}`);
   return `${payload10}${d}`;
@@ -29,7 +29,7 @@ export const IBANS: Record<string, string> = {
   PL: 'PL61109010140000071219812874',
   DE: 'DE89370400440532013000',
 };
-export const CURRENCY: Record<string, string> = { FI: 'EUR', SE: 'SEK', NO: 'NOK', DK: 'DKK', PL: 'PLN', DE: 'EUR' };
+const CURRENCY: Record<string, string> = { FI: 'EUR', SE: 'SEK', NO: 'NOK', DK: 'DKK', PL: 'PLN', DE: 'EUR' };
 const DEBTOR_IBANS: Record<string, string> = {
   FI: makeIban('FI', '12345600000800'.slice(0, 14)),
   SE: makeIban('SE', '50000000058398257467'),
@@ -70,7 +70,7 @@ function creditor(
 }
 
 /** One valid transaction for a type, sent from a bank in `country`; `n` varies ids and amounts. */
-export function sampleTransaction(type: string, country: string, n: number, amount = `${100 + n}.25`): Tx {
+function sampleTransaction(type: string, country: string, n: number, amount = `${100 + n}.25`): Tx {
   const e2e = `E2E-${type.replace(/_/g, '-')}-${n}`;
   const base = { endToEndId: e2e, instructionId: `I-${n}`, amount };
   const local = CURRENCY[country] ?? 'EUR';

@@ -6,7 +6,7 @@ import type { ChannelKind } from './types.ts';
  * how a connection is activated, and the questions an SFTP or EBICS set-up wizard asks. Data only; the
  * channels themselves live in src/channels.
  */
-export type WizardField = { name: string; label: string; required: boolean; pattern?: string };
+type WizardField = { name: string; label: string; required: boolean; pattern?: string };
 
 export type ConnectivityProfile = {
   bankKey: string;

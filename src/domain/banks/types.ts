@@ -8,13 +8,13 @@ export function isPainVersion(value: string): value is PainVersion {
   return (PAIN_VERSIONS as readonly string[]).includes(value);
 }
 
-export type DeliveryMode = 'converted-only' | 'host-to-host';
+type DeliveryMode = 'converted-only' | 'host-to-host';
 export type ChannelKind = 'FI_WS' | 'EBICS' | 'SFTP' | 'FILEACT' | 'API' | 'DEMO' | 'FILE_UPLOAD';
 
 /** A code or proprietary value of an ISO choice element (`<Cd>` or `<Prtry>`). */
 export type CodeOrProprietary = { cd: string } | { prtry: string };
 
-export type IsoEncoding = {
+type IsoEncoding = {
   serviceLevel?: string;
   localInstrument?: CodeOrProprietary;
   categoryPurpose?: string;
@@ -41,7 +41,7 @@ export type PaymentTypeEntry = {
   creditorClearing?: { systemCode: string; memberId: string };
 };
 
-export type ReferenceRule =
+type ReferenceRule =
   | 'finnish-or-rf'
   | 'kid'
   | 'ocr-optional'
@@ -52,17 +52,10 @@ export type ReferenceRule =
   | 'no-payment-id'
   | 'pl-split'
   | 'pl-tax';
-export type AccountRule =
-  | 'bankgiro'
-  | 'plusgiro'
-  | 'fik-creditor'
-  | 'giro-account'
-  | 'pl-nrb'
-  | 'pl-zus'
-  | 'no-account';
+type AccountRule = 'bankgiro' | 'plusgiro' | 'fik-creditor' | 'giro-account' | 'pl-nrb' | 'pl-zus' | 'no-account';
 
-export type AddressMode = 'structured' | 'hybrid' | 'any';
-export type Grouping = 'per-payment' | 'per-transaction' | 'per-currency';
+type AddressMode = 'structured' | 'hybrid' | 'any';
+type Grouping = 'per-payment' | 'per-transaction' | 'per-currency';
 
 /** Everything a bank does differently in pain.001, as data (domain.md §2 and §8). */
 export type BankFlavour = {

@@ -247,11 +247,6 @@ export function getProfile(bankKey: string): ProfileView | undefined {
   return p ? view(p) : undefined;
 }
 
-/** The full profile with its flavour rules (for the preview route and support tooling). */
-export function getProfileDetails(bankKey: string): BankProfile | undefined {
-  return findBankProfile(bankKey);
-}
-
 export function listPaymentTypes(): PaymentTypeEntry[] {
   return PAYMENT_TYPES.map((t) => ({ ...t }));
 }

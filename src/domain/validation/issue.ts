@@ -51,40 +51,15 @@ export class IssueSink {
   }
 }
 
-/** Issue codes used across levels, documented once. */
-export const ISSUE_CODES = {
-  /** A field of the minimal shape (or of a type's `requires`) is missing or empty. */
-  required: 'required',
-  /** A field has the wrong JSON type (a number where a string belongs, an object where an array belongs). */
-  invalidType: 'invalid_type',
-  invalidIban: 'invalid_iban',
-  invalidBic: 'invalid_bic',
-  invalidAmount: 'invalid_amount',
-  amountPrecision: 'amount_precision',
-  invalidCurrency: 'invalid_currency',
-  invalidCountry: 'invalid_country',
-  invalidDate: 'invalid_date',
-  invalidCode: 'invalid_code',
-  tooLong: 'too_long',
-  charsetTransliterated: 'charset_transliterated',
-  invalidCharset: 'invalid_charset',
-  duplicateEndToEndId: 'duplicate_end_to_end_id',
-  unsupportedSchemaVersion: 'unsupported_schema_version',
-  unknownPaymentType: 'unknown_payment_type',
-  paymentTypeRequires: 'payment_type_requires',
-  invalidReference: 'invalid_reference',
-  invalidAccount: 'invalid_account',
-  // bank level
-  bankUnsupported: 'bank_unsupported',
-  painVersionUnsupported: 'pain_version_unsupported',
-  paymentTypeNotOffered: 'payment_type_not_offered',
-  bicRequired: 'bic_required',
-  currencyNotSupported: 'currency_not_supported',
-  chargeBearerNotAllowed: 'charge_bearer_not_allowed',
-  addressNotStructured: 'address_not_structured',
-  bankTooLong: 'bank_too_long',
-  remittanceNotAllowed: 'remittance_not_allowed',
-  // payment-type level
-  currencyNotAllowedForType: 'payment_type_currency',
-  chargeBearerForType: 'payment_type_charge_bearer',
-} as const;
+/*
+ * Issue codes, stable snake_case (DESIGN.md):
+ * generic       required, invalid_type (wrong JSON type), invalid_iban, invalid_bic, invalid_amount,
+ *               amount_precision, invalid_currency, invalid_country, invalid_date, invalid_code, too_long,
+ *               charset_transliterated (warning), invalid_charset, duplicate_end_to_end_id,
+ *               unsupported_schema_version, schema_invalid (validate=true)
+ * bank          bank_unsupported, pain_version_unsupported, payment_type_not_offered, bic_required,
+ *               currency_not_supported, charge_bearer_not_allowed, address_not_structured, bank_too_long,
+ *               remittance_not_allowed
+ * payment-type  unknown_payment_type, payment_type_requires, payment_type_currency,
+ *               payment_type_charge_bearer, invalid_reference, invalid_account, invalid_amount (VAT > gross)
+ */

@@ -1,5 +1,4 @@
-import type { CharsetName } from './charset.ts';
-import { checkCharset, isValidIdentifierText } from './charset.ts';
+import { isValidIdentifierText } from './charset.ts';
 import type { IssueSink } from './issue.ts';
 
 /**
@@ -8,41 +7,6 @@ import type { IssueSink } from './issue.ts';
  */
 export function join(base: string, key: string): string {
   return base === '' ? key : `${base}.${key}`;
-}
-
-/** Returns the value to keep (transliterated where safe). */
-export function checkText(
-  sink: IssueSink,
-  charset: CharsetName,
-  value: string,
-  max: number,
-  base: string,
-  key: string,
-): string {
-  let out = value;
-  const r = checkCharset(value, charset);
-  if (r.kind === 'transliterated') {
-    sink.add(
-      'generic',
-      'charset_transliterated',
-      join(base, key),
-      `characters outside the bank's character set were replaced: ${r.replacements}`,
-      undefined,
-      'warning',
-    );
-    out = r.value;
-  } else if (r.kind === 'invalid') {
-    sink.add(
-      'generic',
-      'invalid_charset',
-      join(base, key),
-      `characters without a safe replacement in the bank's character set: ${JSON.stringify(r.characters)}`,
-    );
-  }
-  if (out.length > max) {
-    sink.add('generic', 'too_long', join(base, key), `at most ${max} characters, got ${out.length}`);
-  }
-  return out;
 }
 
 /** MsgId, PmtInfId, EndToEndId, InstrId: Max35Text in the SEPA set without leading, trailing or double slash. */

@@ -14,7 +14,6 @@ export type SchemaValidation = {
 };
 
 export { checkAgainstModel } from './check-model.ts';
-export { validateWithOfficialXsd } from './official-xsd.ts';
 
 export async function validateGeneratedXml(
   xml: string,

@@ -1,5 +1,3 @@
-import { validateXML } from 'xmllint-wasm';
-
 /**
  * Validation against an official ISO 20022 XSD with libxml2 compiled to WebAssembly. The schema text is
  * passed in: reading XSD_DIR (or a system package) is the app layer's job, and the XSDs may not ship.
@@ -8,6 +6,8 @@ export type OfficialXsdResult = { valid: boolean; errors: Array<{ line: number |
 
 export async function validateWithOfficialXsd(xml: string, xsdText: string): Promise<OfficialXsdResult> {
   try {
+    // Loaded on first use: the WebAssembly module costs ~40 MB of RSS that plain conversions never need.
+    const { validateXML } = await import('xmllint-wasm');
     const r = await validateXML({
       xml: [{ fileName: 'document.xml', contents: xml }],
       schema: [{ fileName: 'schema.xsd', contents: xsdText }],

@@ -12,7 +12,7 @@ export type SimpleType =
   | { kind: 'decimal'; fraction: number; total: number }
   | { kind: 'amount' };
 
-export type Particle = { name: string; type: string; min: number; max: number };
+type Particle = { name: string; type: string; min: number; max: number };
 /** A complex type is a sequence, or a choice of exactly one of its particles. */
 export type ComplexType = { seq: Particle[] } | { choice: Particle[] };
 export type SchemaModel = { root: string; types: Record<string, ComplexType | SimpleType> };

@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { checkAgainstModel, validateGeneratedXml } from './index.ts';
+import { checkAgainstModel, validateGeneratedXml } from '../../src/domain/xsd/index.ts';
 
-const goldenDir = fileURLToPath(new URL('../../../test/golden/pain001/', import.meta.url));
+const goldenDir = fileURLToPath(new URL('../golden/pain001/', import.meta.url));
 const xsd09 = fileURLToPath(
-  new URL('../../../../shared/corpus/xsd/phoughton-pyiso20022__pain.001.001.09.xsd', import.meta.url),
+  new URL('../../../shared/corpus/xsd/phoughton-pyiso20022__pain.001.001.09.xsd', import.meta.url),
 );
 
 function versionOf(xml: string) {
