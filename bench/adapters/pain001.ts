@@ -77,7 +77,7 @@ export function convert(batch: BenchBatch): Buffer {
   };
 
   // About 610 bytes per transaction for this data; a little slack avoids a regrow (a regrow holds two copies).
-  let buf = Buffer.allocUnsafe(65_536 * 3 + ps.length * 700);
+  let buf = Buffer.allocUnsafe(8192 + ps.length * 700);
   let used = 0;
   const sink = (chunk: string) => {
     // A UTF-8 character takes at most 3 bytes per UTF-16 unit.
