@@ -55,6 +55,9 @@ test('invalid_type (wrong JSON type is an issue, not a crash)', () => {
   d.payments[0].debtor.country = 42;
   d.payments[0].debtor.postalAddress = undefined;
   expectOnly(d, 'nordea-fi', 'invalid_type', `${P0}.debtor.country`, 'generic');
+  const notObject = sample('INTRA_COMPANY', 'FI', 2);
+  notObject.payments[0].transactions[1] = 'oops';
+  expectOnly(notObject, 'nordea-fi', 'invalid_type', `${P0}.transactions[1]`, 'generic');
   for (const raw of [null, [], 'x', 1, { payments: 'no' }]) {
     const r = validatePayment(raw, 'nordea-fi', { now });
     assert.ok(r.ok && r.value.valid === false);

@@ -27,6 +27,12 @@ import { CURRENT_SCHEMA_VERSION } from './types.ts';
  * into electronic form. Never throws, never modifies its input.
  * Hand-written per type rather than schema-driven: this runs once per transaction on the hot path.
  */
+/**
+ * Stands in for a transaction that was not an object, so later indices keep pointing at the submitted
+ * element; the validation levels skip it (its `invalid_type` issue says everything there is to say).
+ */
+export const INVALID_TRANSACTION: Transaction = Object.freeze({});
+
 export type NormaliseResult = { payment: CanonicalPayment; unknownFieldsDropped: string[] };
 
 type Ctx = { unknown: string[]; issues: IssueSink; charset: CharsetName };
@@ -555,7 +561,7 @@ function payment(o: Rec, base: string, ctx: Ctx): Payment {
       else {
         ctx.issues.add('generic', 'invalid_type', tp, `expected an object, got ${typeName(t)}`);
         // Keep the index stable so later paths still point at the submitted element.
-        r.transactions.push({});
+        r.transactions.push(INVALID_TRANSACTION);
       }
     }
   }

@@ -1,5 +1,6 @@
 import { isSEPACountry } from 'ibantools';
 import type { BankProfile, PainVersion } from '../banks/types.ts';
+import { INVALID_TRANSACTION } from '../canonical/normalise.ts';
 import type { Party, Transaction } from '../canonical/types.ts';
 import type { IssueSink } from './issue.ts';
 import type { PaymentPlan } from './plan.ts';
@@ -142,6 +143,7 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
     const txs = p.transactions;
     for (let j = 0; j < txs.length; j++) {
       const tx = txs[j] as Transaction;
+      if (tx === INVALID_TRANSACTION) continue;
       if (f.currencies.length > 0 && tx.currency !== undefined && !f.currencies.includes(tx.currency)) {
         sink.add(
           'bank',

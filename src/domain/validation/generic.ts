@@ -1,3 +1,4 @@
+import { INVALID_TRANSACTION } from '../canonical/normalise.ts';
 import type { CanonicalPayment, Party, Payment, Transaction } from '../canonical/types.ts';
 import { CHARGE_BEARERS, PRIORITIES, SCHEMA_VERSIONS } from '../canonical/types.ts';
 import { currencyExponent } from '../money/currencies.ts';
@@ -290,6 +291,7 @@ function checkPayment(ctx: Ctx, payment: Payment, base: string, plan: PaymentPla
   if (txs.length === 0) required(ctx, base, 'transactions', 'at least one transaction');
   for (let j = 0; j < txs.length; j++) {
     const tx = txs[j] as Transaction;
+    if (tx === INVALID_TRANSACTION) continue;
     const tb = `${base}.transactions[${j}]`;
     checkTransaction(ctx, tx, tb, plan, j);
     if (tx.creditor && isBlank(tx.creditor.name)) required(ctx, `${tb}.creditor`, 'name', 'creditor name');

@@ -1,5 +1,6 @@
 import { isValidIBAN } from 'ibantools';
 import type { PaymentTypeEntry } from '../banks/types.ts';
+import { INVALID_TRANSACTION } from '../canonical/normalise.ts';
 import type { Transaction } from '../canonical/types.ts';
 import { checkFikPaymentId, isValidFikCreditor } from '../references/danish.ts';
 import { isValidFinnishReference } from '../references/finnish-reference.ts';
@@ -68,6 +69,7 @@ function checkRequires(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPla
       const txs = plan.payment.transactions;
       for (let j = 0; j < txs.length; j++) {
         const tx = txs[j];
+        if (tx === INVALID_TRANSACTION) continue;
         let ok = false;
         for (const g of getters) {
           if (present(g(tx))) {
@@ -265,6 +267,7 @@ export function checkPaymentTypes(sink: IssueSink, plans: PaymentPlan[]): void {
     const txs = p.transactions;
     for (let j = 0; j < txs.length; j++) {
       const tx = txs[j] as Transaction;
+      if (tx === INVALID_TRANSACTION) continue;
       if (type.currencies && tx.currency !== undefined && !type.currencies.includes(tx.currency)) {
         sink.add(
           'payment-type',
