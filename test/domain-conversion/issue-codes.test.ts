@@ -303,6 +303,15 @@ test('remittance_not_allowed (Nordea: no free text next to KID)', () => {
   expectOnly(d, 'nordea-no', 'remittance_not_allowed', `${T0}.remittance.unstructured`, 'bank');
 });
 
+test('regulatory_reporting_required (Norway from NOK 100,000 cross-border)', () => {
+  const d = sample('XB_SWIFT', 'NO');
+  d.payments[0].transactions[0].currency = 'NOK';
+  d.payments[0].transactions[0].amount = '100000.00';
+  expectOnly(d, 'dnb-no', 'regulatory_reporting_required', `${T0}.regulatoryReporting.code`, 'bank');
+  d.payments[0].transactions[0].regulatoryReporting = { code: '14', information: 'Import of goods' };
+  assert.deepEqual(issuesOf(d, 'dnb-no'), []);
+});
+
 test('payment_type_currency', () => {
   const d = sample('SE_ACCOUNT', 'SE');
   d.payments[0].transactions[0].currency = 'EUR';

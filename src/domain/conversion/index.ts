@@ -104,7 +104,11 @@ function resolve(
 
 /** xs:dateTime without fraction: `2026-11-21T08:55:00` plus `Z` unless the bank wants no offset (SEB). */
 function creationDateTime(run: ValidationRun, profile: BankProfile, now: Date | undefined): string {
-  if (run.doc.creationDateTime !== undefined) return run.doc.creationDateTime;
+  const given = run.doc.creationDateTime;
+  if (given !== undefined) {
+    // SEB reads CreDtTm as local time without an offset: keep the wall-clock part as given.
+    return profile.flavour.creationDateTimeWithoutOffset ? given.replace(/(Z|[+-]\d{2}:\d{2})$/, '') : given;
+  }
   const base = (now ?? new Date(0)).toISOString().slice(0, 19);
   return profile.flavour.creationDateTimeWithoutOffset ? base : `${base}Z`;
 }

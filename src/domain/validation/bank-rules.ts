@@ -67,6 +67,23 @@ function checkAddress(
   }
 }
 
+/**
+ * Balance-of-payments reporting (domain.md §2.1): Norway from NOK 100,000 and Sweden from SEK 150,000 per
+ * cross-border payment need `RgltryRptg/Dtls/Cd`. Amounts in other currencies are not converted here
+ * (no rates in the domain); only payments in the threshold currency are checked.
+ */
+const REPORTING_THRESHOLD: Record<string, { currency: string; minor: bigint; label: string }> = {
+  NO: { currency: 'NOK', minor: 10_000_000n, label: 'NOK 100,000' },
+  SE: { currency: 'SEK', minor: 15_000_000n, label: 'SEK 150,000' },
+};
+
+function needsRegulatoryReport(profile: BankProfile, plan: PaymentPlan, j: number): boolean {
+  const rule = REPORTING_THRESHOLD[profile.countryCode];
+  const tx = plan.payment.transactions[j];
+  if (!rule || !tx || tx.currency !== rule.currency) return false;
+  return (plan.minors[j] ?? 0n) >= rule.minor;
+}
+
 function creditorCountry(tx: Transaction): string | undefined {
   const iban = tx.creditor?.account?.iban;
   if (iban && iban.length >= 2) return iban.slice(0, 2);
@@ -186,6 +203,19 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
       if (addressRule) {
         checkAddress(sink, profile, tx.ultimateCreditor, `${txPath(base, j)}.ultimateCreditor`, type);
         checkAddress(sink, profile, tx.ultimateDebtor, `${txPath(base, j)}.ultimateDebtor`, type);
+      }
+      if (
+        type === 'XB_SWIFT' &&
+        tx.regulatoryReporting?.code === undefined &&
+        needsRegulatoryReport(profile, plan, j)
+      ) {
+        sink.add(
+          'bank',
+          'regulatory_reporting_required',
+          `${txPath(base, j)}.regulatoryReporting.code`,
+          `${profile.countryCode} central bank reporting: cross-border payments from ${REPORTING_THRESHOLD[profile.countryCode]?.label} need a reporting code`,
+          type,
+        );
       }
       const rem = tx.remittance;
       if (rem?.unstructured !== undefined) {
