@@ -2,8 +2,9 @@
 // normalisation (parseBankFile); the mapping below only regroups our flat transactions into the
 // harness's entry/transaction shape, one pass, no copying of strings.
 
-import type { NormalisedStatement, StatementTransaction } from '../../src/domain/inbound/index.ts';
+import type { NormalisedStatement } from '../../src/domain/inbound/index.ts';
 import { parseBankFile } from '../../src/domain/inbound/index.ts';
+import type { StatementTransaction } from '../../src/domain/inbound/types.ts';
 
 type BenchTransaction = {
   endToEndId: string | null;

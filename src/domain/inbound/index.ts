@@ -26,27 +26,13 @@
  *
  * `statementsOf(result)` gives the parsed statements for POST /inbound/statement's `{ items }`.
  */
-export { type ParseOptions, parseBankFile } from './parse-bank-file.ts';
+// Types used by callers today; the rest of the contract (StatementBlock, FileAlert, IntegrityWarning,
+// StatusTransaction, ...) lives in ./types.ts and is re-exported here as the journal starts using it.
+export { parseBankFile } from './parse-bank-file.ts';
 export { statementsOf } from './statements-of.ts';
 export type {
-  Balance,
-  Direction,
-  EncodingName,
-  EntrySummary,
-  FileAlert,
-  IntegrityWarning,
   NormalisedStatement,
   NormalisedStatusReport,
   ParseBankFileResult,
   ParseError,
-  ParseErrorCode,
-  PaymentGroupStatus,
-  ReferredDocument,
-  StatementBlock,
-  StatementFileFormat,
-  StatementFileResult,
-  StatementTransaction,
-  StatusReason,
-  StatusReportResult,
-  StatusTransaction,
 } from './types.ts';

@@ -218,7 +218,7 @@ export type EncodingName =
   | 'iso-8859-2'
   | 'iso-646-se';
 
-export type StatementFileFormat = 'camt.052' | 'camt.053' | 'camt.054' | 'mt940' | 'mt942';
+type StatementFileFormat = 'camt.052' | 'camt.053' | 'camt.054' | 'mt940' | 'mt942';
 
 export type StatementFileResult = {
   ok: true;
