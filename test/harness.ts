@@ -29,7 +29,7 @@ function runEnv(): { adminUrl: string; template: string; runId: string } {
 }
 
 /** A fresh database cloned from the migrated template; `drop()` removes it. */
-export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const { adminUrl, template, runId } = runEnv();
   const name = `payops_t_${runId}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });

@@ -9,7 +9,7 @@ export type Encryptor = {
   decrypt(sealed: string): string;
 };
 
-export function keyIdOf(key: Buffer): string {
+function keyIdOf(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }
 

@@ -1,6 +1,6 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
-/** Secrets are stored only as SHA-256 digests and compared in constant time (DESIGN.md). */
+/** Secrets are stored only as SHA-256 digests (DESIGN.md); lookups compare digests, never secrets. */
 
 export function sha256Hex(value: string | Uint8Array): string {
   return createHash('sha256').update(value).digest('hex');
@@ -18,12 +18,4 @@ export function randomPassword(length = 20): string {
   let out = '';
   for (const byte of bytes) out += alphabet[byte % alphabet.length];
   return out;
-}
-
-export function constantTimeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  // Compare equal-length buffers always, so the time does not reveal the length of a match.
-  const same = left.length === right.length;
-  return timingSafeEqual(same ? left : right, right) && same;
 }

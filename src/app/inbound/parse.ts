@@ -10,7 +10,7 @@ import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
 
 /** Parse failures as the contract answers them: 400 empty or unrecognised, 422 unparseable. */
-export function parseFailure(error: ParseError): AppError {
+function parseFailure(error: ParseError): AppError {
   switch (error.code) {
     case 'empty':
       return new AppError(400, 'empty_body', error.message);

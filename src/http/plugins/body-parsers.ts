@@ -5,7 +5,7 @@ import { AppError } from '../../app/errors.ts';
 export const MAX_JSON_DEPTH = 64;
 
 /** Nesting depth of a JSON text, counted outside strings, stopping as soon as it passes `limit`. */
-export function jsonDepthExceeds(text: string, limit: number): boolean {
+function jsonDepthExceeds(text: string, limit: number): boolean {
   let depth = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {

@@ -39,7 +39,7 @@ function validationIssues(error: FastifyError) {
   }));
 }
 
-export function toEnvelope(error: FastifyError | AppError | Error): { status: number; body: Envelope } {
+function toEnvelope(error: FastifyError | AppError | Error): { status: number; body: Envelope } {
   if (error instanceof AppError)
     return { status: error.status, body: envelope(error.code, error.message, error.details) };
   const e = error as FastifyError;

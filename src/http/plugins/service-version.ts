@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { AppError } from '../../app/errors.ts';
 
 /** API versions by release date; a request pins one with `Service-Version: YYYY-MM-DD`. */
-export const BASELINE_VERSION = '2026-06-01';
+const BASELINE_VERSION = '2026-06-01';
 const KNOWN_VERSIONS = [BASELINE_VERSION];
 
 function isCalendarDate(value: string): boolean {
@@ -12,7 +12,7 @@ function isCalendarDate(value: string): boolean {
 }
 
 /** The version served: the newest known version on or before the pinned date, else the baseline. */
-export function servedVersion(requested: string): string {
+function servedVersion(requested: string): string {
   let served = BASELINE_VERSION;
   for (const v of KNOWN_VERSIONS) if (v <= requested) served = v;
   return served;
