@@ -9,7 +9,7 @@ import type {
   Transaction,
 } from '../canonical/types.ts';
 import { formatSplitPayment } from '../references/polish-remittance.ts';
-import { esc } from './escape.ts';
+import { esc, escText } from './escape.ts';
 
 /**
  * Element builders shared by pain.001.001.03 and .09. Each returns a string already indented for its
@@ -35,8 +35,8 @@ export function orgIdXml(org: OrganisationId | undefined, defaultScheme: string 
   if (!org?.id) return '';
   const scheme = org.scheme ?? defaultScheme;
   const sch = scheme ? schemeName(scheme, (s) => CODE4.test(s)) : '';
-  const issr = org.issuer ? `<Issr>${esc(org.issuer)}</Issr>` : '';
-  return `${ind}<Id><OrgId><Othr><Id>${esc(org.id)}</Id>${sch}${issr}</Othr></OrgId></Id>\n`;
+  const issr = org.issuer ? `<Issr>${escText(org.issuer)}</Issr>` : '';
+  return `${ind}<Id><OrgId><Othr><Id>${escText(org.id)}</Id>${sch}${issr}</Othr></OrgId></Id>\n`;
 }
 
 function addressXml(p: Party, ind: string): string {
@@ -44,15 +44,15 @@ function addressXml(p: Party, ind: string): string {
   if (!a && !p.country) return '';
   let x = `${ind}<PstlAdr>`;
   if (a) {
-    if (a.streetName) x += `<StrtNm>${esc(a.streetName)}</StrtNm>`;
-    if (a.buildingNumber) x += `<BldgNb>${esc(a.buildingNumber)}</BldgNb>`;
-    if (a.postCode) x += `<PstCd>${esc(a.postCode)}</PstCd>`;
-    if (a.townName) x += `<TwnNm>${esc(a.townName)}</TwnNm>`;
-    if (a.countrySubDivision) x += `<CtrySubDvsn>${esc(a.countrySubDivision)}</CtrySubDvsn>`;
+    if (a.streetName) x += `<StrtNm>${escText(a.streetName)}</StrtNm>`;
+    if (a.buildingNumber) x += `<BldgNb>${escText(a.buildingNumber)}</BldgNb>`;
+    if (a.postCode) x += `<PstCd>${escText(a.postCode)}</PstCd>`;
+    if (a.townName) x += `<TwnNm>${escText(a.townName)}</TwnNm>`;
+    if (a.countrySubDivision) x += `<CtrySubDvsn>${escText(a.countrySubDivision)}</CtrySubDvsn>`;
   }
   if (p.country) x += `<Ctry>${p.country}</Ctry>`;
   if (a?.addressLines) {
-    for (const line of a.addressLines) if (line) x += `<AdrLine>${esc(line)}</AdrLine>`;
+    for (const line of a.addressLines) if (line) x += `<AdrLine>${escText(line)}</AdrLine>`;
   }
   return `${x}</PstlAdr>\n`;
 }
@@ -62,7 +62,7 @@ export function partyXml(tag: string, p: Party | undefined, ind: string, default
   if (!p) return '';
   const inner = ind + '  ';
   let x = `${ind}<${tag}>\n`;
-  if (p.name) x += `${inner}<Nm>${esc(p.name)}</Nm>\n`;
+  if (p.name) x += `${inner}<Nm>${escText(p.name)}</Nm>\n`;
   x += addressXml(p, inner);
   x += orgIdXml(p.organisationId, defaultScheme, inner);
   return `${x}${ind}</${tag}>\n`;
@@ -75,8 +75,8 @@ export function accountXml(tag: string, a: Account | undefined, ind: string): st
   else if (a.other?.id) {
     const o = a.other;
     const sch = o.scheme ? schemeName(o.scheme, (s) => ISO_ACCOUNT_SCHEMES.has(s)) : '';
-    const issr = o.issuer ? `<Issr>${esc(o.issuer)}</Issr>` : '';
-    id = `<Othr><Id>${esc(o.id ?? '')}</Id>${sch}${issr}</Othr>`;
+    const issr = o.issuer ? `<Issr>${escText(o.issuer)}</Issr>` : '';
+    id = `<Othr><Id>${escText(o.id ?? '')}</Id>${sch}${issr}</Othr>`;
   } else return '';
   const ccy = a.currency ? `<Ccy>${a.currency}</Ccy>` : '';
   return `${ind}<${tag}><Id>${id}</Id>${ccy}</${tag}>\n`;
@@ -89,9 +89,9 @@ export function agentXml(tag: string, g: Agent | undefined, ind: string, t: Vers
   const c = g?.clearing;
   if (c?.memberId) {
     const sys = c.systemCode ? `<ClrSysId><Cd>${esc(c.systemCode)}</Cd></ClrSysId>` : '';
-    x += `<ClrSysMmbId>${sys}<MmbId>${esc(c.memberId)}</MmbId></ClrSysMmbId>`;
+    x += `<ClrSysMmbId>${sys}<MmbId>${escText(c.memberId)}</MmbId></ClrSysMmbId>`;
   }
-  if (g?.name) x += `<Nm>${esc(g.name)}</Nm>`;
+  if (g?.name) x += `<Nm>${escText(g.name)}</Nm>`;
   if (g?.country) x += `<PstlAdr><Ctry>${g.country}</Ctry></PstlAdr>`;
   if (x === '') {
     if (!required) return '';
@@ -106,7 +106,7 @@ export function regulatoryXml(r: RegulatoryReporting | undefined, ccy: string | 
   let d = '';
   if (r.code) d += `<Cd>${esc(r.code)}</Cd>`;
   if (r.amount) d += `<Amt Ccy="${r.currency ?? ccy ?? ''}">${r.amount}</Amt>`;
-  if (r.information) d += `<Inf>${esc(r.information)}</Inf>`;
+  if (r.information) d += `<Inf>${escText(r.information)}</Inf>`;
   if (auth === '' && d === '') return '';
   return `${ind}<RgltryRptg>${auth}${d === '' ? '' : `<Dtls>${d}</Dtls>`}</RgltryRptg>\n`;
 }
@@ -134,19 +134,19 @@ export function remittanceXml(tx: Transaction, typeCode: string | undefined, ind
   let strd = '';
   const ref = r?.creditorReference;
   if (ref) {
-    strd += `<Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry></Tp><Ref>${esc(danishCardPrefix(typeCode, ref.replace(/ /g, '')))}</Ref></CdtrRefInf></Strd>`;
+    strd += `<Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry></Tp><Ref>${escText(danishCardPrefix(typeCode, ref.replace(/ /g, '')))}</Ref></CdtrRefInf></Strd>`;
   }
   const docs = r?.referredDocuments;
   if (docs) {
     for (const d of docs) {
       let inf = '';
       if (d.type) inf += `<Tp><CdOrPrtry><Cd>${esc(d.type)}</Cd></CdOrPrtry></Tp>`;
-      if (d.number) inf += `<Nb>${esc(d.number)}</Nb>`;
+      if (d.number) inf += `<Nb>${escText(d.number)}</Nb>`;
       if (d.relatedDate) inf += `<RltdDt>${d.relatedDate}</RltdDt>`;
       const amt = d.amount ? `<RfrdDocAmt><RmtdAmt Ccy="${tx.currency ?? ''}">${d.amount}</RmtdAmt></RfrdDocAmt>` : '';
       if (inf !== '' || amt !== '') strd += `<Strd>${inf === '' ? '' : `<RfrdDocInf>${inf}</RfrdDocInf>`}${amt}</Strd>`;
     }
   }
   if (!ustrd && strd === '') return '';
-  return `${ind}<RmtInf>${ustrd ? `<Ustrd>${esc(ustrd)}</Ustrd>` : ''}${strd}</RmtInf>\n`;
+  return `${ind}<RmtInf>${ustrd ? `<Ustrd>${escText(ustrd)}</Ustrd>` : ''}${strd}</RmtInf>\n`;
 }

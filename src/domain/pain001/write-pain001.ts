@@ -3,7 +3,7 @@ import { formatMinor } from '../money/money.ts';
 import type { DocumentPlan, PaymentPlan } from '../validation/plan.ts';
 import type { ChunkSink } from './chunk-writer.ts';
 import { ChunkWriter } from './chunk-writer.ts';
-import { esc } from './escape.ts';
+import { esc, escText } from './escape.ts';
 import type { VersionTags } from './parts.ts';
 import { accountXml, agentXml, codeOrPrtry, orgIdXml, partyXml, regulatoryXml, remittanceXml } from './parts.ts';
 
@@ -100,7 +100,7 @@ function pmtInfHeader(doc: DocumentPlan, g: Group, t: VersionTags): string {
   const f = doc.profile.flavour;
   const i = '    ';
   const date = p.executionDate ?? '';
-  let x = `  <PmtInf>\n${i}<PmtInfId>${esc(g.pmtInfId)}</PmtInfId>\n${i}<PmtMtd>TRF</PmtMtd>\n`;
+  let x = `  <PmtInf>\n${i}<PmtInfId>${escText(g.pmtInfId)}</PmtInfId>\n${i}<PmtMtd>TRF</PmtMtd>\n`;
   if (f.batchBooking !== 'omit') x += `${i}<BtchBookg>${f.batchBooking}</BtchBookg>\n`;
   x += `${i}<NbOfTxs>${g.count}</NbOfTxs>\n${i}<CtrlSum>${g.ctrlSum}</CtrlSum>\n`;
   x += pmtTpInf(g.plan, i);
@@ -115,8 +115,8 @@ function pmtInfHeader(doc: DocumentPlan, g: Group, t: VersionTags): string {
 
 function transactionXml(tx: Transaction, amount: string, typeCode: string | undefined, t: VersionTags): string {
   const i = '      ';
-  const instr = tx.instructionId ? `<InstrId>${esc(tx.instructionId)}</InstrId>` : '';
-  let x = `    <CdtTrfTxInf>\n${i}<PmtId>${instr}<EndToEndId>${esc(tx.endToEndId ?? '')}</EndToEndId></PmtId>\n`;
+  const instr = tx.instructionId ? `<InstrId>${escText(tx.instructionId)}</InstrId>` : '';
+  let x = `    <CdtTrfTxInf>\n${i}<PmtId>${instr}<EndToEndId>${escText(tx.endToEndId ?? '')}</EndToEndId></PmtId>\n`;
   x += `${i}<Amt><InstdAmt Ccy="${tx.currency}">${amount}</InstdAmt></Amt>\n`;
   if (tx.ultimateDebtor) x += partyXml('UltmtDbtr', tx.ultimateDebtor, i);
   const c = tx.creditor;
@@ -125,7 +125,7 @@ function transactionXml(tx: Transaction, amount: string, typeCode: string | unde
   x += accountXml('CdtrAcct', c?.account, i);
   if (tx.ultimateCreditor) x += partyXml('UltmtCdtr', tx.ultimateCreditor, i);
   if (tx.instructionForDebtorAgent)
-    x += `${i}<InstrForDbtrAgt>${esc(tx.instructionForDebtorAgent)}</InstrForDbtrAgt>\n`;
+    x += `${i}<InstrForDbtrAgt>${escText(tx.instructionForDebtorAgent)}</InstrForDbtrAgt>\n`;
   if (tx.purposeCode) x += `${i}<Purp><Cd>${tx.purposeCode}</Cd></Purp>\n`;
   if (tx.regulatoryReporting) x += regulatoryXml(tx.regulatoryReporting, tx.currency, i);
   if (tx.remittance || tx.splitPayment) x += remittanceXml(tx, typeCode, i);
@@ -153,9 +153,9 @@ export function writePain001(doc: DocumentPlan, sink: ChunkSink): void {
   const scheme = doc.profile.flavour.initiatingPartyScheme;
   out.write(
     `<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:${doc.painVersion}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n<CstmrCdtTrfInitn>\n  <GrpHdr>\n` +
-      `    <MsgId>${esc(doc.doc.messageId ?? '')}</MsgId>\n    <CreDtTm>${doc.creationDateTime}</CreDtTm>\n` +
+      `    <MsgId>${escText(doc.doc.messageId ?? '')}</MsgId>\n    <CreDtTm>${doc.creationDateTime}</CreDtTm>\n` +
       `    <NbOfTxs>${count}</NbOfTxs>\n    <CtrlSum>${formatMinor(sum, exp)}</CtrlSum>\n` +
-      `    <InitgPty>\n${ip?.name ? `      <Nm>${esc(ip.name)}</Nm>\n` : ''}${orgIdXml(ip?.organisationId, scheme === 'none' ? undefined : scheme, '      ')}    </InitgPty>\n  </GrpHdr>\n`,
+      `    <InitgPty>\n${ip?.name ? `      <Nm>${escText(ip.name)}</Nm>\n` : ''}${orgIdXml(ip?.organisationId, scheme === 'none' ? undefined : scheme, '      ')}    </InitgPty>\n  </GrpHdr>\n`,
   );
   for (const g of groups) {
     out.write(pmtInfHeader(doc, g, t));
