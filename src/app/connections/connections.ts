@@ -5,6 +5,7 @@ import {
   upsertConnection,
 } from '../../db/repositories/connections.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
+import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { requireCompanyAdmin } from '../identity/access.ts';
@@ -65,21 +66,38 @@ export async function createConnection(
   principal: Principal,
   input: { platformId: string; companyId: string; bankKey: string; environment?: string | undefined },
 ) {
-  requireCompanyAdmin(principal, input.platformId, input.companyId);
+  const session = requireCompanyAdmin(principal, input.platformId, input.companyId);
   const profile = getProfile(input.bankKey);
   if (!profile) throw notFound('bank');
   const environment = input.environment ?? 'production';
   if (!(ENVIRONMENTS as readonly string[]).includes(environment))
     throw badRequest('environment must be test or production');
-  const row = await upsertConnection(ctx.db, {
-    id: ctx.ids.next('conn'),
-    platformId: input.platformId,
-    companyId: input.companyId,
-    bankKey: profile.key,
-    environment,
-    // A converted-only bank needs no channel; a host-to-host one waits for its activation.
-    status: profile.deliveryMode === 'host-to-host' ? 'pending-activation' : 'active',
-    createdAt: ctx.clock.now(),
+  const id = ctx.ids.next('conn');
+  const row = await ctx.db.transaction(async (tx) => {
+    const connection = await upsertConnection(tx, {
+      id,
+      platformId: input.platformId,
+      companyId: input.companyId,
+      bankKey: profile.key,
+      environment,
+      // A converted-only bank needs no channel; a host-to-host one waits for its activation.
+      status: profile.deliveryMode === 'host-to-host' ? 'pending-activation' : 'active',
+      createdAt: ctx.clock.now(),
+    });
+    if (connection.id === id) {
+      await recordEvent(ctx, tx, {
+        platformId: input.platformId,
+        companyId: input.companyId,
+        type: 'connection.created',
+        message: `connection ${id} to ${profile.key} (${environment}) created`,
+        actorUserId: session.user.id,
+        metadata: { connectionId: id, bankKey: profile.key, environment, status: connection.status },
+        bankKey: profile.key,
+        environment,
+        connectionId: id,
+      });
+    }
+    return connection;
   });
   return view(row);
 }

@@ -1,6 +1,7 @@
 import { isUniqueViolation } from '../../db/errors.ts';
 import { lockPlatform, platformExists } from '../../db/repositories/platforms.ts';
 import { countWorkspaceAdmins, emailTaken, insertUser, listWorkspaceAdmins } from '../../db/repositories/users.ts';
+import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, unauthorized } from '../errors.ts';
 import { decodeCursor, page } from '../pagination.ts';
@@ -50,7 +51,7 @@ export async function createAdmin(ctx: AppContext, principal: Principal | null, 
         if (!(await lockPlatform(tx, platformId))) throw unauthorized();
         if ((await countWorkspaceAdmins(tx, { platformId })) > 0) throw unauthorized();
       }
-      return insertUser(tx, {
+      const created = await insertUser(tx, {
         id: ctx.ids.next('usr'),
         platformId,
         companyId: null,
@@ -62,6 +63,14 @@ export async function createAdmin(ctx: AppContext, principal: Principal | null, 
         passwordHash,
         createdAt: ctx.clock.now(),
       });
+      await recordEvent(ctx, tx, {
+        platformId,
+        type: 'admin.created',
+        message: `workspace admin ${created.id} created${principal ? '' : ' (bootstrap)'}`,
+        actorUserId: principal?.kind === 'session' ? principal.user.id : null,
+        metadata: { userId: created.id, bootstrap: !principal },
+      });
+      return created;
     });
     return { id: user.id, email: user.email, name: user.name };
   } catch (error) {

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.ts';
 import { insertApiKey, listActiveApiKeys, revokeApiKey } from '../../db/repositories/api-keys.ts';
 import { randomSecret, sha256Hex } from '../../platform/secrets.ts';
+import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { decodeCursor, page } from '../pagination.ts';
@@ -15,6 +16,7 @@ export async function issueApiKey(
   q: Executor,
   platformId: string,
   label: string,
+  actorUserId: string | null = null,
 ): Promise<CreatedApiKey> {
   const key = randomSecret('key_', 32);
   const row = await insertApiKey(q, {
@@ -24,14 +26,21 @@ export async function issueApiKey(
     digest: sha256Hex(key),
     createdAt: ctx.clock.now(),
   });
+  await recordEvent(ctx, q, {
+    platformId,
+    type: 'api-key.created',
+    message: `API key ${row.id} (${label}) created`,
+    actorUserId,
+    metadata: { keyId: row.id, label },
+  });
   return { id: row.id, key, label: row.label, createdAt: row.createdAt.toISOString() };
 }
 
 export async function createApiKey(ctx: AppContext, principal: Principal, platformId: string, label: string) {
-  requireWorkspaceAdmin(principal, platformId);
+  const session = requireWorkspaceAdmin(principal, platformId);
   const trimmed = label.trim();
   if (trimmed === '' || trimmed.length > 200) throw badRequest('label must be 1 to 200 characters');
-  return issueApiKey(ctx, ctx.db, platformId, trimmed);
+  return ctx.db.transaction((tx) => issueApiKey(ctx, tx, platformId, trimmed, session.user.id));
 }
 
 export async function listApiKeys(
@@ -56,8 +65,17 @@ export async function listApiKeys(
 }
 
 export async function deleteApiKey(ctx: AppContext, principal: Principal, platformId: string, keyId: string) {
-  requireWorkspaceAdmin(principal, platformId);
-  const revoked = await revokeApiKey(ctx.db, { platformId }, keyId, ctx.clock.now());
-  if (!revoked) throw notFound('api key');
-  return { id: keyId, revoked: true };
+  const session = requireWorkspaceAdmin(principal, platformId);
+  return ctx.db.transaction(async (tx) => {
+    const revoked = await revokeApiKey(tx, { platformId }, keyId, ctx.clock.now());
+    if (!revoked) throw notFound('api key');
+    await recordEvent(ctx, tx, {
+      platformId,
+      type: 'api-key.revoked',
+      message: `API key ${keyId} revoked`,
+      actorUserId: session.user.id,
+      metadata: { keyId },
+    });
+    return { id: keyId, revoked: true };
+  });
 }

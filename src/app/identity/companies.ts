@@ -1,5 +1,6 @@
 import { findCompany, insertCompany, listCompanies } from '../../db/repositories/companies.ts';
 import { setSessionCompanyContext } from '../../db/repositories/sessions.ts';
+import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, badRequest } from '../errors.ts';
 import { decodeCursor, page } from '../pagination.ts';
@@ -30,15 +31,26 @@ export async function listPlatformCompanies(
 }
 
 export async function createCompany(ctx: AppContext, principal: Principal, platformId: string, name: string) {
-  requireWorkspaceAdmin(principal, platformId);
+  const session = requireWorkspaceAdmin(principal, platformId);
   const trimmed = name.trim();
   if (trimmed === '') throw badRequest('name must not be empty');
   if (trimmed.length > COMPANY_NAME_MAX) throw badRequest(`name is longer than ${COMPANY_NAME_MAX} characters`);
-  const company = await insertCompany(ctx.db, {
-    id: ctx.ids.next('comp'),
-    platformId,
-    name: trimmed,
-    createdAt: ctx.clock.now(),
+  const company = await ctx.db.transaction(async (tx) => {
+    const created = await insertCompany(tx, {
+      id: ctx.ids.next('comp'),
+      platformId,
+      name: trimmed,
+      createdAt: ctx.clock.now(),
+    });
+    await recordEvent(ctx, tx, {
+      platformId,
+      companyId: created.id,
+      type: 'company.created',
+      message: `company ${created.id} created`,
+      actorUserId: session.user.id,
+      metadata: { name: trimmed },
+    });
+    return created;
   });
   return { company: view(company) };
 }

@@ -2,6 +2,7 @@ import { consumeInvite } from '../../db/repositories/invites.ts';
 import { revokeUserSessions } from '../../db/repositories/sessions.ts';
 import { findUserById, setUserPassword } from '../../db/repositories/users.ts';
 import { sha256Hex } from '../../platform/secrets.ts';
+import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { checkPassword } from './validation.ts';
@@ -22,6 +23,14 @@ export async function setPasswordWithInvite(ctx: AppContext, token: string, pass
     const scope = { platformId: user.platformId };
     await setUserPassword(tx, scope, user.id, passwordHash);
     await revokeUserSessions(tx, scope, user.id, now);
+    await recordEvent(ctx, tx, {
+      platformId: user.platformId,
+      companyId: user.companyId,
+      type: 'user.password-set',
+      message: `user ${user.id} set a password from an invite; their sessions were revoked`,
+      actorUserId: user.id,
+      metadata: { userId: user.id },
+    });
     return { ok: true, email: user.email };
   });
 }

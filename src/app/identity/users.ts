@@ -3,6 +3,7 @@ import { findCompany } from '../../db/repositories/companies.ts';
 import { insertInvite } from '../../db/repositories/invites.ts';
 import { emailTaken, insertUser, listCompanyUsers } from '../../db/repositories/users.ts';
 import { randomSecret, sha256Hex } from '../../platform/secrets.ts';
+import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, badRequest, forbidden, notFound } from '../errors.ts';
 import { assertPlatform, requireCompanyAdmin, requireCompanyMember } from './access.ts';
@@ -76,6 +77,14 @@ export async function createUser(ctx: AppContext, principal: Principal, input: N
         status: invite ? 'invited' : 'active',
         passwordHash,
         createdAt: now,
+      });
+      await recordEvent(ctx, tx, {
+        platformId: input.platformId,
+        companyId: input.companyId,
+        type: invite ? 'user.invited' : 'user.created',
+        message: `user ${created.id} ${invite ? 'invited' : 'created'} with roles ${roles.join(', ')}`,
+        actorUserId: principal.kind === 'session' ? principal.user.id : null,
+        metadata: { userId: created.id, roles, by: principal.kind === 'key' ? principal.keyId : 'session' },
       });
       if (invite) {
         await insertInvite(tx, {

@@ -5,6 +5,7 @@ import { insertPlatform } from '../../db/repositories/platforms.ts';
 import { insertUser } from '../../db/repositories/users.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { randomPassword } from '../../platform/secrets.ts';
+import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, badRequest } from '../errors.ts';
 import { issueApiKey } from '../identity/api-keys.ts';
@@ -68,8 +69,19 @@ export async function provisionSandbox(ctx: AppContext, input: ProvisionInput) {
         passwordHash,
         createdAt: now,
       });
+      const connectionId = ctx.ids.next('conn');
+      await recordEvent(ctx, tx, {
+        platformId,
+        companyId,
+        type: 'sandbox.provisioned',
+        message: `sandbox provisioned with a demo-bank connection ${connectionId}`,
+        metadata: { bankKey: bank.key, connectionId },
+        bankKey: bank.key,
+        environment: 'test',
+        connectionId,
+      });
       await insertConnection(tx, {
-        id: ctx.ids.next('conn'),
+        id: connectionId,
         platformId,
         companyId,
         bankKey: bank.key,

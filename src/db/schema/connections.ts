@@ -1,4 +1,4 @@
-import { index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { companies, platforms } from './identity.ts';
 
 /** A company's channel to one bank in one environment (test or production). */
@@ -15,6 +15,8 @@ export const connections = pgTable(
     bankKey: text('bank_key').notNull(),
     environment: text('environment').notNull(),
     status: text('status').notNull(),
+    // Per-company bank settings applied on the delivery path only (POST /journal/payments).
+    settings: jsonb('settings').$type<{ chargeBearer?: string; executionDateOffsetDays?: number }>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

@@ -1,0 +1,40 @@
+import type { Executor } from '../../db/executor.ts';
+import { appendEvent } from '../../db/repositories/activity-events.ts';
+import type { AppContext } from '../context.ts';
+import { retentionUntil } from './retention-policy.ts';
+
+/**
+ * Records one activity-log event in the caller's transaction, so a state change and its audit entry
+ * commit together or not at all. Company events chain per company; platform-level events (keys,
+ * admins, companies) chain per platform.
+ */
+export type AuditEvent = {
+  platformId: string;
+  companyId?: string | null;
+  type: string;
+  message: string;
+  actorUserId?: string | null;
+  metadata?: Record<string, unknown>;
+  bankKey?: string | null;
+  environment?: string | null;
+  connectionId?: string | null;
+};
+
+export async function recordEvent(ctx: AppContext, tx: Executor, event: AuditEvent) {
+  const now = ctx.clock.now();
+  return appendEvent(tx, {
+    id: ctx.ids.next('evt'),
+    chainId: event.companyId ?? event.platformId,
+    platformId: event.platformId,
+    companyId: event.companyId ?? null,
+    type: event.type,
+    message: event.message,
+    actorUserId: event.actorUserId ?? null,
+    metadata: event.metadata ?? {},
+    bankKey: event.bankKey ?? null,
+    environment: event.environment ?? null,
+    connectionId: event.connectionId ?? null,
+    createdAt: now,
+    expiresAt: retentionUntil(now, event.environment ?? null),
+  });
+}

@@ -1,0 +1,155 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import { companies, platforms } from './identity.ts';
+
+export type Totals = Array<{ currency: string; amount: string }>;
+
+/**
+ * The journal: every outbound pain.001 and every inbound bank file (one document per statement
+ * block). Payloads and files are sealed with AES-256-GCM; the metadata stays queryable.
+ */
+export const journalDocuments = pgTable(
+  'journal_documents',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id, { onDelete: 'cascade' }),
+    companyId: text('company_id')
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    journalNo: text('journal_no').notNull(),
+    direction: text('direction').notNull(), // inbound | outbound
+    type: text('type').notNull(), // pain.001 | camt.053 | camt.052 | camt.054 | pain.002 | mt940 | mt942
+    sourceFormat: text('source_format').notNull(),
+    bankKey: text('bank_key'),
+    environment: text('environment').notNull(), // test | production
+    status: text('status').notNull(),
+    messageId: text('message_id'),
+    importSource: text('import_source').notNull(), // api | manual | channel | demo-bank
+    transactionCount: integer('transaction_count').notNull().default(0),
+    totals: jsonb('totals').$type<Totals>().notNull().default(sql`'[]'::jsonb`),
+    paymentType: text('payment_type'),
+    idempotencyKey: text('idempotency_key'),
+    // SHA-256 of the canonical request, to tell a replay from a conflicting reuse of a key.
+    requestDigest: text('request_digest'),
+    deliveryMode: text('delivery_mode'),
+    deliveryStatus: text('delivery_status'),
+    summary: text('summary').notNull().default(''),
+    accountIban: text('account_iban'),
+    accountCurrency: text('account_currency'),
+    // Inbound: SHA-256 of the whole file; with blockIndex, one row per statement block of a file.
+    contentDigest: text('content_digest'),
+    blockIndex: integer('block_index'),
+    payloadSealed: text('payload_sealed'),
+    fileSealed: text('file_sealed'),
+    warnings: jsonb('warnings').$type<unknown[]>(),
+    details: jsonb('details').$type<Record<string, unknown>>(),
+    collected: boolean('collected').notNull().default(false),
+    collectedAt: timestamp('collected_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('journal_documents_no_uq').on(t.companyId, t.journalNo),
+    uniqueIndex('journal_documents_idem_uq')
+      .on(t.companyId, t.idempotencyKey)
+      .where(sql`direction = 'outbound' AND idempotency_key IS NOT NULL`),
+    uniqueIndex('journal_documents_content_uq')
+      .on(t.companyId, t.contentDigest, t.blockIndex)
+      .where(sql`direction = 'inbound' AND content_digest IS NOT NULL`),
+    index('journal_documents_page_idx').on(t.companyId, t.createdAt.desc(), t.id.desc()),
+    index('journal_documents_message_idx').on(t.companyId, t.messageId),
+    index('journal_documents_expiry_idx').on(t.expiresAt),
+  ],
+);
+
+/** Per-company journal numbers: OUT-<n> and IN-<n>, from 1, handed out under a row lock. */
+export const journalCounters = pgTable(
+  'journal_counters',
+  {
+    companyId: text('company_id')
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    direction: text('direction').notNull(),
+    lastNo: bigint('last_no', { mode: 'number' }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.companyId, t.direction] })],
+);
+
+/** One row per transaction of an outbound document: what reconciliation decides, with its evidence. */
+export const paymentLines = pgTable(
+  'payment_lines',
+  {
+    documentId: text('document_id')
+      .notNull()
+      .references(() => journalDocuments.id, { onDelete: 'cascade' }),
+    lineIndex: integer('line_index').notNull(),
+    platformId: text('platform_id').notNull(),
+    companyId: text('company_id').notNull(),
+    paymentId: text('payment_id'),
+    endToEndId: text('end_to_end_id'),
+    instructionId: text('instruction_id'),
+    amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
+    amount: text('amount').notNull(),
+    currency: text('currency').notNull(),
+    payeeName: text('payee_name'),
+    payeeIban: text('payee_iban'),
+    state: text('state').notNull().default('pending'), // pending | cleared | rejected
+    evidence: jsonb('evidence').$type<Record<string, unknown>>(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.documentId, t.lineIndex] }),
+    index('payment_lines_e2e_idx').on(t.companyId, t.endToEndId),
+  ],
+);
+
+/**
+ * The audit trail: one hash chain per company (chainId = companyId, or the platform id for
+ * platform-level events such as API keys). seq counts from 1 per chain.
+ */
+export const activityEvents = pgTable(
+  'activity_events',
+  {
+    id: text('id').primaryKey(),
+    chainId: text('chain_id').notNull(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id, { onDelete: 'cascade' }),
+    companyId: text('company_id'),
+    seq: bigint('seq', { mode: 'number' }).notNull(),
+    type: text('type').notNull(),
+    message: text('message').notNull(),
+    actorUserId: text('actor_user_id'),
+    metadata: jsonb('metadata').$type<Record<string, unknown>>().notNull(),
+    // Channel narrowing for GET /journal/events?connectionId=: the bank and environment an event concerns.
+    bankKey: text('bank_key'),
+    environment: text('environment'),
+    connectionId: text('connection_id'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    prevHash: text('prev_hash').notNull(),
+    hash: text('hash').notNull(),
+  },
+  (t) => [uniqueIndex('activity_events_chain_seq_uq').on(t.chainId, t.seq)],
+);
+
+/** The head of each chain, locked to append: the next event's seq and prevHash. */
+export const chainHeads = pgTable('chain_heads', {
+  chainId: text('chain_id').primaryKey(),
+  lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
+  lastHash: text('last_hash').notNull(),
+});

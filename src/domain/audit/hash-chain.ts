@@ -1,0 +1,75 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * The audit trail's hash chain (DESIGN.md): `hash` is the SHA-256 hex of `prevHash` joined to the
+ * canonical JSON (keys sorted at every depth) of the event's other fields; the first event of a chain
+ * has a `prevHash` of 64 zeros. Changing any stored field of any event breaks every later link.
+ */
+export const GENESIS_HASH = '0'.repeat(64);
+
+export type ChainedFields = {
+  id: string;
+  platformId: string;
+  companyId: string | null;
+  seq: number;
+  type: string;
+  message: string;
+  actorUserId: string | null;
+  metadata: Record<string, unknown>;
+  createdAt: string;
+  expiresAt: string | null;
+};
+
+export type ChainedEvent = ChainedFields & { prevHash: string; hash: string };
+
+/** JSON with object keys sorted at every depth; arrays keep their order. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+export function eventHash(prevHash: string, fields: ChainedFields): string {
+  return createHash('sha256')
+    .update(prevHash + canonicalJson(fields))
+    .digest('hex');
+}
+
+export type ChainVerdict =
+  | { ok: true; checked: number }
+  | { ok: false; checked: number; brokenAtSeq: number; eventId: string; reason: string };
+
+/**
+ * Verifies events in seq order. The first event given is trusted for its prevHash when the chain's
+ * start was removed by retention (its seq is above 1); every later link must follow exactly.
+ */
+export function verifyChain(events: readonly ChainedEvent[]): ChainVerdict {
+  let expectedPrev: string | undefined;
+  let expectedSeq: number | undefined;
+  let checked = 0;
+  for (const e of events) {
+    const { prevHash, hash, ...fields } = e;
+    const broken = (reason: string): ChainVerdict => ({
+      ok: false,
+      checked,
+      brokenAtSeq: e.seq,
+      eventId: e.id,
+      reason,
+    });
+    if (expectedSeq === undefined) {
+      if (e.seq === 1 && prevHash !== GENESIS_HASH)
+        return broken('the first event does not start from the genesis hash');
+    } else {
+      if (e.seq !== expectedSeq) return broken(`sequence jumps from ${expectedSeq - 1} to ${e.seq}`);
+      if (prevHash !== expectedPrev) return broken('prevHash does not match the previous event');
+    }
+    if (eventHash(prevHash, fields) !== hash) return broken('the hash does not match the event content');
+    expectedPrev = hash;
+    expectedSeq = e.seq + 1;
+    checked++;
+  }
+  return { ok: true, checked };
+}
