@@ -4,6 +4,10 @@ import type { Executor } from '../db/executor.ts';
 export const QUEUES = {
   sandboxRetention: 'sandbox-retention',
   conversion: 'conversion',
+  /** Delivers an outbound document to its bank (host-to-host); written in the submit transaction. */
+  bankDelivery: 'bank-delivery',
+  /** Removes journal documents and activity events past their expiry. */
+  journalRetention: 'journal-retention',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 

@@ -7,6 +7,8 @@ import type { Logger } from '../platform/logger.ts';
 const QUEUE_OPTIONS: Record<string, { retryLimit: number; retryDelay: number; retryBackoff: boolean }> = {
   [QUEUES.sandboxRetention]: { retryLimit: 2, retryDelay: 60, retryBackoff: true },
   [QUEUES.conversion]: { retryLimit: 2, retryDelay: 1, retryBackoff: true },
+  [QUEUES.bankDelivery]: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
+  [QUEUES.journalRetention]: { retryLimit: 2, retryDelay: 60, retryBackoff: true },
 };
 
 export type JobQueueHandle = { queue: JobQueue; boss: PgBoss; stop(): Promise<void> };

@@ -9,11 +9,15 @@ import { registerBodyParsers } from './plugins/body-parsers.ts';
 import { registerErrors } from './plugins/errors.ts';
 import { registerRequestId, requestIdFor } from './plugins/request-id.ts';
 import { registerServiceVersion } from './plugins/service-version.ts';
+import { accountsRoutes } from './routes/accounts.ts';
 import { authRoutes } from './routes/auth.ts';
 import { connectionRoutes } from './routes/connections.ts';
 import { conversionRoutes } from './routes/conversion.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { inboundRoutes } from './routes/inbound.ts';
+import { journalIngestRoutes } from './routes/journal-ingest.ts';
+import { journalReadRoutes } from './routes/journal-read.ts';
+import { journalSubmitRoutes } from './routes/journal-submit.ts';
 import { platformRoutes } from './routes/platforms.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -84,5 +88,9 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(conversionRoutes, services);
   await app.register(inboundRoutes, services);
   await app.register(connectionRoutes, services);
+  await app.register(journalSubmitRoutes, services);
+  await app.register(journalIngestRoutes, services);
+  await app.register(journalReadRoutes, services);
+  await app.register(accountsRoutes, services);
   return app;
 }

@@ -1,0 +1,4 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { HttpServices } from '../services.ts';
+
+export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (_app, _services) => {};
