@@ -102,9 +102,14 @@ async function main(): Promise<void> {
     rows.push(await measure('bare Fastify GET /hello', `http://127.0.0.1:${ports.bare}/hello`, connections));
     rows.push(await measure('GET /health', `http://127.0.0.1:${ports.app}/health`, connections));
     rows.push(
-      await measure('GET /banks/demo/payment-types (API key)', `http://127.0.0.1:${ports.app}/banks/demo/payment-types`, connections, {
-        'x-api-key': ports.apiKey,
-      }),
+      await measure(
+        'GET /banks/demo/payment-types (API key)',
+        `http://127.0.0.1:${ports.app}/banks/demo/payment-types`,
+        connections,
+        {
+          'x-api-key': ports.apiKey,
+        },
+      ),
     );
   }
   child.stdin.end();
