@@ -105,3 +105,17 @@ test('CLI convert and validate: XML to stdout, issues to stderr, exit codes 0/1/
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('amounts beyond 2^53 minor units stay exact in InstdAmt, CtrlSum and totals', () => {
+  const doc = samplePayment('XB_SWIFT', 'FI', { transactions: 2, amounts: ['9999999999999999.99', '0.01'] }) as {
+    payments: Array<{ transactions: Array<Record<string, unknown>> }>;
+  };
+  const r = convertPayment(doc, 'nordea-fi', { now: new Date('2026-11-21T08:55:00Z') });
+  assert.ok(r.ok && r.value.ok, JSON.stringify(r.ok && !r.value.ok ? r.value.issues : r));
+  assert.match(r.value.xml, /<InstdAmt Ccy="USD">9999999999999999.99<\/InstdAmt>/);
+  assert.deepEqual(
+    [...r.value.xml.matchAll(/<CtrlSum>([^<]+)</g)].map((m) => m[1]),
+    ['10000000000000000.00', '10000000000000000.00'],
+  );
+  assert.deepEqual(r.value.totals, [{ currency: 'USD', amount: '10000000000000000.00' }]);
+});

@@ -8,6 +8,7 @@ import { isPainVersion, PAIN_VERSIONS } from '../banks/types.ts';
 import type { ChunkSink } from '../pain001/chunk-writer.ts';
 import { pain001ToString, writePain001 } from '../pain001/write-pain001.ts';
 import type { ValidationIssue } from '../validation/issue.ts';
+import { minorAt } from '../validation/plan.ts';
 import type { CompanySettings } from '../validation/prepare.ts';
 import type { ValidationRun } from '../validation/validate.ts';
 import { runValidation } from '../validation/validate.ts';
@@ -137,7 +138,7 @@ function totalsOf(run: ValidationRun): Array<{ currency: string; amount: string 
     for (let j = 0; j < txs.length; j++) {
       const c = txs[j]?.currency ?? '';
       const cur = by.get(c) ?? { minor: 0n, exp: plan.exponents[j] ?? 2 };
-      cur.minor += plan.minors[j] ?? 0n;
+      cur.minor += minorAt(plan, j);
       by.set(c, cur);
     }
   }

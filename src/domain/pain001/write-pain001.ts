@@ -1,6 +1,7 @@
 import type { Transaction } from '../canonical/types.ts';
 import { formatMinor } from '../money/money.ts';
 import type { DocumentPlan, PaymentPlan } from '../validation/plan.ts';
+import { minorAt } from '../validation/plan.ts';
 import type { ChunkSink } from './chunk-writer.ts';
 import { ChunkWriter } from './chunk-writer.ts';
 import { esc, escText } from './escape.ts';
@@ -24,7 +25,10 @@ type Group = {
   ctrlSum: string;
 };
 
-/** Sum of minor units across currencies, at the largest exponent among them, as a decimal string. */
+/**
+ * Sum of minor units across currencies, at the largest exponent among them. Summed as doubles while that
+ * is provably exact (every term and the running total below 2^53), else again with bigint.
+ */
 function controlSum(plan: PaymentPlan, indices: number[] | undefined): { sum: bigint; exp: number } {
   const n = indices ? indices.length : plan.minors.length;
   let exp = 0;
@@ -32,11 +36,22 @@ function controlSum(plan: PaymentPlan, indices: number[] | undefined): { sum: bi
     const e = plan.exponents[indices ? (indices[k] as number) : k] ?? 2;
     if (e > exp) exp = e;
   }
+  if (plan.bigMinors === undefined) {
+    let sum = 0;
+    let exact = true;
+    for (let k = 0; k < n && exact; k++) {
+      const j = indices ? (indices[k] as number) : k;
+      const e = plan.exponents[j] ?? 2;
+      sum += (plan.minors[j] ?? 0) * 10 ** (exp - e);
+      exact = sum <= Number.MAX_SAFE_INTEGER;
+    }
+    if (exact) return { sum: BigInt(sum), exp };
+  }
   let sum = 0n;
   for (let k = 0; k < n; k++) {
     const j = indices ? (indices[k] as number) : k;
     const e = plan.exponents[j] ?? 2;
-    const m = plan.minors[j] ?? 0n;
+    const m = minorAt(plan, j);
     sum += e === exp ? m : m * 10n ** BigInt(exp - e);
   }
   return { sum, exp };
@@ -77,12 +92,13 @@ function groupsOf(doc: DocumentPlan): Group[] {
   return out;
 }
 
-function amountText(tx: Transaction, minor: bigint, exp: number): string {
+function amountText(tx: Transaction, plan: PaymentPlan, j: number): string {
   const a = tx.amount ?? '';
+  const exp = plan.exponents[j] ?? 2;
   const dot = a.indexOf('.');
   // Keep the caller's text when it already has the currency's fraction digits: exact round trip, no work.
   const canonical = exp === 0 ? dot < 0 : dot > 0 && a.length - dot - 1 === exp;
-  return canonical ? a : formatMinor(minor, exp);
+  return canonical ? a : formatMinor(minorAt(plan, j), exp);
 }
 
 function pmtTpInf(plan: PaymentPlan, ind: string): string {
@@ -166,7 +182,7 @@ export function writePain001(doc: DocumentPlan, sink: ChunkSink): void {
     for (let k = 0; k < n; k++) {
       const j = g.indices ? (g.indices[k] as number) : k;
       const tx = txs[j] as Transaction;
-      out.write(transactionXml(tx, amountText(tx, plan.minors[j] ?? 0n, plan.exponents[j] ?? 2), typeCode, t));
+      out.write(transactionXml(tx, amountText(tx, plan, j), typeCode, t));
     }
     out.write('  </PmtInf>\n');
   }

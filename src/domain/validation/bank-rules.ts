@@ -4,6 +4,7 @@ import { INVALID_TRANSACTION } from '../canonical/normalise.ts';
 import type { Party, Transaction } from '../canonical/types.ts';
 import type { IssueSink } from './issue.ts';
 import type { PaymentPlan } from './plan.ts';
+import { minorAt } from './plan.ts';
 import { isBlank } from './text-rules.ts';
 
 /** Built only when an issue is raised: the clean path allocates no path strings. */
@@ -81,7 +82,7 @@ function needsRegulatoryReport(profile: BankProfile, plan: PaymentPlan, j: numbe
   const rule = REPORTING_THRESHOLD[profile.countryCode];
   const tx = plan.payment.transactions[j];
   if (!rule || !tx || tx.currency !== rule.currency) return false;
-  return (plan.minors[j] ?? 0n) >= rule.minor;
+  return minorAt(plan, j) >= rule.minor;
 }
 
 function creditorCountry(tx: Transaction): string | undefined {

@@ -17,6 +17,8 @@ import { checkIdentifier, checkLength, isBlank, join } from './text-rules.ts';
  */
 type Ctx = GenericCtx;
 
+const MAX_EXACT = BigInt(Number.MAX_SAFE_INTEGER);
+
 function required(ctx: Ctx, base: string, key: string, what: string): void {
   const path = join(base, key);
   if (ctx.sink.hasErrorAt(path)) return;
@@ -47,7 +49,11 @@ function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: Payment
   } else if (tx.amount !== undefined && tx.currency !== undefined) {
     const r = parseAmount(tx.amount, tx.currency);
     if (r.ok) {
-      plan.minors[j] = r.minor;
+      if (r.minor <= MAX_EXACT) plan.minors[j] = Number(r.minor);
+      else {
+        plan.bigMinors ??= new Map();
+        plan.bigMinors.set(j, r.minor);
+      }
       plan.exponents[j] = r.exponent;
     } else sink.add('generic', r.error.code, `${base}.amount`, r.error.message);
   }

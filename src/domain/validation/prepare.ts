@@ -157,8 +157,9 @@ export function preparePayments(
       payment,
       type,
       encoding,
-      minors: new Array(txs.length).fill(0n),
-      exponents: new Array(txs.length).fill(2),
+      minors: new Float64Array(txs.length),
+      bigMinors: undefined,
+      exponents: new Uint8Array(txs.length).fill(2),
     });
   }
   return { plans, autoSelected, autoFilled };
