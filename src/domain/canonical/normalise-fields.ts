@@ -158,14 +158,7 @@ export function txt(v: unknown, base: string, rel: string, key: string, ctx: Ctx
   if (r.kind === 'ok') return v;
   const path = at(base, rel, key);
   if (r.kind === 'transliterated') {
-    ctx.issues.add(
-      'generic',
-      'charset_transliterated',
-      path,
-      `characters outside the bank's character set were replaced: ${r.replacements}`,
-      undefined,
-      'warning',
-    );
+    ctx.issues.add('generic', 'charset_transliterated', path, r.message, undefined, 'warning');
     return r.value;
   }
   ctx.issues.add(

@@ -97,7 +97,7 @@ function replacementFor(ch: string, charset: CharsetName): string | undefined {
 
 export type CharsetResult =
   | { kind: 'ok' }
-  | { kind: 'transliterated'; value: string; replacements: string }
+  | { kind: 'transliterated'; value: string; replacements: string; message: string }
   | { kind: 'invalid'; characters: string };
 
 const OK: CharsetResult = { kind: 'ok' };
@@ -146,7 +146,10 @@ function transliterate(value: string, charset: CharsetName): CharsetResult {
     }
   }
   if (bad !== '') return { kind: 'invalid', characters: bad };
-  return { kind: 'transliterated', value: out, replacements: [...new Set(replaced)].join(', ') };
+  const replacements = [...new Set(replaced)].join(', ');
+  // The issue message is built once per distinct value and shared by every warning about it (memoised).
+  const message = `characters outside the bank's character set were replaced: ${replacements}`;
+  return { kind: 'transliterated', value: out, replacements, message };
 }
 
 /** Identifiers (MsgId, PmtInfId, EndToEndId, InstrId) stay in the SEPA set, with no leading, trailing or double slash. */
