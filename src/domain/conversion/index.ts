@@ -8,7 +8,6 @@ import { isPainVersion, PAIN_VERSIONS } from '../banks/types.ts';
 import type { ChunkSink } from '../pain001/chunk-writer.ts';
 import { pain001ToString, writePain001 } from '../pain001/write-pain001.ts';
 import type { ValidationIssue } from '../validation/issue.ts';
-import { minorAt } from '../validation/plan.ts';
 import type { CompanySettings } from '../validation/prepare.ts';
 import type { ValidationRun } from '../validation/validate.ts';
 import { runValidation } from '../validation/validate.ts';
@@ -131,18 +130,32 @@ export function validatePayment(raw: unknown, bankKey: string, opts: EngineOptio
   };
 }
 
+/** Exact totals per currency: doubles while every running sum stays below 2^53, bigint beyond. */
 function totalsOf(run: ValidationRun): Array<{ currency: string; amount: string }> {
-  const by = new Map<string, { minor: bigint; exp: number }>();
+  const by = new Map<string, { small: number; big: bigint; exp: number }>();
   for (const plan of run.plans) {
     const txs = plan.payment.transactions;
     for (let j = 0; j < txs.length; j++) {
       const c = txs[j]?.currency ?? '';
-      const cur = by.get(c) ?? { minor: 0n, exp: plan.exponents[j] ?? 2 };
-      cur.minor += minorAt(plan, j);
-      by.set(c, cur);
+      let cur = by.get(c);
+      if (!cur) {
+        cur = { small: 0, big: 0n, exp: plan.exponents[j] ?? 2 };
+        by.set(c, cur);
+      }
+      const big = plan.bigMinors?.get(j);
+      if (big !== undefined) cur.big += big;
+      else {
+        const m = plan.minors[j] ?? 0;
+        // Flush before the double sum could leave the exact range (rounding only ever overshoots here).
+        if (cur.small + m > Number.MAX_SAFE_INTEGER) {
+          cur.big += BigInt(cur.small);
+          cur.small = 0;
+        }
+        cur.small += m;
+      }
     }
   }
-  return [...by].map(([currency, v]) => ({ currency, amount: formatDecimal(v.minor, v.exp) }));
+  return [...by].map(([currency, v]) => ({ currency, amount: formatDecimal(v.big + BigInt(v.small), v.exp) }));
 }
 
 function formatDecimal(minor: bigint, exp: number): string {
