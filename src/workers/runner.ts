@@ -2,6 +2,7 @@ import type { PgBoss } from 'pg-boss';
 import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
 import { QUEUES } from '../app/jobs.ts';
+import { removeExpiredJournal } from '../app/journal/retention.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
 
 /**
@@ -13,6 +14,11 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   await boss.schedule(QUEUES.sandboxRetention, '17 3 * * *');
   await boss.work(QUEUES.sandboxRetention, async () => {
     await removeIdleSandboxes(ctx);
+  });
+  // Daily at 02:47 UTC: journal documents and activity events past their expiresAt.
+  await boss.schedule(QUEUES.journalRetention, '47 2 * * *');
+  await boss.work(QUEUES.journalRetention, async () => {
+    await removeExpiredJournal(ctx);
   });
   await boss.work<{ jobId: string; platformId: string }>(
     QUEUES.conversion,

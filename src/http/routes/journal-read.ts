@@ -1,4 +1,196 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { listEvents } from '../../app/journal/events.ts';
+import { exportDocuments } from '../../app/journal/export.ts';
+import { journalList } from '../../app/journal/list.ts';
+import {
+  getDocument,
+  getDocumentFile,
+  getDocumentPayments,
+  paymentTypeCounts,
+} from '../../app/journal/read-document.ts';
+import { listDocuments } from '../../app/journal/read-documents.ts';
+import { reconciliationPage } from '../../app/journal/reconciliation.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
-export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (_app, _services) => {};
+const keyOnly = { auth: { key: true as const } };
+/** POST /journal/export: an API key or a human session (a company admin; checked in the use case). */
+const keyOrSession = { auth: { key: true as const, session: true } };
+
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+const CompanyQuery = Type.Object({ companyId: Id });
+const Cursor = Type.Optional(Type.String({ maxLength: 512 }));
+const Direction = Type.Optional(Type.Union([Type.Literal('inbound'), Type.Literal('outbound')]));
+const DocParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+
+export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  app.get(
+    '/journal/documents',
+    {
+      config: keyOnly,
+      schema: {
+        tags: ['journal'],
+        description:
+          'Journal documents newest first (keyset cursor), metadata only. amountMin/amountMax filter the returned page only; `total` is exact up to 10,000 matches and estimated above (`totalExact`).',
+        querystring: Type.Object({
+          companyId: Id,
+          direction: Direction,
+          type: Type.Optional(Type.String({ maxLength: 32 })),
+          collected: Type.Optional(Type.Boolean()),
+          q: Type.Optional(Type.String({ maxLength: 200 })),
+          status: Type.Optional(Type.String({ maxLength: 500 })),
+          amountMin: Type.Optional(Type.String({ maxLength: 64 })),
+          amountMax: Type.Optional(Type.String({ maxLength: 64 })),
+          dateFrom: Type.Optional(Type.String({ maxLength: 32 })),
+          dateTo: Type.Optional(Type.String({ maxLength: 32 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          cursor: Cursor,
+        }),
+        response: errorResponses(400, 401, 403, 404),
+      },
+    },
+    async (request) => listDocuments(ctx, principalOf(request), request.query),
+  );
+
+  app.get(
+    '/journal/list',
+    {
+      config: keyOnly,
+      schema: {
+        tags: ['journal'],
+        querystring: Type.Object({
+          companyId: Id,
+          cursor: Cursor,
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          direction: Direction,
+          type: Type.Optional(Type.String({ maxLength: 32 })),
+          uncollectedOnly: Type.Optional(Type.Boolean()),
+        }),
+        response: errorResponses(400, 401, 403, 404),
+      },
+    },
+    async (request) => journalList(ctx, principalOf(request), request.query),
+  );
+
+  app.post(
+    '/journal/export',
+    {
+      config: keyOrSession,
+      schema: {
+        tags: ['journal'],
+        description: 'Marks the named documents collected; 207 when some, not all, journal numbers were found.',
+        body: Type.Object({
+          companyId: Id,
+          journalNos: Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 1000 }),
+          filter: Type.Optional(
+            Type.Object({ direction: Direction, type: Type.Optional(Type.String({ maxLength: 32 })) }),
+          ),
+          platformId: Type.Optional(Id),
+        }),
+        response: errorResponses(400, 401, 403, 404),
+      },
+    },
+    async (request, reply) => {
+      const result = await exportDocuments(ctx, principalOf(request), request.body);
+      return reply.status(result.status).send(result.body);
+    },
+  );
+
+  app.get(
+    '/journal/documents/:id',
+    {
+      config: keyOnly,
+      schema: {
+        tags: ['journal'],
+        params: DocParams,
+        querystring: CompanyQuery,
+        response: errorResponses(401, 403, 404),
+      },
+    },
+    async (request) => getDocument(ctx, principalOf(request), request.query.companyId, request.params.id),
+  );
+
+  app.get(
+    '/journal/documents/:id/payments',
+    {
+      config: keyOnly,
+      schema: {
+        tags: ['journal'],
+        params: DocParams,
+        querystring: CompanyQuery,
+        response: errorResponses(401, 403, 404),
+      },
+    },
+    async (request) => getDocumentPayments(ctx, principalOf(request), request.query.companyId, request.params.id),
+  );
+
+  app.get(
+    '/journal/documents/:id/file',
+    {
+      config: keyOnly,
+      schema: {
+        tags: ['journal'],
+        description: 'The pain.001 XML as an attachment; does not set the collected flag.',
+        params: DocParams,
+        querystring: CompanyQuery,
+        response: errorResponses(401, 403, 404),
+      },
+    },
+    async (request, reply) => {
+      const file = await getDocumentFile(ctx, principalOf(request), request.query.companyId, request.params.id);
+      return reply
+        .type('application/xml; charset=utf-8')
+        .header('Content-Disposition', `attachment; filename="${file.filename}"`)
+        .send(file.xml);
+    },
+  );
+
+  app.get(
+    '/journal/payment-types',
+    {
+      config: keyOnly,
+      schema: { tags: ['journal'], querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
+    },
+    async (request) => paymentTypeCounts(ctx, principalOf(request), request.query.companyId),
+  );
+
+  app.get(
+    '/journal/reconciliation',
+    {
+      config: keyOnly,
+      schema: {
+        tags: ['journal'],
+        querystring: Type.Object({
+          companyId: Id,
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          cursor: Cursor,
+        }),
+        response: errorResponses(400, 401, 403, 404),
+      },
+    },
+    async (request) => reconciliationPage(ctx, principalOf(request), request.query),
+  );
+
+  app.get(
+    '/journal/events',
+    {
+      config: keyOnly,
+      schema: {
+        tags: ['journal'],
+        description:
+          'The audit trail. Default: newest first by cursor. since=<seq>: oldest first after that seq, nextCursor is the next since value (null: caught up).',
+        querystring: Type.Object({
+          companyId: Id,
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000 })),
+          cursor: Cursor,
+          since: Type.Optional(Type.Integer({ minimum: 0 })),
+          connectionId: Type.Optional(Type.String({ maxLength: 64 })),
+        }),
+        response: errorResponses(400, 401, 403, 404),
+      },
+    },
+    async (request) => listEvents(ctx, principalOf(request), request.query),
+  );
+};

@@ -1,0 +1,157 @@
+import {
+  countDocuments,
+  type DocumentFilter,
+  type DocumentMetaRow,
+  listDocumentPage,
+  type PageKey,
+} from '../../db/repositories/journal-reads.ts';
+import { currencyExponent } from '../../domain/money/currencies.ts';
+import type { AppContext } from '../context.ts';
+import { badRequest } from '../errors.ts';
+import type { Principal } from '../identity/principal.ts';
+import { decodeCursor, encodeCursor } from '../pagination.ts';
+import { documentView } from './document-view.ts';
+import { companyScope } from './read-scope.ts';
+
+/** GET /journal/documents page size (the contract leaves it open; docs/journal-reads.md). */
+export const DOCUMENTS_DEFAULT_LIMIT = 50;
+export const DOCUMENTS_MAX_LIMIT = 1000;
+/**
+ * `total` is exact up to this many matches and the planner's estimate above (`totalExact: false`):
+ * an exact count would scan every index entry of a large company on every page request.
+ */
+export const EXACT_COUNT_UP_TO = 10_000;
+
+export type DocumentsQuery = {
+  companyId: string;
+  direction?: string | undefined;
+  type?: string | undefined;
+  collected?: boolean | undefined;
+  q?: string | undefined;
+  status?: string | undefined;
+  amountMin?: string | undefined;
+  amountMax?: string | undefined;
+  dateFrom?: string | undefined;
+  dateTo?: string | undefined;
+  limit?: number | undefined;
+  cursor?: string | undefined;
+};
+
+const SORT_KEY = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+/** Journal page cursors: the last row's created_at (microseconds, UTC) and id. */
+export function encodePageCursor(row: { sortKey: string; id: string }): string {
+  return encodeCursor(`${row.sortKey}|${row.id}`);
+}
+
+export function decodePageCursor(cursor: string | undefined): PageKey | undefined {
+  const key = decodeCursor(cursor);
+  if (key === undefined) return undefined;
+  const bar = key.indexOf('|');
+  const sortKey = key.slice(0, bar);
+  const id = key.slice(bar + 1);
+  if (bar < 0 || !SORT_KEY.test(sortKey) || id === '') throw badRequest('invalid cursor');
+  return { sortKey, id };
+}
+
+/** A calendar date as the UTC midnight that starts it; 400 when it is not a real YYYY-MM-DD date. */
+function utcDay(value: string, field: string): Date {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  const date = m ? new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))) : undefined;
+  if (!date || date.toISOString().slice(0, 10) !== value)
+    throw badRequest(`${field} must be a date YYYY-MM-DD`, { field });
+  return date;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Filters shared by the list routes, from query text; bad dates are 400. */
+export function documentFilter(query: DocumentsQuery): DocumentFilter {
+  const statuses = query.status
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  return {
+    direction: query.direction,
+    type: query.type,
+    collected: query.collected,
+    text: query.q,
+    statuses: statuses && statuses.length > 0 ? statuses : undefined,
+    from: query.dateFrom === undefined ? undefined : utcDay(query.dateFrom, 'dateFrom'),
+    until: query.dateTo === undefined ? undefined : new Date(utcDay(query.dateTo, 'dateTo').getTime() + DAY_MS),
+  };
+}
+
+/** An exact decimal: value / 10^scale. */
+type Decimal = { value: bigint; scale: number };
+
+/** A decimal string, or undefined when it is not one (amountMin/amountMax: ignored without error). */
+export function parseDecimal(text: string | undefined): Decimal | undefined {
+  if (text === undefined) return undefined;
+  const m = /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!m) return undefined;
+  const fraction = m[3] ?? '';
+  const value = BigInt(`${m[2]}${fraction}`);
+  return { value: m[1] === '-' ? -value : value, scale: fraction.length };
+}
+
+/** Compares two exact decimals by bringing both to the larger scale (minor units of the finer one). */
+function compare(a: Decimal, b: Decimal): number {
+  const scale = Math.max(a.scale, b.scale);
+  const x = a.value * 10n ** BigInt(scale - a.scale);
+  const y = b.value * 10n ** BigInt(scale - b.scale);
+  return x < y ? -1 : x > y ? 1 : 0;
+}
+
+/**
+ * amountMin/amountMax keep a document when one of its totals lies within the bounds (inclusive). A
+ * total is read at its currency's exponent, so "10.5" and "10.50" EUR are the same amount.
+ */
+export function amountFilter(min: string | undefined, max: string | undefined) {
+  const low = parseDecimal(min);
+  const high = parseDecimal(max);
+  if (!low && !high) return undefined;
+  return (row: DocumentMetaRow): boolean =>
+    row.totals.some((t) => {
+      const amount = parseDecimal(t.amount);
+      if (!amount) return false;
+      const exponent = currencyExponent(t.currency);
+      const exact =
+        exponent !== undefined && amount.scale < exponent
+          ? { value: amount.value * 10n ** BigInt(exponent - amount.scale), scale: exponent }
+          : amount;
+      return (!low || compare(exact, low) >= 0) && (!high || compare(exact, high) <= 0);
+    });
+}
+
+/** A list summary: the document's metadata, never its payload or file. */
+export function summaryView(row: DocumentMetaRow) {
+  return documentView(row);
+}
+
+/**
+ * GET /journal/documents: newest first on (created_at desc, id desc). The keyset cursor is the last
+ * row's position, so documents inserted while a client pages (always newer, hence before the
+ * cursor) neither repeat nor push others out of the walk. amountMin/amountMax filter the fetched
+ * page only (contract, Limits): a page may hold fewer items than `limit` while nextCursor goes on.
+ */
+export async function listDocuments(ctx: AppContext, principal: Principal, query: DocumentsQuery) {
+  const scope = await companyScope(ctx, principal, query.companyId);
+  const filter = documentFilter(query);
+  const key = decodePageCursor(query.cursor);
+  const limit = Math.min(query.limit ?? DOCUMENTS_DEFAULT_LIMIT, DOCUMENTS_MAX_LIMIT);
+  const [rows, total] = await Promise.all([
+    listDocumentPage(ctx.db, scope, filter, key, limit + 1),
+    countDocuments(ctx.db, scope, filter, EXACT_COUNT_UP_TO),
+  ]);
+  const more = rows.length > limit;
+  const pageRows = more ? rows.slice(0, limit) : rows;
+  const keep = amountFilter(query.amountMin, query.amountMax);
+  const last = pageRows[pageRows.length - 1];
+  return {
+    items: (keep ? pageRows.filter(keep) : pageRows).map(summaryView),
+    nextCursor: more && last ? encodePageCursor(last) : null,
+    total: total.count,
+    totalExact: total.exact,
+  };
+}

@@ -1,0 +1,42 @@
+import { listReconciliationPage } from '../../db/repositories/journal-reads.ts';
+import type { AppContext } from '../context.ts';
+import type { Principal } from '../identity/principal.ts';
+import { decodePageCursor, encodePageCursor } from './read-documents.ts';
+import { companyScope } from './read-scope.ts';
+import { reconStateOf } from './reconciliation-state.ts';
+
+/** GET /journal/reconciliation page size (contract, Limits). */
+export const RECON_DEFAULT_LIMIT = 500;
+export const RECON_MAX_LIMIT = 1000;
+
+/**
+ * GET /journal/reconciliation: outbound documents newest first with the state their payment lines
+ * add up to and the latest line evidence. A non-null nextCursor means more payments exist.
+ */
+export async function reconciliationPage(
+  ctx: AppContext,
+  principal: Principal,
+  query: { companyId: string; limit?: number | undefined; cursor?: string | undefined },
+) {
+  const scope = await companyScope(ctx, principal, query.companyId);
+  const limit = Math.min(query.limit ?? RECON_DEFAULT_LIMIT, RECON_MAX_LIMIT);
+  const rows = await listReconciliationPage(ctx.db, scope, decodePageCursor(query.cursor), limit + 1);
+  const more = rows.length > limit;
+  const items = more ? rows.slice(0, limit) : rows;
+  const last = items[items.length - 1];
+  return {
+    items: items.map((r) => ({
+      documentId: r.id,
+      journalNo: r.journalNo,
+      messageId: r.messageId,
+      bankKey: r.bankKey,
+      summary: r.summary,
+      totals: r.totals,
+      status: r.status,
+      createdAt: r.createdAt.toISOString(),
+      state: reconStateOf(r.lineCount, r.clearedCount, r.rejectedCount),
+      evidence: r.latestEvidence,
+    })),
+    nextCursor: more && last ? encodePageCursor(last) : null,
+  };
+}

@@ -1,0 +1,348 @@
+import { and, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import type { CompanyScope, Executor } from '../executor.ts';
+import { approvalPolicies, approvals, companies, journalDocuments, users } from '../schema/index.ts';
+import type { JournalDocumentRow } from './journal-documents.ts';
+
+/**
+ * Reading side of the journal: keyset pages newest first on (created_at desc, id desc), which the
+ * index journal_documents_page_idx (company_id, created_at desc, id desc) serves directly, counts,
+ * tallies and the export marking. Every query takes the tenant scope.
+ */
+
+/**
+ * The platform a company belongs to, or undefined when no such company exists. An authorisation
+ * lookup only (a key names a company: 404 when unknown, 403 when it is another platform's; the
+ * verify-audit CLI is given a company id alone); it returns nothing of the company's data.
+ */
+export async function companyPlatform(q: Executor, companyId: string): Promise<string | undefined> {
+  const rows = await q
+    .select({ platformId: companies.platformId })
+    .from(companies)
+    .where(eq(companies.id, companyId))
+    .limit(1);
+  return rows[0]?.platformId;
+}
+
+/** Metadata columns only: list pages never read the sealed payload or file. */
+const metadata = {
+  id: journalDocuments.id,
+  platformId: journalDocuments.platformId,
+  companyId: journalDocuments.companyId,
+  journalNo: journalDocuments.journalNo,
+  direction: journalDocuments.direction,
+  type: journalDocuments.type,
+  sourceFormat: journalDocuments.sourceFormat,
+  bankKey: journalDocuments.bankKey,
+  environment: journalDocuments.environment,
+  status: journalDocuments.status,
+  messageId: journalDocuments.messageId,
+  importSource: journalDocuments.importSource,
+  transactionCount: journalDocuments.transactionCount,
+  totals: journalDocuments.totals,
+  paymentType: journalDocuments.paymentType,
+  idempotencyKey: journalDocuments.idempotencyKey,
+  deliveryMode: journalDocuments.deliveryMode,
+  deliveryStatus: journalDocuments.deliveryStatus,
+  summary: journalDocuments.summary,
+  accountIban: journalDocuments.accountIban,
+  accountCurrency: journalDocuments.accountCurrency,
+  collected: journalDocuments.collected,
+  collectedAt: journalDocuments.collectedAt,
+  createdAt: journalDocuments.createdAt,
+  updatedAt: journalDocuments.updatedAt,
+  expiresAt: journalDocuments.expiresAt,
+  // The sort key at full (microsecond) precision: a JS Date keeps milliseconds only, and a cursor
+  // rounded down would show a row twice.
+  sortKey: sql<string>`to_char(${journalDocuments.createdAt} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`,
+};
+
+/** A page row: the document's metadata (sealed columns and digests empty) and its sort key. */
+export type DocumentMetaRow = JournalDocumentRow & { sortKey: string };
+
+function asMetaRow(
+  row: Omit<
+    DocumentMetaRow,
+    'requestDigest' | 'contentDigest' | 'blockIndex' | 'payloadSealed' | 'fileSealed' | 'warnings' | 'details'
+  >,
+): DocumentMetaRow {
+  return {
+    ...row,
+    requestDigest: null,
+    contentDigest: null,
+    blockIndex: null,
+    payloadSealed: null,
+    fileSealed: null,
+    warnings: null,
+    details: null,
+  };
+}
+
+export type DocumentFilter = {
+  direction?: string | undefined;
+  type?: string | undefined;
+  collected?: boolean | undefined;
+  /** Case-insensitive literal text (LIKE wildcards are escaped here). */
+  text?: string | undefined;
+  statuses?: string[] | undefined;
+  /** created_at >= from */
+  from?: Date | undefined;
+  /** created_at < until */
+  until?: Date | undefined;
+};
+
+/** The keyset position after which a page starts: the last row's sort key and id. */
+export type PageKey = { sortKey: string; id: string };
+
+/** `%`, `_` and the escape character itself match literally. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+// The totals as text the way people write them ("EUR 1234.50"), one per currency.
+const totalsText = sql`coalesce((SELECT string_agg((t->>'currency') || ' ' || (t->>'amount'), ' ') FROM jsonb_array_elements(${journalDocuments.totals}) AS t), '')`;
+
+function documentConditions(scope: CompanyScope, filter: DocumentFilter): SQL[] {
+  const conditions: SQL[] = [
+    eq(journalDocuments.companyId, scope.companyId),
+    eq(journalDocuments.platformId, scope.platformId),
+  ];
+  if (filter.direction !== undefined) conditions.push(eq(journalDocuments.direction, filter.direction));
+  if (filter.type !== undefined) conditions.push(eq(journalDocuments.type, filter.type));
+  if (filter.collected !== undefined) conditions.push(eq(journalDocuments.collected, filter.collected));
+  if (filter.statuses !== undefined && filter.statuses.length > 0)
+    conditions.push(inArray(journalDocuments.status, filter.statuses));
+  if (filter.from !== undefined) conditions.push(gte(journalDocuments.createdAt, filter.from));
+  if (filter.until !== undefined) conditions.push(lt(journalDocuments.createdAt, filter.until));
+  if (filter.text !== undefined && filter.text !== '') {
+    const pattern = `%${escapeLike(filter.text)}%`;
+    const d = journalDocuments;
+    conditions.push(
+      sql`(${d.summary} ILIKE ${pattern} ESCAPE '\\' OR coalesce(${d.messageId}, '') ILIKE ${pattern} ESCAPE '\\'
+        OR ${d.journalNo} ILIKE ${pattern} ESCAPE '\\' OR coalesce(${d.bankKey}, '') ILIKE ${pattern} ESCAPE '\\'
+        OR ${d.status} ILIKE ${pattern} ESCAPE '\\' OR ${d.type} ILIKE ${pattern} ESCAPE '\\'
+        OR ${totalsText} ILIKE ${pattern} ESCAPE '\\')`,
+    );
+  }
+  return conditions;
+}
+
+function after(key: PageKey | undefined): SQL | undefined {
+  if (key === undefined) return undefined;
+  // A row comparison on the index's own columns: PostgreSQL uses it as the index range start.
+  return sql`(${journalDocuments.createdAt}, ${journalDocuments.id}) < (${key.sortKey}::timestamptz, ${key.id})`;
+}
+
+/** Newest first: up to `limit` documents after `key` matching `filter`. */
+export async function listDocumentPage(
+  q: Executor,
+  scope: CompanyScope,
+  filter: DocumentFilter,
+  key: PageKey | undefined,
+  limit: number,
+): Promise<DocumentMetaRow[]> {
+  const rows = await q
+    .select(metadata)
+    .from(journalDocuments)
+    .where(and(...documentConditions(scope, filter), after(key)))
+    .orderBy(desc(journalDocuments.createdAt), desc(journalDocuments.id))
+    .limit(limit);
+  return rows.map(asMetaRow);
+}
+
+export type Count = { count: number; exact: boolean };
+
+/**
+ * How many documents match, exactly up to `cap`; above it, the planner's estimate (never below
+ * cap + 1). Counting every one of a large company's documents on each page request would cost a
+ * scan of all its index entries; a client paging through 100,000 documents needs the order of
+ * magnitude, and an exact figure once it filters down to a workable set.
+ */
+export async function countDocuments(
+  q: Executor,
+  scope: CompanyScope,
+  filter: DocumentFilter,
+  cap: number,
+): Promise<Count> {
+  const where = and(...documentConditions(scope, filter));
+  const inner = q
+    .select({ one: sql`1` })
+    .from(journalDocuments)
+    .where(where)
+    .limit(cap + 1);
+  const result = await q.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM (${inner}) AS capped`);
+  const n = Number(result.rows[0]?.n ?? 0);
+  if (n <= cap) return { count: n, exact: true };
+  const plan = await q.execute<{ 'QUERY PLAN': unknown }>(
+    sql`EXPLAIN (FORMAT JSON) ${q.select({ one: sql`1` }).from(journalDocuments).where(where)}`,
+  );
+  const estimate = planRows(plan.rows[0]?.['QUERY PLAN']);
+  return { count: Math.max(cap + 1, estimate), exact: false };
+}
+
+function planRows(plan: unknown): number {
+  const parsed = typeof plan === 'string' ? (JSON.parse(plan) as unknown) : plan;
+  const rows = (parsed as Array<{ Plan?: { 'Plan Rows'?: number } }> | undefined)?.[0]?.Plan?.['Plan Rows'];
+  return typeof rows === 'number' && Number.isFinite(rows) ? Math.round(rows) : 0;
+}
+
+/**
+ * Outbound payments tallied by payment type, weighted by transaction count, over the newest `sample`
+ * documents; `more` says older outbound documents were left out.
+ */
+export async function tallyPaymentTypes(
+  q: Executor,
+  scope: CompanyScope,
+  sample: number,
+): Promise<{ rows: Array<{ paymentType: string | null; count: number }>; more: boolean }> {
+  const outbound = and(
+    eq(journalDocuments.companyId, scope.companyId),
+    eq(journalDocuments.platformId, scope.platformId),
+    eq(journalDocuments.direction, 'outbound'),
+  );
+  const newest = q
+    .select({ paymentType: journalDocuments.paymentType, transactionCount: journalDocuments.transactionCount })
+    .from(journalDocuments)
+    .where(outbound)
+    .orderBy(desc(journalDocuments.createdAt), desc(journalDocuments.id))
+    .limit(sample)
+    .as('newest');
+  const [rows, beyond] = await Promise.all([
+    q
+      .select({ paymentType: newest.paymentType, count: sql<number>`sum(${newest.transactionCount})::int` })
+      .from(newest)
+      .groupBy(newest.paymentType),
+    q
+      .select({ one: sql`1` })
+      .from(journalDocuments)
+      .where(outbound)
+      .orderBy(desc(journalDocuments.createdAt), desc(journalDocuments.id))
+      .offset(sample)
+      .limit(1),
+  ]);
+  return { rows: rows.map((r) => ({ paymentType: r.paymentType, count: Number(r.count) })), more: beyond.length > 0 };
+}
+
+export type ReconciliationRow = DocumentMetaRow & {
+  lineCount: number;
+  clearedCount: number;
+  rejectedCount: number;
+  latestEvidence: Record<string, unknown> | null;
+};
+
+/** Outbound documents newest first with their lines' reconciliation states counted. */
+export async function listReconciliationPage(
+  q: Executor,
+  scope: CompanyScope,
+  key: PageKey | undefined,
+  limit: number,
+): Promise<ReconciliationRow[]> {
+  const d = journalDocuments;
+  const rows = await q
+    .select({
+      ...metadata,
+      lineCount: sql<number>`(SELECT count(*)::int FROM payment_lines l WHERE l.document_id = ${d.id})`,
+      clearedCount: sql<number>`(SELECT count(*)::int FROM payment_lines l WHERE l.document_id = ${d.id} AND l.state = 'cleared')`,
+      rejectedCount: sql<number>`(SELECT count(*)::int FROM payment_lines l WHERE l.document_id = ${d.id} AND l.state = 'rejected')`,
+      latestEvidence: sql<Record<string, unknown> | null>`(SELECT l.evidence FROM payment_lines l
+        WHERE l.document_id = ${d.id} AND l.evidence IS NOT NULL ORDER BY l.updated_at DESC, l.line_index DESC LIMIT 1)`,
+    })
+    .from(d)
+    .where(
+      and(
+        eq(d.companyId, scope.companyId),
+        eq(d.platformId, scope.platformId),
+        eq(d.direction, 'outbound'),
+        after(key),
+      ),
+    )
+    .orderBy(desc(d.createdAt), desc(d.id))
+    .limit(limit);
+  return rows.map((r) => ({
+    ...asMetaRow(r),
+    lineCount: Number(r.lineCount),
+    clearedCount: Number(r.clearedCount),
+    rejectedCount: Number(r.rejectedCount),
+    latestEvidence: r.latestEvidence,
+  }));
+}
+
+export type ApprovalRead = {
+  approval: typeof approvals.$inferSelect;
+  policy: typeof approvalPolicies.$inferSelect | undefined;
+  userNames: Map<string, string>;
+};
+
+/** The newest approval of a document, its policy and the names of the users who decided on it. */
+export async function findDocumentApproval(
+  q: Executor,
+  scope: CompanyScope,
+  documentId: string,
+): Promise<ApprovalRead | undefined> {
+  const [row] = await q
+    .select()
+    .from(approvals)
+    .leftJoin(approvalPolicies, eq(approvalPolicies.id, approvals.policyId))
+    .where(
+      and(
+        eq(approvals.platformId, scope.platformId),
+        eq(approvals.companyId, scope.companyId),
+        eq(approvals.documentId, documentId),
+      ),
+    )
+    .orderBy(desc(approvals.createdAt))
+    .limit(1);
+  if (!row) return undefined;
+  const userIds = [
+    ...new Set(row.approvals.decisions.map((d) => d['userId']).filter((id): id is string => typeof id === 'string')),
+  ];
+  const named =
+    userIds.length === 0
+      ? []
+      : await q
+          .select({ id: users.id, name: users.name })
+          .from(users)
+          .where(and(eq(users.platformId, scope.platformId), inArray(users.id, userIds)));
+  return {
+    approval: row.approvals,
+    policy: row.approval_policies ?? undefined,
+    userNames: new Map(named.map((u) => [u.id, u.name])),
+  };
+}
+
+/** The documents of a company carrying these journal numbers, locked for the export's update. */
+export async function lockDocumentsByJournalNo(
+  tx: Executor,
+  scope: CompanyScope,
+  journalNos: string[],
+): Promise<DocumentMetaRow[]> {
+  if (journalNos.length === 0) return [];
+  const rows = await tx
+    .select(metadata)
+    .from(journalDocuments)
+    .where(
+      and(
+        eq(journalDocuments.companyId, scope.companyId),
+        eq(journalDocuments.platformId, scope.platformId),
+        inArray(journalDocuments.journalNo, journalNos),
+      ),
+    )
+    .orderBy(journalDocuments.id)
+    .for('update');
+  return rows.map(asMetaRow);
+}
+
+/** Sets the collected flag (and its time) on documents not collected yet. */
+export async function markCollected(tx: Executor, scope: CompanyScope, ids: string[], at: Date): Promise<void> {
+  if (ids.length === 0) return;
+  await tx
+    .update(journalDocuments)
+    .set({ collected: true, collectedAt: at, updatedAt: at })
+    .where(
+      and(
+        eq(journalDocuments.companyId, scope.companyId),
+        eq(journalDocuments.platformId, scope.platformId),
+        inArray(journalDocuments.id, ids),
+        eq(journalDocuments.collected, false),
+      ),
+    );
+}
