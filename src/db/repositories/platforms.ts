@@ -2,7 +2,6 @@ import { and, eq, lt } from 'drizzle-orm';
 import type { Executor } from '../executor.ts';
 import { platforms } from '../schema/index.ts';
 
-
 export async function insertPlatform(q: Executor, row: typeof platforms.$inferInsert): Promise<void> {
   await q.insert(platforms).values(row);
 }
