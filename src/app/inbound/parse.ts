@@ -1,13 +1,10 @@
-import { findCompany } from '../../db/repositories/companies.ts';
-import {
-  type NormalisedStatement,
-  type NormalisedStatusReport,
-  type ParseError,
-  parseBankFile,
-  statementsOf,
-} from '../../domain/inbound/index.ts';
+import { getProfile } from '../../domain/conversion/index.ts';
+import { type NormalisedStatement, type ParseError, parseBankFile, statementsOf } from '../../domain/inbound/index.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
+import type { Principal } from '../identity/principal.ts';
+import { companyScopeOf } from '../journal/ingest-scope.ts';
+import { journalStatusReport } from '../journal/payment-status.ts';
 
 /** Parse failures as the contract answers them: 400 empty or unrecognised, 422 unparseable. */
 function parseFailure(error: ParseError): AppError {
@@ -34,21 +31,39 @@ export function parseStatements(content: Uint8Array | string): { items: Normalis
 }
 
 /**
- * POST /inbound/payment-status, parsing half: the pain.002 normalised. Matching it to the original
- * payment and advancing statuses arrives with the journal.
+ * POST /inbound/payment-status: the pain.002 normalised, journaled as an inbound document, matched to
+ * its original payment and the payment's status advanced (src/app/journal/payment-status.ts). The
+ * answer is the normalised report plus, additively, the matched document and its resulting status.
  */
-export async function parsePaymentStatus(
+export async function receivePaymentStatus(
   ctx: AppContext,
-  platformId: string,
-  companyId: string,
-  content: string,
-): Promise<NormalisedStatusReport> {
-  if (!(await findCompany(ctx.db, { platformId }, companyId))) throw notFound('company');
-  const result = parseBankFile(content);
+  principal: Principal,
+  input: { companyId: string; content: string; bankKey?: string | undefined; platformId?: string | undefined },
+) {
+  const scope = await companyScopeOf(ctx, principal, input.companyId, input.platformId);
+  if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
+  const result = parseBankFile(input.content);
   if (!result.ok)
     throw parseFailure(result.error.code === 'empty' ? { ...result.error, code: 'unparseable_file' } : result.error);
   if (result.kind !== 'status-report') {
     throw new AppError(422, 'unparseable_file', 'content is not a pain.002 payment status report');
   }
-  return result.report;
+  const journaled = await journalStatusReport(ctx, scope, {
+    content: input.content,
+    report: result.report,
+    sourceFormat: result.sourceFormat,
+    bankKey: input.bankKey ?? null,
+    environment: null,
+    importSource: 'api',
+  });
+  return {
+    ...journaled.report,
+    documentId: journaled.match.documentId,
+    journalNo: journaled.match.journalNo,
+    status: journaled.match.status,
+    previousStatus: journaled.match.previousStatus,
+    deduped: journaled.deduped,
+    reportDocumentId: journaled.reportDocument.id,
+    reportJournalNo: journaled.reportDocument.journalNo,
+  };
 }

@@ -116,3 +116,154 @@ export async function listPaymentLines(
     )
     .orderBy(paymentLines.lineIndex);
 }
+
+/**
+ * The platform a company belongs to, or undefined when no such company exists. Used only to tell a
+ * company of another platform (403) from an unknown one (404) before any tenant data is read.
+ */
+export async function findCompanyPlatform(q: Executor, companyId: string): Promise<string | undefined> {
+  const rows = await q.execute<{ platform_id: string }>(
+    sql`SELECT platform_id FROM companies WHERE id = ${companyId} LIMIT 1`,
+  );
+  return rows.rows[0]?.platform_id;
+}
+
+/**
+ * Serialises ingests of the same file content for a company until the caller's transaction ends,
+ * so two identical ingests at once journal it once (the second sees the first's documents).
+ */
+export async function lockInboundContent(tx: Executor, companyId: string, contentDigest: string): Promise<void> {
+  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ingest:${companyId}:${contentDigest}`}, 0))`);
+}
+
+/** The inbound documents journaled from one file content, in block order. */
+export async function findInboundByDigest(
+  q: Executor,
+  scope: CompanyScope,
+  contentDigest: string,
+): Promise<JournalDocumentRow[]> {
+  return q
+    .select()
+    .from(journalDocuments)
+    .where(
+      and(
+        eq(journalDocuments.platformId, scope.platformId),
+        eq(journalDocuments.companyId, scope.companyId),
+        eq(journalDocuments.direction, 'inbound'),
+        eq(journalDocuments.contentDigest, contentDigest),
+      ),
+    )
+    .orderBy(journalDocuments.blockIndex);
+}
+
+/** An inbound statement document already journaled with this statement key (details.statementKey). */
+export async function findInboundByStatementKey(
+  q: Executor,
+  scope: CompanyScope,
+  messageId: string,
+  statementKey: string,
+): Promise<JournalDocumentRow | undefined> {
+  const rows = await q
+    .select()
+    .from(journalDocuments)
+    .where(
+      and(
+        eq(journalDocuments.platformId, scope.platformId),
+        eq(journalDocuments.companyId, scope.companyId),
+        eq(journalDocuments.messageId, messageId),
+        eq(journalDocuments.direction, 'inbound'),
+        sql`${journalDocuments.details}->>'statementKey' = ${statementKey}`,
+      ),
+    )
+    .limit(1);
+  return rows[0];
+}
+
+/** The document, locked until the caller's transaction ends. */
+export async function lockDocument(
+  tx: Executor,
+  scope: CompanyScope,
+  id: string,
+): Promise<JournalDocumentRow | undefined> {
+  const rows = await tx
+    .select()
+    .from(journalDocuments)
+    .where(
+      and(
+        eq(journalDocuments.platformId, scope.platformId),
+        eq(journalDocuments.companyId, scope.companyId),
+        eq(journalDocuments.id, id),
+      ),
+    )
+    .limit(1)
+    .for('update');
+  return rows[0];
+}
+
+/**
+ * The outbound document whose payment lines carry the most of these end-to-end ids (newest on a
+ * tie), or undefined when none does.
+ */
+export async function findOutboundByEndToEndIds(
+  q: Executor,
+  scope: CompanyScope,
+  endToEndIds: string[],
+): Promise<string | undefined> {
+  if (endToEndIds.length === 0) return undefined;
+  const rows = await q
+    .select({ documentId: paymentLines.documentId, n: sql<number>`count(*)::int` })
+    .from(paymentLines)
+    .innerJoin(journalDocuments, eq(journalDocuments.id, paymentLines.documentId))
+    .where(
+      and(
+        eq(paymentLines.platformId, scope.platformId),
+        eq(paymentLines.companyId, scope.companyId),
+        sql`${paymentLines.endToEndId} IN ${endToEndIds}`,
+        eq(journalDocuments.direction, 'outbound'),
+      ),
+    )
+    .groupBy(paymentLines.documentId, journalDocuments.createdAt)
+    .orderBy(sql`count(*) DESC`, desc(journalDocuments.createdAt))
+    .limit(1);
+  return rows[0]?.documentId;
+}
+
+/** Sets state and evidence of several lines of one document in one statement. */
+export async function updatePaymentLineStates(
+  tx: Executor,
+  scope: CompanyScope,
+  documentId: string,
+  changes: Array<{ index: number; state: string; evidence: Record<string, unknown> }>,
+  updatedAt: Date,
+): Promise<void> {
+  for (let i = 0; i < changes.length; i += 5000) {
+    const slice = changes.slice(i, i + 5000).map((c) => ({ idx: c.index, state: c.state, evidence: c.evidence }));
+    await tx.execute(sql`
+      UPDATE payment_lines AS p
+         SET state = u.state, evidence = u.evidence, updated_at = ${updatedAt}
+        FROM jsonb_to_recordset(${JSON.stringify(slice)}::jsonb) AS u(idx int, state text, evidence jsonb)
+       WHERE p.document_id = ${documentId}
+         AND p.platform_id = ${scope.platformId}
+         AND p.company_id = ${scope.companyId}
+         AND p.line_index = u.idx`);
+  }
+}
+
+/** Merges keys into a document's details (jsonb `||`). */
+export async function mergeDocumentDetails(
+  tx: Executor,
+  scope: CompanyScope,
+  id: string,
+  patch: Record<string, unknown>,
+): Promise<void> {
+  await tx
+    .update(journalDocuments)
+    .set({ details: sql`coalesce(${journalDocuments.details}, '{}'::jsonb) || ${JSON.stringify(patch)}::jsonb` })
+    .where(
+      and(
+        eq(journalDocuments.platformId, scope.platformId),
+        eq(journalDocuments.companyId, scope.companyId),
+        eq(journalDocuments.id, id),
+      ),
+    );
+}

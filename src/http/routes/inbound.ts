@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { AppError } from '../../app/errors.ts';
-import { assertPlatform } from '../../app/identity/access.ts';
-import { parsePaymentStatus, parseStatements } from '../../app/inbound/parse.ts';
+import { parseStatements, receivePaymentStatus } from '../../app/inbound/parse.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
@@ -42,6 +41,8 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
       bodyLimit: STATEMENT_BODY_LIMIT,
       schema: {
         tags: ['inbound'],
+        description:
+          'Journals a pain.002, matches it to the original payment (message id, then end-to-end ids) and advances its status. 200: the normalised report plus documentId, journalNo, status of the matched payment.',
         body: Type.Object({
           companyId: Type.String({ maxLength: 64 }),
           content: Type.String({ minLength: 1 }),
@@ -51,10 +52,6 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
         response: errorResponses(400, 401, 403, 404, 422),
       },
     },
-    async (request) => {
-      const principal = principalOf(request);
-      if (request.body.platformId !== undefined) assertPlatform(principal, request.body.platformId);
-      return parsePaymentStatus(ctx, principal.platformId, request.body.companyId, request.body.content);
-    },
+    async (request) => receivePaymentStatus(ctx, principalOf(request), request.body),
   );
 };

@@ -1,0 +1,109 @@
+import type { CompanyScope, Tx } from '../../db/executor.ts';
+import { insertAccountStatement } from '../../db/repositories/account-statements.ts';
+import { updateBankAccount, upsertBankAccount } from '../../db/repositories/bank-accounts.ts';
+import { listConnections } from '../../db/repositories/connections.ts';
+import type { BalanceSummary } from '../../db/schema/accounts.ts';
+import { getProfile } from '../../domain/conversion/index.ts';
+import type { NormalisedStatement } from '../../domain/inbound/index.ts';
+import { recordEvent } from '../audit/record.ts';
+import type { AppContext } from '../context.ts';
+
+type Balance = NonNullable<NormalisedStatement['openingBalance']>;
+
+export function balanceSummary(b: Balance | null): BalanceSummary | null {
+  return b ? { amount: b.amount, currency: b.currency, direction: b.direction, date: b.date } : null;
+}
+
+/** A balance as one signed decimal string: debit balances are negative. */
+export function signedAmount(b: { amount: string; direction: string }): string {
+  if (b.direction !== 'debit' || /^0*(\.0*)?$/.test(b.amount)) return b.amount;
+  return b.amount.startsWith('-') ? b.amount.slice(1) : `-${b.amount}`;
+}
+
+/** The account identity of a statement: IBAN, else the proprietary id; plus the currency. */
+export function accountKeyOf(s: NormalisedStatement): string | undefined {
+  const id = s.accountIban ?? s.accountOther;
+  if (!id) return undefined;
+  return `${id}|${s.accountCurrency ?? ''}`;
+}
+
+/**
+ * A journaled statement reaches its bank account (DESIGN.md, Bank accounts): the account is created
+ * on first sight, `lastReceivedData` always moves, the latest balance only for a closing balance at
+ * least as new as the one held; one account_statements row per statement. Returns the account id,
+ * or null for a statement that names no account.
+ */
+export async function recordStatement(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  input: { documentId: string; statement: NormalisedStatement; bankKey: string | null; environment: string },
+): Promise<{ accountId: string; created: boolean } | null> {
+  const s = input.statement;
+  const key = accountKeyOf(s);
+  if (key === undefined) return null;
+  const now = ctx.clock.now();
+  const newId = ctx.ids.next('acct');
+  const connected =
+    input.bankKey !== null && (await listConnections(tx, scope)).some((c) => c.bankKey === input.bankKey);
+  const account = await upsertBankAccount(tx, {
+    id: newId,
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    accountKey: key,
+    iban: s.accountIban,
+    accountOther: s.accountIban ? null : s.accountOther,
+    country: s.accountIban ? s.accountIban.slice(0, 2).toUpperCase() : null,
+    currency: s.accountCurrency,
+    bankKey: input.bankKey,
+    bankName: input.bankKey ? (getProfile(input.bankKey)?.bankName ?? input.bankKey) : null,
+    connected,
+    createdAt: now,
+    updatedAt: now,
+  });
+  const created = account.id === newId;
+  if (created) {
+    await recordEvent(ctx, tx, {
+      platformId: scope.platformId,
+      companyId: scope.companyId,
+      type: 'bank_account.created',
+      message: `bank account ${s.accountIban ?? s.accountOther} (${s.accountCurrency ?? '?'}) created from a statement`,
+      metadata: { accountId: account.id, documentId: input.documentId },
+      bankKey: input.bankKey,
+      environment: input.environment,
+    });
+  }
+
+  const closing = s.closingBalance;
+  const closingDate = closing?.date ?? s.toDate ?? null;
+  const newer =
+    closing !== null &&
+    (account.latestBalanceDate === null || (closingDate !== null && closingDate >= account.latestBalanceDate));
+  await updateBankAccount(tx, scope, account.id, {
+    lastReceivedData: now,
+    updatedAt: now,
+    ...(account.bankKey === null && input.bankKey !== null
+      ? { bankKey: input.bankKey, bankName: getProfile(input.bankKey)?.bankName ?? input.bankKey, connected }
+      : {}),
+    ...(newer && closing
+      ? {
+          latestBalance: signedAmount(closing),
+          latestBalanceCurrency: closing.currency,
+          latestBalanceDate: closingDate,
+        }
+      : {}),
+  });
+  await insertAccountStatement(tx, {
+    documentId: input.documentId,
+    accountId: account.id,
+    companyId: scope.companyId,
+    fromDate: s.fromDate,
+    toDate: s.toDate,
+    sequenceNumber: s.sequenceNumber,
+    opening: balanceSummary(s.openingBalance),
+    closing: balanceSummary(s.closingBalance),
+    txCount: s.transactions.length,
+    createdAt: now,
+  });
+  return { accountId: account.id, created };
+}

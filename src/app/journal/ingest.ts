@@ -1,0 +1,369 @@
+import { createHash } from 'node:crypto';
+import type { CompanyScope, Tx } from '../../db/executor.ts';
+import {
+  findInboundByDigest,
+  findInboundByStatementKey,
+  insertDocument,
+  type JournalDocumentRow,
+  lockInboundContent,
+  mergeDocumentDetails,
+  nextJournalNo,
+} from '../../db/repositories/journal-documents.ts';
+import { getProfile } from '../../domain/conversion/index.ts';
+import { type NormalisedStatement, type ParseBankFileResult, parseBankFile } from '../../domain/inbound/index.ts';
+import { accountKeyOf, recordStatement, signedAmount } from '../accounts/record-statement.ts';
+import { recordEvent } from '../audit/record.ts';
+import { retentionUntil } from '../audit/retention-policy.ts';
+import type { AppContext } from '../context.ts';
+import { AppError, notFound } from '../errors.ts';
+import type { Principal } from '../identity/principal.ts';
+import { type DocumentView, documentView } from './document-view.ts';
+import { companyScopeOf } from './ingest-scope.ts';
+import { contentDigest, journalStatusReport } from './payment-status.ts';
+
+type StatementFile = Extract<ParseBankFileResult, { kind: 'statement' }>;
+type Block = StatementFile['blocks'][number];
+
+export type IngestStatement = {
+  index: number;
+  kind: 'ingested' | 'deduped' | 'quarantined';
+  documentId: string | null;
+  journalNo: string | null;
+  account: string | null;
+  message: string | null;
+};
+
+export type IngestAlert = {
+  kind: string;
+  message: string;
+  reason: string;
+  account: string | null;
+  unclosedBlockCount: number;
+  survivingStatementCount: number;
+};
+
+export type IngestBlock = {
+  statementCount: number;
+  ingested: number;
+  deduped: number;
+  quarantined: number;
+  partial: boolean;
+  statements: IngestStatement[];
+  alerts: IngestAlert[];
+};
+
+export type IngestResult = {
+  status: 200 | 201 | 207;
+  body: DocumentView & { deduped: boolean; ingest: IngestBlock; statusReport?: unknown };
+};
+
+export type IngestInput = {
+  companyId: string;
+  content: string;
+  platformId?: string | undefined;
+  bankKey?: string | undefined;
+  environment?: 'test' | 'production' | undefined;
+  importSource?: string;
+};
+
+function parseFailure(code: string, message: string): AppError {
+  switch (code) {
+    case 'empty':
+      return new AppError(400, 'empty_body', message);
+    case 'unrecognised_format':
+      return new AppError(422, 'unrecognised_format', message);
+    case 'too_large':
+      return new AppError(413, 'payload_too_large', message);
+    default:
+      return new AppError(422, 'unparseable_file', message);
+  }
+}
+
+function ingestBlockOf(statements: IngestStatement[], alerts: IngestAlert[]): IngestBlock {
+  const countOf = (kind: IngestStatement['kind']) => statements.filter((s) => s.kind === kind).length;
+  const quarantined = countOf('quarantined');
+  return {
+    statementCount: statements.length,
+    ingested: countOf('ingested'),
+    deduped: countOf('deduped'),
+    quarantined,
+    partial: quarantined > 0 || alerts.some((a) => a.kind === 'incomplete_file'),
+    statements,
+    alerts,
+  };
+}
+
+/** 201 every block ingested; 207 blocks ended differently or the file says it is incomplete; 200 all deduped. */
+function statusOf(block: IngestBlock): 200 | 201 | 207 {
+  if (block.deduped === block.statementCount) return 200;
+  if (block.ingested === block.statementCount && !block.partial) return 201;
+  return 207;
+}
+
+function statementSummary(format: string, s: NormalisedStatement): string {
+  const account = s.accountIban ?? s.accountOther ?? 'unknown account';
+  const period = s.fromDate || s.toDate ? ` ${s.fromDate ?? '?'}..${s.toDate ?? '?'}` : '';
+  const closing = s.closingBalance ? `, closing ${signedAmount(s.closingBalance)} ${s.closingBalance.currency}` : '';
+  return `${format} ${account} ${s.accountCurrency ?? ''}${period}: ${s.transactions.length} entries${closing}`.replace(
+    /\s+/g,
+    ' ',
+  );
+}
+
+/**
+ * POST /journal/ingest: every statement block of a bank file becomes one inbound journal document
+ * (IN-<n>) and reaches its bank account; a pain.002 is journaled and matched like
+ * POST /inbound/payment-status. All of a file in one transaction, serialised per content digest, so
+ * the same content twice (even at once) is journaled once: the repeat answers 200 deduped with the
+ * first document unchanged and nothing re-run.
+ */
+export async function ingestFile(ctx: AppContext, principal: Principal, input: IngestInput): Promise<IngestResult> {
+  const scope = await companyScopeOf(ctx, principal, input.companyId, input.platformId);
+  if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
+  if (input.content.trim() === '') throw new AppError(400, 'empty_body', 'the file is empty');
+  const parsed = parseBankFile(input.content);
+  if (!parsed.ok) throw parseFailure(parsed.error.code, parsed.error.message);
+  const importSource = input.importSource ?? 'api';
+
+  if (parsed.kind === 'status-report') {
+    const journaled = await journalStatusReport(ctx, scope, {
+      content: input.content,
+      report: parsed.report,
+      sourceFormat: parsed.sourceFormat,
+      bankKey: input.bankKey ?? null,
+      environment: input.environment ?? null,
+      importSource,
+    });
+    const doc = journaled.reportDocument;
+    const ingest = ingestBlockOf(
+      [
+        {
+          index: 0,
+          kind: journaled.deduped ? 'deduped' : 'ingested',
+          documentId: doc.id,
+          journalNo: doc.journalNo,
+          account: null,
+          message: `matched ${journaled.match.journalNo}: ${journaled.match.previousStatus} -> ${journaled.match.status}`,
+        },
+      ],
+      [],
+    );
+    return {
+      status: journaled.deduped ? 200 : 201,
+      body: { ...documentView(doc), deduped: journaled.deduped, ingest, statusReport: journaled.match },
+    };
+  }
+
+  return ingestStatements(ctx, scope, input, parsed, importSource);
+}
+
+async function ingestStatements(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: IngestInput,
+  file: StatementFile,
+  importSource: string,
+): Promise<IngestResult> {
+  const digest = contentDigest(input.content);
+  const environment = input.environment ?? 'production';
+  const bankKey = input.bankKey ?? null;
+  const alerts: IngestAlert[] = file.alerts.map((a) => ({
+    kind: a.kind,
+    message: a.message,
+    reason: a.reason,
+    account: a.account,
+    unclosedBlockCount: a.unclosedBlockCount,
+    survivingStatementCount: a.survivingStatementCount,
+  }));
+
+  return ctx.db.transaction(async (tx) => {
+    await lockInboundContent(tx, scope.companyId, digest);
+    const existing = await findInboundByDigest(tx, scope, digest);
+    if (existing.length > 0) return replay(existing);
+
+    const statements: IngestStatement[] = [];
+    let first: JournalDocumentRow | undefined;
+    let firstExisting: JournalDocumentRow | undefined;
+    for (const block of file.blocks) {
+      const outcome = await journalBlock(ctx, tx, scope, {
+        block,
+        file,
+        digest,
+        environment,
+        bankKey,
+        importSource,
+        rawFile: first === undefined ? input.content : null,
+      });
+      statements.push(outcome.statement);
+      if (outcome.created) first ??= outcome.document;
+      else firstExisting ??= outcome.document;
+    }
+    const ingest = ingestBlockOf(statements, alerts);
+    const status = statusOf(ingest);
+    const shown = first ?? firstExisting!;
+    if (first) {
+      // The file's own outcome, kept for replays of the same content.
+      await mergeDocumentDetails(tx, scope, first.id, { ingest: { statements, alerts } });
+    }
+    return { status, body: { ...documentView(shown), deduped: status === 200, ingest } };
+  });
+}
+
+/** The same content again: the first outcome, every journaled block now `deduped`, nothing re-run. */
+function replay(existing: JournalDocumentRow[]): IngestResult {
+  const first = existing[0]!;
+  const stored = first.details?.ingest as { statements: IngestStatement[]; alerts: IngestAlert[] } | undefined;
+  const statements: IngestStatement[] = (stored?.statements ?? []).map((s) =>
+    s.kind === 'quarantined' ? s : { ...s, kind: 'deduped' },
+  );
+  const ingest = ingestBlockOf(statements, stored?.alerts ?? []);
+  return { status: 200, body: { ...documentView(first), deduped: true, ingest } };
+}
+
+async function journalBlock(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  input: {
+    block: Block;
+    file: StatementFile;
+    digest: string;
+    environment: string;
+    bankKey: string | null;
+    importSource: string;
+    rawFile: string | null;
+  },
+): Promise<{ statement: IngestStatement; document: JournalDocumentRow; created: boolean }> {
+  const { block, file } = input;
+  const now = ctx.clock.now();
+  const base = {
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    direction: 'inbound',
+    type: file.format,
+    sourceFormat: file.sourceFormat,
+    bankKey: input.bankKey,
+    environment: input.environment,
+    importSource: input.importSource,
+    contentDigest: input.digest,
+    blockIndex: block.index,
+    fileSealed: input.rawFile === null ? null : ctx.encryptor.encrypt(input.rawFile),
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: retentionUntil(now, input.environment),
+  };
+
+  if (!block.ok) {
+    // A quarantined block is journaled too (status quarantined, no payload): the file it came in
+    // stays retrievable and a replay of the file can say what happened to each block.
+    const journalNo = await nextJournalNo(tx, scope.companyId, 'inbound');
+    const document = await insertDocument(tx, {
+      ...base,
+      id: ctx.ids.next('doc'),
+      journalNo,
+      status: 'quarantined',
+      summary: `${file.format} block ${block.index} quarantined${block.account ? ` (${block.account})` : ''}: ${block.message}`,
+      details: { quarantined: { account: block.account, message: block.message } },
+    });
+    await recordEvent(ctx, tx, {
+      platformId: scope.platformId,
+      companyId: scope.companyId,
+      type: 'journal.document.quarantined',
+      message: `${journalNo} ${file.format} block ${block.index} quarantined`,
+      metadata: {
+        documentId: document.id,
+        journalNo,
+        type: file.format,
+        contentDigest: input.digest,
+        blockIndex: block.index,
+      },
+      bankKey: input.bankKey,
+      environment: input.environment,
+    });
+    return {
+      statement: {
+        index: block.index,
+        kind: 'quarantined',
+        documentId: document.id,
+        journalNo,
+        account: block.account,
+        message: block.message,
+      },
+      document,
+      created: true,
+    };
+  }
+
+  const s = block.statement;
+  const statementKey = createHash('sha256').update(JSON.stringify(s)).digest('hex');
+  const messageId = s.messageId ?? s.statementId;
+  if (messageId !== null) {
+    const same = await findInboundByStatementKey(tx, scope, messageId, statementKey);
+    if (same) {
+      return {
+        statement: {
+          index: block.index,
+          kind: 'deduped',
+          documentId: same.id,
+          journalNo: same.journalNo,
+          account: block.account,
+          message: `statement already journaled as ${same.journalNo}`,
+        },
+        document: same,
+        created: false,
+      };
+    }
+  }
+
+  const journalNo = await nextJournalNo(tx, scope.companyId, 'inbound');
+  const id = ctx.ids.next('doc');
+  const document = await insertDocument(tx, {
+    ...base,
+    id,
+    journalNo,
+    status: 'ingested',
+    messageId,
+    transactionCount: s.transactions.length,
+    totals: s.accountCurrency ? [{ currency: s.accountCurrency, amount: s.entrySummary.totalSum }] : [],
+    summary: statementSummary(file.format, s),
+    accountIban: s.accountIban,
+    accountCurrency: s.accountCurrency,
+    payloadSealed: ctx.encryptor.encrypt(JSON.stringify(s)),
+    warnings: block.warnings,
+    details: { statementKey, accountKey: accountKeyOf(s) ?? null },
+  });
+  const account = await recordStatement(ctx, tx, scope, {
+    documentId: id,
+    statement: s,
+    bankKey: input.bankKey,
+    environment: input.environment,
+  });
+  await recordEvent(ctx, tx, {
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    type: 'journal.document.ingested',
+    message: `${journalNo} ${file.format} statement journaled`,
+    metadata: {
+      documentId: id,
+      journalNo,
+      type: file.format,
+      contentDigest: input.digest,
+      blockIndex: block.index,
+      accountId: account?.accountId ?? null,
+    },
+    bankKey: input.bankKey,
+    environment: input.environment,
+  });
+  return {
+    statement: {
+      index: block.index,
+      kind: 'ingested',
+      documentId: id,
+      journalNo,
+      account: block.account,
+      message: block.warnings.length > 0 ? block.warnings.map((w) => w.message).join('; ') : null,
+    },
+    document,
+    created: true,
+  };
+}

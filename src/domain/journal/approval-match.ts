@@ -1,0 +1,70 @@
+/**
+ * Maker-checker policy matching at submit (DESIGN.md, Identity): a policy matches a document when it
+ * is enabled, its environment is the document's or `any`, its bank list (when set) names the bank,
+ * and, in its currency (or in any currency of the document when it names none), the document total
+ * or its largest transaction reaches `minAmount`. Amounts are compared exactly as decimals scaled to
+ * a common exponent, never as floats.
+ */
+export type PolicyForMatch = {
+  id: string;
+  enabled: boolean;
+  environment: string;
+  currency: string | null;
+  minAmount: string;
+  bankKeys: string[] | null;
+};
+
+export type DocumentForMatch = {
+  environment: string;
+  bankKey: string;
+  /** One entry per transaction: minor units at the currency's exponent. */
+  lines: ReadonlyArray<{ currency: string; amountMinor: bigint; exponent: number }>;
+};
+
+type Scaled = { units: bigint; exp: number };
+
+/** A non-negative plain decimal as integer units at its own exponent; undefined when not a decimal. */
+function decimal(text: string): Scaled | undefined {
+  const m = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!m) return undefined;
+  const fraction = m[2] ?? '';
+  return { units: BigInt((m[1] ?? '0') + fraction), exp: fraction.length };
+}
+
+/** a >= b, exactly. */
+function reaches(a: Scaled, b: Scaled): boolean {
+  const exp = Math.max(a.exp, b.exp);
+  return a.units * 10n ** BigInt(exp - a.exp) >= b.units * 10n ** BigInt(exp - b.exp);
+}
+
+/** Per currency: the total and the largest transaction, in minor units. */
+export function amountsByCurrency(lines: DocumentForMatch['lines']) {
+  const by = new Map<string, { total: bigint; largest: bigint; exponent: number }>();
+  for (const l of lines) {
+    const cur = by.get(l.currency) ?? { total: 0n, largest: 0n, exponent: l.exponent };
+    cur.total += l.amountMinor;
+    if (l.amountMinor > cur.largest) cur.largest = l.amountMinor;
+    by.set(l.currency, cur);
+  }
+  return by;
+}
+
+export function policyMatches(policy: PolicyForMatch, doc: DocumentForMatch): boolean {
+  if (!policy.enabled) return false;
+  if (policy.environment !== 'any' && policy.environment !== doc.environment) return false;
+  if (policy.bankKeys && policy.bankKeys.length > 0 && !policy.bankKeys.includes(doc.bankKey)) return false;
+  // A malformed minAmount matches everything: a policy must never be bypassed by a typo.
+  const min = decimal(policy.minAmount) ?? { units: 0n, exp: 0 };
+  for (const [currency, a] of amountsByCurrency(doc.lines)) {
+    if (policy.currency && policy.currency.toUpperCase() !== currency) continue;
+    const total = { units: a.total, exp: a.exponent };
+    const largest = { units: a.largest, exp: a.exponent };
+    if (reaches(total, min) || reaches(largest, min)) return true;
+  }
+  return false;
+}
+
+/** The first matching policy in the given order (oldest first), or undefined. */
+export function matchPolicy<P extends PolicyForMatch>(policies: readonly P[], doc: DocumentForMatch): P | undefined {
+  return policies.find((p) => policyMatches(p, doc));
+}

@@ -1,0 +1,268 @@
+/**
+ * How a pain.002 status report moves an outbound journal document and its payment lines
+ * (DESIGN.md, "Lifecycle of an outbound document"). Pure: the caller loads the document and lines,
+ * applies the returned changes and records the audit events in one transaction.
+ *
+ * Per line, the most specific status wins: the transaction's own TxSts (matched by end-to-end id,
+ * then instruction id), else its payment group's PmtInfSts (matched by PmtInfId = paymentId), else
+ * the file's GrpSts. PART at group or file level carries no verdict of its own: lines are read from
+ * their transactions. Line moves:
+ *   ACSC, ACCC                         -> cleared
+ *   RJCT, CANC                         -> rejected (reason code, description, AddtlInf kept as evidence)
+ *   RCVD ACTC ACCP ACFC ACWC ACWP PDNG ACSP -> stays pending (evidence recorded)
+ * A rejected line is final. A cleared line that is later rejected becomes rejected with
+ * `lateRejection` in its evidence, but its document is not moved back from executed (issue 6 refines
+ * reversals). Unknown status codes change nothing.
+ *
+ * Document status, derived from the lines afterwards:
+ *   rejected, cancelled (terminal) and pending-approval are never moved by a report;
+ *   every line rejected                                -> rejected;
+ *   no line pending and at least one cleared           -> executed;
+ *   otherwise converted -> sent (the bank has the file), sent/executed unchanged.
+ */
+
+export type LineState = 'pending' | 'cleared' | 'rejected';
+
+export type LifecycleLine = {
+  index: number;
+  endToEndId: string | null;
+  instructionId: string | null;
+  paymentId: string | null;
+  amount: string;
+  currency: string;
+  state: LineState;
+};
+
+export type ReportReason = {
+  code: string | null;
+  proprietary: string | null;
+  description: string | null;
+  additionalInfo: string[];
+};
+
+export type ReportTransaction = {
+  endToEndId: string | null;
+  instructionId: string | null;
+  originalAmount: string | null;
+  currency: string | null;
+  statusCode: string | null;
+  reasons: ReportReason[];
+};
+
+export type ReportGroup = {
+  paymentInfoId: string | null;
+  statusCode: string | null;
+  reasons: ReportReason[];
+  transactions: ReportTransaction[];
+};
+
+export type LifecycleReport = {
+  groupStatusCode: string | null;
+  groupReasons: ReportReason[];
+  paymentGroups: ReportGroup[];
+  /** Transactions listed outside any group (some parsers list them flat as well). */
+  extraTransactions: ReportTransaction[];
+};
+
+export type LineEvidence = {
+  source: 'pain.002';
+  summary: string;
+  date: string | null;
+  amount: string;
+  currency: string;
+  reason: string | null;
+  addtlInf: string | null;
+  documentId: string;
+  statusCode: string;
+  lateRejection?: true;
+};
+
+export type LineChange = {
+  index: number;
+  from: LineState;
+  to: LineState;
+  statusCode: string;
+  evidence: LineEvidence;
+};
+
+export type LifecycleOutcome = {
+  from: string;
+  to: string;
+  /** Every line whose state or evidence changes. */
+  lineChanges: LineChange[];
+  /** Lines whose state changed (pending -> cleared, ...). */
+  transitions: LineChange[];
+  lateRejections: number;
+  /** Report transactions that name no line of the document. */
+  unmatchedTransactions: number;
+  /** True when the document is terminal or awaiting approval and the report was not applied. */
+  ignored: boolean;
+};
+
+const CLEARED = new Set(['ACSC', 'ACCC']);
+const REJECTED = new Set(['RJCT', 'CANC']);
+const PENDING = new Set(['RCVD', 'ACTC', 'ACCP', 'ACFC', 'ACWC', 'ACWP', 'PDNG', 'ACSP']);
+const NOT_MOVABLE = new Set(['rejected', 'cancelled', 'pending-approval']);
+
+const DESCRIPTIONS: Record<string, string> = {
+  RCVD: 'received by the bank',
+  ACTC: 'accepted after technical validation',
+  ACCP: 'accepted (customer profile)',
+  ACFC: 'accepted, funds checked',
+  ACWC: 'accepted with change',
+  ACWP: 'accepted without posting',
+  PDNG: 'pending',
+  ACSP: 'accepted, settlement in process',
+  ACSC: 'settlement completed on the debtor account',
+  ACCC: 'settlement completed on the creditor account',
+  RJCT: 'rejected',
+  CANC: 'cancelled',
+};
+
+/** The line state a status code moves to; undefined for a code that says nothing (PART, unknown). */
+export function lineStateOf(code: string): LineState | undefined {
+  if (CLEARED.has(code)) return 'cleared';
+  if (REJECTED.has(code)) return 'rejected';
+  if (PENDING.has(code)) return 'pending';
+  return undefined;
+}
+
+type Verdict = { code: string; reasons: ReportReason[]; tx: ReportTransaction | null };
+
+function verdictFor(tx: ReportTransaction | null, ...levels: Array<{ code: string | null; reasons: ReportReason[] }>) {
+  if (tx?.statusCode && lineStateOf(tx.statusCode)) return { code: tx.statusCode, reasons: tx.reasons, tx };
+  for (const level of levels) {
+    if (level.code && lineStateOf(level.code)) {
+      // A group-level verdict still carries the transaction's own reasons when it has some.
+      const reasons = tx && tx.reasons.length > 0 ? tx.reasons : level.reasons;
+      return { code: level.code, reasons, tx };
+    }
+  }
+  return undefined;
+}
+
+function evidenceOf(
+  verdict: Verdict,
+  line: LifecycleLine,
+  context: { documentId: string; date: string | null },
+): LineEvidence {
+  const reason = verdict.reasons.find((r) => r.code !== null || r.proprietary !== null);
+  const reasonCode = reason ? (reason.code ?? reason.proprietary) : null;
+  const addtl = verdict.reasons.flatMap((r) => r.additionalInfo).filter((s) => s !== '');
+  const description = reason?.description ?? null;
+  const parts = [verdict.code, reasonCode, description ?? DESCRIPTIONS[verdict.code] ?? null].filter(
+    (p): p is string => p !== null && p !== '',
+  );
+  return {
+    source: 'pain.002',
+    summary: parts.join(' '),
+    date: context.date,
+    amount: verdict.tx?.originalAmount ?? line.amount,
+    currency: verdict.tx?.currency ?? line.currency,
+    reason: reasonCode,
+    addtlInf: addtl.length > 0 ? addtl.join(' ') : null,
+    documentId: context.documentId,
+    statusCode: verdict.code,
+  };
+}
+
+/** Applies one pain.002 to a document's status and lines; see the module comment for the rules. */
+export function applyStatusReport(
+  documentStatus: string,
+  lines: LifecycleLine[],
+  report: LifecycleReport,
+  context: { documentId: string; date: string | null },
+): LifecycleOutcome {
+  const byE2e = new Map<string, LifecycleLine>();
+  const byInstr = new Map<string, LifecycleLine>();
+  for (const line of lines) {
+    if (line.endToEndId) byE2e.set(line.endToEndId, line);
+    if (line.instructionId) byInstr.set(line.instructionId, line);
+  }
+  const lineOf = (tx: ReportTransaction) =>
+    (tx.endToEndId ? byE2e.get(tx.endToEndId) : undefined) ??
+    (tx.instructionId ? byInstr.get(tx.instructionId) : undefined);
+
+  // The most specific verdict per line.
+  const verdicts = new Map<number, Verdict>();
+  let unmatchedTransactions = 0;
+  const fileLevel = { code: report.groupStatusCode, reasons: report.groupReasons };
+  const groupOfLine = new Map<number, ReportGroup>();
+  for (const group of report.paymentGroups) {
+    if (group.paymentInfoId === null) continue;
+    for (const line of lines) if (line.paymentId === group.paymentInfoId) groupOfLine.set(line.index, group);
+  }
+  const seenTx = new Set<ReportTransaction>();
+  for (const group of report.paymentGroups) {
+    for (const tx of group.transactions) {
+      seenTx.add(tx);
+      const line = lineOf(tx);
+      if (!line) {
+        unmatchedTransactions++;
+        continue;
+      }
+      const verdict = verdictFor(tx, { code: group.statusCode, reasons: group.reasons }, fileLevel);
+      if (verdict) verdicts.set(line.index, verdict);
+    }
+  }
+  for (const tx of report.extraTransactions) {
+    if (seenTx.has(tx)) continue;
+    const line = lineOf(tx);
+    if (!line) {
+      unmatchedTransactions++;
+      continue;
+    }
+    if (verdicts.has(line.index)) continue;
+    const verdict = verdictFor(tx, fileLevel);
+    if (verdict) verdicts.set(line.index, verdict);
+  }
+  for (const line of lines) {
+    if (verdicts.has(line.index)) continue;
+    const group = groupOfLine.get(line.index);
+    const verdict = group
+      ? verdictFor(null, { code: group.statusCode, reasons: group.reasons }, fileLevel)
+      : verdictFor(null, fileLevel);
+    if (verdict) verdicts.set(line.index, verdict);
+  }
+
+  const ignored = NOT_MOVABLE.has(documentStatus);
+  const lineChanges: LineChange[] = [];
+  let lateRejections = 0;
+  const finalState = new Map<number, LineState>();
+  for (const line of lines) {
+    finalState.set(line.index, line.state);
+    const verdict = verdicts.get(line.index);
+    if (ignored || !verdict) continue;
+    const target = lineStateOf(verdict.code)!;
+    if (line.state === 'rejected') continue; // final
+    if (line.state === 'cleared' && target !== 'rejected') continue; // no news after clearing
+    const evidence = evidenceOf(verdict, line, context);
+    if (line.state === 'cleared') {
+      evidence.lateRejection = true;
+      lateRejections++;
+    }
+    lineChanges.push({ index: line.index, from: line.state, to: target, statusCode: verdict.code, evidence });
+    finalState.set(line.index, target);
+  }
+
+  let to = documentStatus;
+  if (!ignored && verdicts.size > 0) {
+    const states = [...finalState.values()];
+    const pending = states.filter((s) => s === 'pending').length;
+    const cleared = states.filter((s) => s === 'cleared').length;
+    if (documentStatus === 'executed')
+      to = 'executed'; // never moved back here (issue 6: reversals)
+    else if (states.length > 0 && states.every((s) => s === 'rejected')) to = 'rejected';
+    else if (pending === 0 && cleared > 0) to = 'executed';
+    else if (documentStatus === 'converted') to = 'sent';
+  }
+  return {
+    from: documentStatus,
+    to,
+    lineChanges,
+    transitions: lineChanges.filter((c) => c.from !== c.to),
+    lateRejections,
+    unmatchedTransactions,
+    ignored,
+  };
+}
