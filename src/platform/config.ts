@@ -19,6 +19,8 @@ export type Config = {
   xsdDir: string | undefined;
   logLevel: LogLevel;
   fxRatesUrl: string | undefined;
+  /** Polish VAT white-list API base (preview); unset: the local registry in a sandbox, else the Ministry's. */
+  whitelistApiUrl: string | undefined;
 };
 
 export class ConfigError extends Error {
@@ -106,5 +108,6 @@ export function loadConfig(env: Env = process.env): Config {
     xsdDir: text(env, 'XSD_DIR'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     fxRatesUrl: url(env, 'FX_RATES_URL', ['http:', 'https:']),
+    whitelistApiUrl: url(env, 'WHITELIST_API_URL', ['http:', 'https:']),
   };
 }

@@ -1,0 +1,55 @@
+import { cancelPendingApprovals } from '../../db/repositories/approvals.ts';
+import { findDocument } from '../../db/repositories/journal-documents.ts';
+import { cancelOutboundDocument } from '../../db/repositories/journal-submit.ts';
+import { recordEvent } from '../audit/record.ts';
+import type { AppContext } from '../context.ts';
+import { AppError, notFound } from '../errors.ts';
+import type { Principal } from '../identity/principal.ts';
+import { documentView } from './document-view.ts';
+import { companySubmitContext } from './submit-request.ts';
+
+/**
+ * POST /journal/documents/{id}/cancel (DESIGN.md lifecycle): a `converted` or `pending-approval`
+ * outbound document becomes `cancelled` before delivery. A host-to-host document whose delivery has
+ * started (delivery status past `queued`) cannot be: 409 conflict. Cancelling an already cancelled
+ * document answers it unchanged (a retried cancel is safe) and records nothing.
+ * The change, the closing of its pending approval and the audit event commit together. The
+ * delivery job, if queued, stays: the delivery worker skips a document that is no longer
+ * `converted` with delivery `queued`.
+ */
+export async function cancelDocument(ctx: AppContext, principal: Principal, input: { companyId: string; id: string }) {
+  if (principal.kind !== 'key') throw new AppError(403, 'forbidden', 'this route takes an API key');
+  const { platformId } = principal;
+  const scope = { platformId, companyId: input.companyId };
+  const cancelled = await ctx.db.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    const row = await cancelOutboundDocument(tx, scope, input.id, now);
+    if (!row) return undefined;
+    await cancelPendingApprovals(tx, scope, row.id, now);
+    await recordEvent(ctx, tx, {
+      platformId,
+      companyId: input.companyId,
+      type: 'payment.cancelled',
+      message: `${row.journalNo} cancelled before delivery`,
+      metadata: { documentId: row.id, journalNo: row.journalNo, messageId: row.messageId, status: row.status },
+      bankKey: row.bankKey,
+      environment: row.environment,
+    });
+    return row;
+  });
+  if (cancelled) return documentView(cancelled);
+
+  // Not cancelled: say why, after checking the scope (403 another platform, 404 unknown).
+  await companySubmitContext(ctx, platformId, { companyId: input.companyId, bankKey: '', environment: 'test' });
+  const doc = await findDocument(ctx.db, scope, input.id);
+  if (doc?.direction !== 'outbound') throw notFound('document');
+  if (doc.status === 'cancelled') return documentView(doc);
+  throw new AppError(
+    409,
+    'conflict',
+    doc.status === 'converted' || doc.status === 'pending-approval'
+      ? `${doc.journalNo} cannot be cancelled: its delivery has started (${doc.deliveryStatus})`
+      : `${doc.journalNo} cannot be cancelled in status ${doc.status}`,
+    { status: doc.status, deliveryStatus: doc.deliveryStatus },
+  );
+}

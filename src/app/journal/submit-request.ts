@@ -1,0 +1,50 @@
+import { loadSubmitContext, type SubmitContext } from '../../db/repositories/journal-submit.ts';
+import type { AppContext } from '../context.ts';
+import { AppError, forbidden, notFound } from '../errors.ts';
+
+/** The body of POST /journal/payments and /journal/payments/preview, after the route's schema. */
+export type SubmitInput = {
+  companyId: string;
+  bankKey: string;
+  payment: unknown;
+  environment: 'test' | 'production';
+  validate: boolean;
+  /** The Idempotency-Key header, else the body's idempotencyKey. */
+  idempotencyKey: string | undefined;
+};
+
+/** `platformId` must not be sent (contract): the API key's platform is the only scope. */
+export function refusePlatformId(body: unknown): void {
+  if (body !== null && typeof body === 'object' && 'platformId' in body) {
+    throw new AppError(400, 'bad_request', 'platformId must not be sent: the API key decides the platform', {
+      field: 'platformId',
+    });
+  }
+}
+
+/**
+ * Reads the company's submit context and checks the scope: an unknown company is 404, a company of
+ * another platform 403 (DESIGN.md: ids of other tenants reveal nothing either way beyond that).
+ */
+export async function companySubmitContext(
+  ctx: AppContext,
+  platformId: string,
+  input: Pick<SubmitInput, 'companyId' | 'bankKey' | 'environment'>,
+): Promise<SubmitContext> {
+  const found = await loadSubmitContext(
+    ctx.db,
+    { platformId, companyId: input.companyId },
+    input.bankKey,
+    input.environment,
+  );
+  if (found.companyPlatformId === undefined) throw notFound('company');
+  if (found.companyPlatformId !== platformId) throw forbidden('the company is outside this credential');
+  return found;
+}
+
+/** The message id of a canonical payment, when it carries a non-empty string one. */
+export function messageIdOf(payment: unknown): string | null {
+  if (payment === null || typeof payment !== 'object') return null;
+  const value = (payment as Record<string, unknown>)['messageId'];
+  return typeof value === 'string' && value !== '' ? value : null;
+}

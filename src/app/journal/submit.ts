@@ -1,0 +1,323 @@
+import type { Executor } from '../../db/executor.ts';
+import { insertApproval } from '../../db/repositories/approvals.ts';
+import {
+  insertDocument,
+  insertPaymentLines,
+  type JournalDocumentRow,
+  nextJournalNo,
+} from '../../db/repositories/journal-documents.ts';
+import { findOutboundForSubmit, tryLockSubmit } from '../../db/repositories/journal-submit.ts';
+import {
+  type CompanySettings,
+  type ConvertSuccess,
+  convertPayment,
+  getProfile,
+} from '../../domain/conversion/index.ts';
+import { matchPolicy } from '../../domain/journal/approval-match.ts';
+import { documentPaymentType, documentSummary, journalLines } from '../../domain/journal/payment-lines.ts';
+import { submitRequestDigest } from '../../domain/journal/submit-request.ts';
+import { recordEvent } from '../audit/record.ts';
+import { retentionUntil } from '../audit/retention-policy.ts';
+import type { AppContext } from '../context.ts';
+import { engineError, validationFailed } from '../conversion/engine-errors.ts';
+import { AppError } from '../errors.ts';
+import type { KeyPrincipal, Principal } from '../identity/principal.ts';
+import { QUEUES } from '../jobs.ts';
+import { passBillingGates } from './billing-gates.ts';
+import { documentView } from './document-view.ts';
+import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-request.ts';
+
+/**
+ * POST /journal/payments: validate and convert with the company's bank settings, then journal the
+ * document, its payment lines, its audit events and (host-to-host, no approval needed) its delivery
+ * job in ONE transaction.
+ *
+ * Idempotency design: insert-first is not enough on its own (a retry racing the first request would
+ * block on the unique index (company_id, idempotency_key) until the first commits, then fail, and
+ * cannot tell "in flight" from "done"). So the transaction first takes NON-blocking,
+ * transaction-scoped advisory locks on the company's idempotency key and on its payment.messageId
+ * (pg_try_advisory_xact_lock): a second request arriving while the first is still open gets 409
+ * conflict at once; one arriving after the commit takes the lock, then sees the committed document
+ * (READ COMMITTED: each statement sees every commit before it) and replays or refuses it. The
+ * unique index stays as the last line of defence: a duplicate can never be journaled.
+ * Locks are taken in one order (advisory, billing row, job, journal counter, chain head) and the
+ * per-company serialisation points (counter and chain head) come last, so they are held for a few
+ * statements only.
+ */
+export type SubmitOutcome = { replayed: boolean; body: SubmitResponse };
+export type SubmitResponse = ReturnType<typeof documentView> & { xml: string; warnings?: unknown[] };
+
+const TERMINAL_FOR_RESUBMIT = new Set(['rejected', 'cancelled']);
+
+function keyPrincipal(principal: Principal): KeyPrincipal {
+  if (principal.kind !== 'key') throw new AppError(403, 'forbidden', 'this route takes an API key');
+  return principal;
+}
+
+/** The 201 body of a journaled document: the metadata, the generated file and any warnings. */
+export function submitResponse(ctx: AppContext, row: JournalDocumentRow, xml?: string): SubmitResponse {
+  const body: SubmitResponse = {
+    ...documentView(row),
+    xml: xml ?? (row.fileSealed ? ctx.encryptor.decrypt(row.fileSealed) : ''),
+  };
+  if (row.warnings && row.warnings.length > 0) body.warnings = row.warnings;
+  return body;
+}
+
+/**
+ * What an earlier document with the same key or message id means for this request: a replay of
+ * it, a conflict, or nothing (no earlier document).
+ */
+function resolveEarlier(
+  ctx: AppContext,
+  earlier: JournalDocumentRow[],
+  idempotencyKey: string,
+  messageId: string | null,
+  digest: string,
+): SubmitOutcome | undefined {
+  const byKey = earlier.find((d) => d.idempotencyKey === idempotencyKey);
+  if (byKey) {
+    if (byKey.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byKey) };
+    throw new AppError(409, 'conflict', 'this Idempotency-Key was already used with a different request', {
+      journalNo: byKey.journalNo,
+    });
+  }
+  const byMessage = messageId === null ? undefined : earlier.find((d) => d.messageId === messageId);
+  if (!byMessage) return undefined;
+  if (TERMINAL_FOR_RESUBMIT.has(byMessage.status)) {
+    throw new AppError(
+      409,
+      'message_id_already_used',
+      `payment.messageId ${JSON.stringify(messageId)} belongs to ${byMessage.journalNo}, which ended ${byMessage.status}; send the payment with a new messageId`,
+      { originalJournalNo: byMessage.journalNo, originalStatus: byMessage.status, remedy: 'new_message_id' },
+    );
+  }
+  // The same payment (same messageId) still alive: the same request under a new key is a retry and
+  // replays the original (contract: "in flight or executed ... original 201 is replayed"); another
+  // request reusing the messageId would be a second file with a duplicate MsgId at the bank.
+  if (byMessage.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byMessage) };
+  throw new AppError(409, 'conflict', `payment.messageId is already used by ${byMessage.journalNo}`, {
+    journalNo: byMessage.journalNo,
+  });
+}
+
+function companySettings(settings: { chargeBearer?: string; executionDateOffsetDays?: number } | null) {
+  if (!settings) return undefined;
+  const out: CompanySettings = {};
+  if (typeof settings.chargeBearer === 'string')
+    out.chargeBearer = settings.chargeBearer as CompanySettings['chargeBearer'] & string;
+  if (typeof settings.executionDateOffsetDays === 'number')
+    out.executionDateOffsetDays = settings.executionDateOffsetDays;
+  return out;
+}
+
+export async function submitPayment(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
+  const { platformId } = keyPrincipal(principal);
+  const profile = getProfile(input.bankKey);
+  if (!profile)
+    throw new AppError(404, 'not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {
+      bankKey: input.bankKey,
+    });
+  const scope = { platformId, companyId: input.companyId };
+  const company = await companySubmitContext(ctx, platformId, input);
+
+  const messageId = messageIdOf(input.payment);
+  const hostToHost = profile.deliveryMode === 'host-to-host';
+  const idempotencyKey = input.idempotencyKey ?? messageId ?? undefined;
+  if (idempotencyKey === undefined && hostToHost) {
+    throw new AppError(
+      400,
+      'idempotency_key_required',
+      'a host-to-host submit needs an Idempotency-Key header (or idempotencyKey, or payment.messageId)',
+    );
+  }
+  const digest = submitRequestDigest(input);
+
+  const now = ctx.clock.now();
+  const settings = companySettings(company.settings);
+  const result = convertPayment(input.payment, input.bankKey, { now, ...(settings ? { company: settings } : {}) });
+  if (!result.ok) throw engineError(result.error);
+  const converted = result.value;
+  if (!converted.ok) {
+    // A retry of an accepted request must replay even if re-validation would now fail (a date moved
+    // into the past); only a request nothing was journaled for gets the 422.
+    if (idempotencyKey !== undefined) {
+      const earlier = await findOutboundForSubmit(ctx.db, scope, idempotencyKey, messageId);
+      const outcome = resolveEarlier(ctx, earlier, idempotencyKey, messageId, digest);
+      if (outcome) return outcome;
+    }
+    throw validationFailed(converted.issues, { unknownFieldsDropped: converted.unknownFieldsDropped });
+  }
+  if (input.validate) {
+    const check = await ctx.schemaCheck(converted.xml, converted.painVersion);
+    if (check.issues.length > 0) throw validationFailed(check.issues, { schemaValidation: { ran: check.ran } });
+  }
+  // The messageId the engine read is authoritative (it is required, so it is set when valid).
+  const docMessageId = converted.messageId || messageId;
+  const key = idempotencyKey ?? docMessageId ?? ctx.ids.next('req');
+
+  const lines = journalLines(input.payment);
+  const policy = matchPolicy(company.policies, { environment: input.environment, bankKey: input.bankKey, lines });
+  const status = policy ? 'pending-approval' : 'converted';
+  const deliveryStatus = !hostToHost ? 'not-applicable' : policy ? 'awaiting-approval' : 'queued';
+  // CPU work (sealing, summary) is done before the transaction takes any lock.
+  const documentId = ctx.ids.next('doc');
+  const prepared = {
+    documentId,
+    payloadSealed: ctx.encryptor.encrypt(JSON.stringify(input.payment)),
+    fileSealed: ctx.encryptor.encrypt(converted.xml),
+    summary: documentSummary(lines, converted.totals),
+    paymentType: documentPaymentType(input.payment, converted.autoSelected),
+  };
+
+  return ctx.db.transaction(async (tx) => {
+    if (!(await tryLockSubmit(tx, input.companyId, key, docMessageId))) {
+      throw new AppError(
+        409,
+        'conflict',
+        'a request with this Idempotency-Key or messageId is still being processed; retry shortly',
+      );
+    }
+    const earlier = await findOutboundForSubmit(tx, scope, key, docMessageId);
+    const outcome = resolveEarlier(ctx, earlier, key, docMessageId, digest);
+    if (outcome) return outcome;
+
+    if (input.environment === 'production') await passBillingGates(ctx, tx, scope);
+    if (deliveryStatus === 'queued') {
+      await ctx.jobs.send(QUEUES.bankDelivery, { documentId, platformId, companyId: input.companyId }, { tx });
+    }
+    const row = await journal(tx, {
+      platformId,
+      input,
+      converted,
+      lines,
+      key,
+      digest,
+      messageId: docMessageId,
+      status,
+      deliveryMode: profile.deliveryMode,
+      deliveryStatus,
+      prepared,
+      now,
+    });
+    if (policy) {
+      await insertApproval(tx, {
+        id: ctx.ids.next('appr'),
+        platformId,
+        companyId: input.companyId,
+        documentId,
+        policyId: policy.id,
+        status: 'pending',
+        makerUserId: null,
+        decisions: [],
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    const metadata = {
+      documentId,
+      journalNo: row.journalNo,
+      messageId: docMessageId,
+      status,
+      totals: converted.totals,
+      transactionCount: converted.transactionCount,
+      idempotencyKey: key,
+    };
+    await recordEvent(ctx, tx, {
+      platformId,
+      companyId: input.companyId,
+      type: 'payment.submitted',
+      message: `${row.journalNo} submitted: ${prepared.summary}`,
+      metadata,
+      bankKey: input.bankKey,
+      environment: input.environment,
+    });
+    if (policy) {
+      await recordEvent(ctx, tx, {
+        platformId,
+        companyId: input.companyId,
+        type: 'payment.pending-approval',
+        message: `${row.journalNo} waits for approval under policy ${policy.id}`,
+        metadata: { ...metadata, policyId: policy.id },
+        bankKey: input.bankKey,
+        environment: input.environment,
+      });
+    }
+    return { replayed: false, body: submitResponse(ctx, row, converted.xml) };
+  });
+}
+
+async function journal(
+  tx: Executor,
+  d: {
+    platformId: string;
+    input: SubmitInput;
+    converted: ConvertSuccess;
+    lines: ReturnType<typeof journalLines>;
+    key: string;
+    digest: string;
+    messageId: string | null;
+    status: string;
+    deliveryMode: string;
+    deliveryStatus: string;
+    prepared: {
+      documentId: string;
+      payloadSealed: string;
+      fileSealed: string;
+      summary: string;
+      paymentType: string | null;
+    };
+    now: Date;
+  },
+): Promise<JournalDocumentRow> {
+  const { input, converted, prepared, now } = d;
+  const journalNo = await nextJournalNo(tx, input.companyId, 'outbound');
+  const row = await insertDocument(tx, {
+    id: prepared.documentId,
+    platformId: d.platformId,
+    companyId: input.companyId,
+    journalNo,
+    direction: 'outbound',
+    type: 'pain.001',
+    sourceFormat: converted.painVersion,
+    bankKey: input.bankKey,
+    environment: input.environment,
+    status: d.status,
+    messageId: d.messageId,
+    importSource: 'api',
+    transactionCount: converted.transactionCount,
+    totals: converted.totals,
+    paymentType: prepared.paymentType,
+    idempotencyKey: d.key,
+    requestDigest: d.digest,
+    deliveryMode: d.deliveryMode,
+    deliveryStatus: d.deliveryStatus,
+    summary: prepared.summary,
+    payloadSealed: prepared.payloadSealed,
+    fileSealed: prepared.fileSealed,
+    warnings: converted.warnings.length > 0 ? converted.warnings : null,
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: retentionUntil(now, input.environment),
+  });
+  await insertPaymentLines(
+    tx,
+    d.lines.map((l) => ({
+      documentId: prepared.documentId,
+      lineIndex: l.lineIndex,
+      platformId: row.platformId,
+      companyId: input.companyId,
+      paymentId: l.paymentId,
+      endToEndId: l.endToEndId,
+      instructionId: l.instructionId,
+      amountMinor: l.amountMinor,
+      amount: l.amount,
+      currency: l.currency,
+      payeeName: l.payeeName,
+      payeeIban: l.payeeIban,
+      state: 'pending',
+      updatedAt: now,
+    })),
+  );
+  return row;
+}
