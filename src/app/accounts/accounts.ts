@@ -78,12 +78,10 @@ export async function accountStatements(
   if (!account) throw notFound('bank account');
   const rows = await listAccountStatements(ctx.db, scope, account.id);
   const journalOrder = (no: string) => Number(no.slice(no.indexOf('-') + 1));
-  rows.sort(
-    (a, b) =>
-      (a.toDate ?? a.fromDate ?? '').localeCompare(b.toDate ?? b.fromDate ?? '') ||
-      (a.fromDate ?? '').localeCompare(b.fromDate ?? '') ||
-      journalOrder(a.journalNo) - journalOrder(b.journalNo),
-  );
+  // Statement date: the closing balance's date, else the period end or start (date part only);
+  // statements of the same date keep journal order (block order inside a file).
+  const dateOf = (r: (typeof rows)[number]) => (r.closing?.date ?? r.toDate ?? r.fromDate ?? '').slice(0, 10);
+  rows.sort((a, b) => dateOf(a).localeCompare(dateOf(b)) || journalOrder(a.journalNo) - journalOrder(b.journalNo));
   const statements = rows.map((r) => ({
     documentId: r.documentId,
     journalNo: r.journalNo,

@@ -2,6 +2,7 @@ import type { CompanyScope, Tx } from '../../db/executor.ts';
 import { insertAccountStatement } from '../../db/repositories/account-statements.ts';
 import { updateBankAccount, upsertBankAccount } from '../../db/repositories/bank-accounts.ts';
 import { listConnections } from '../../db/repositories/connections.ts';
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import type { BalanceSummary } from '../../db/schema/accounts.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import type { NormalisedStatement } from '../../domain/inbound/index.ts';
@@ -42,6 +43,9 @@ export async function recordStatement(
   const s = input.statement;
   const key = accountKeyOf(s);
   if (key === undefined) return null;
+  // MT940 :25: often carries an IBAN the parser leaves as a proprietary id.
+  const otherAsIban = s.accountIban ? null : electronicFormatIBAN(s.accountOther ?? '');
+  const iban = s.accountIban ?? (otherAsIban && isValidIBAN(otherAsIban) ? otherAsIban : null);
   const now = ctx.clock.now();
   const newId = ctx.ids.next('acct');
   const connected =
@@ -51,9 +55,9 @@ export async function recordStatement(
     platformId: scope.platformId,
     companyId: scope.companyId,
     accountKey: key,
-    iban: s.accountIban,
-    accountOther: s.accountIban ? null : s.accountOther,
-    country: s.accountIban ? s.accountIban.slice(0, 2).toUpperCase() : null,
+    iban,
+    accountOther: iban ? null : s.accountOther,
+    country: iban ? iban.slice(0, 2).toUpperCase() : null,
     currency: s.accountCurrency,
     bankKey: input.bankKey,
     bankName: input.bankKey ? (getProfile(input.bankKey)?.bankName ?? input.bankKey) : null,
@@ -67,7 +71,7 @@ export async function recordStatement(
       platformId: scope.platformId,
       companyId: scope.companyId,
       type: 'bank_account.created',
-      message: `bank account ${s.accountIban ?? s.accountOther} (${s.accountCurrency ?? '?'}) created from a statement`,
+      message: `bank account ${iban ?? s.accountOther} (${s.accountCurrency ?? '?'}) created from a statement`,
       metadata: { accountId: account.id, documentId: input.documentId },
       bankKey: input.bankKey,
       environment: input.environment,
