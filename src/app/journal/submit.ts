@@ -75,16 +75,10 @@ function resolveEarlier(
   messageId: string | null,
   digest: string,
 ): SubmitOutcome | undefined {
-  const byKey = earlier.find((d) => d.idempotencyKey === idempotencyKey);
-  if (byKey) {
-    if (byKey.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byKey) };
-    throw new AppError(409, 'conflict', 'this Idempotency-Key was already used with a different request', {
-      journalNo: byKey.journalNo,
-    });
-  }
+  // Contract rule 4 first: a messageId whose payment ended rejected or cancelled is used up, whatever
+  // the key (even the original one: the bank has seen that MsgId; a new one is needed).
   const byMessage = messageId === null ? undefined : earlier.find((d) => d.messageId === messageId);
-  if (!byMessage) return undefined;
-  if (TERMINAL_FOR_RESUBMIT.has(byMessage.status)) {
+  if (byMessage && TERMINAL_FOR_RESUBMIT.has(byMessage.status)) {
     throw new AppError(
       409,
       'message_id_already_used',
@@ -92,6 +86,14 @@ function resolveEarlier(
       { originalJournalNo: byMessage.journalNo, originalStatus: byMessage.status, remedy: 'new_message_id' },
     );
   }
+  const byKey = earlier.find((d) => d.idempotencyKey === idempotencyKey);
+  if (byKey) {
+    if (byKey.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byKey) };
+    throw new AppError(409, 'conflict', 'this Idempotency-Key was already used with a different request', {
+      journalNo: byKey.journalNo,
+    });
+  }
+  if (!byMessage) return undefined;
   // The same payment (same messageId) still alive: the same request under a new key is a retry and
   // replays the original (contract: "in flight or executed ... original 201 is replayed"); another
   // request reusing the messageId would be a second file with a duplicate MsgId at the bank.

@@ -112,12 +112,12 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
         description: 'Cancel a converted or pending-approval outbound document before delivery.',
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         querystring: Type.Object({ companyId: Type.Optional(Type.String({ maxLength: 64 })) }),
-        body: Type.Optional(Type.Object({ companyId: Type.Optional(Type.String({ maxLength: 64 })) })),
         response: errorResponses(400, 401, 403, 404, 409),
       },
     },
     async (request) => {
-      const companyId = request.body?.companyId ?? request.query.companyId;
+      const fromBody = (request.body as { companyId?: unknown } | null | undefined)?.companyId;
+      const companyId = typeof fromBody === 'string' && fromBody !== '' ? fromBody : request.query.companyId;
       if (!companyId) throw badRequest('companyId is required (body or query)', { field: 'companyId' });
       return cancelDocument(ctx, principalOf(request), { companyId, id: request.params.id });
     },
