@@ -85,7 +85,10 @@ export async function countBankAccounts(q: Executor, scope: CompanyScope): Promi
   return row?.n ?? 0;
 }
 
-/** By id (`acct_...`) or IBAN; with several currency accounts on one IBAN, the oldest. */
+/**
+ * By id (`acct_...`), IBAN or proprietary account id; with several currency accounts on one IBAN,
+ * the oldest.
+ */
 export async function findBankAccount(
   q: Executor,
   scope: CompanyScope,
@@ -98,7 +101,7 @@ export async function findBankAccount(
       and(
         eq(bankAccounts.platformId, scope.platformId),
         eq(bankAccounts.companyId, scope.companyId),
-        or(eq(bankAccounts.id, idOrIban), eq(bankAccounts.iban, idOrIban)),
+        or(eq(bankAccounts.id, idOrIban), eq(bankAccounts.iban, idOrIban), eq(bankAccounts.accountOther, idOrIban)),
       ),
     )
     .orderBy(asc(bankAccounts.createdAt), asc(bankAccounts.id))
