@@ -11,17 +11,20 @@ import { convertCommand, validateCommand } from '../app/conversion/cli.ts';
 import { parseCommand } from '../app/inbound/cli.ts';
 
 type CommandResult = { stdout?: string; stderr?: string; exitCode: number };
-/** verify-audit opens the database (the embedded one under DATA_DIR unless DATABASE_URL is set). */
+/**
+ * verify-audit opens the database: DATABASE_URL, else the embedded one under DATA_DIR (default
+ * ./data). Only these two variables are read: verifying hashes needs no MASTER_KEY.
+ */
 async function verifyAudit(args: string[]): Promise<CommandResult> {
-  const { loadConfig } = await import('../platform/config.ts');
+  const path = await import('node:path');
   const { createLogger } = await import('../platform/logger.ts');
   const { openPool } = await import('../db/client.ts');
   const { startEmbeddedPostgres } = await import('../db/embedded.ts');
   const { verifyAuditCommand } = await import('../app/audit/verify-cli.ts');
-  const config = loadConfig();
-  const logger = createLogger('warn');
-  const embedded = config.databaseUrl === undefined ? await startEmbeddedPostgres(config.dataDir, logger) : undefined;
-  const database = openPool(config.databaseUrl ?? embedded!.url, 2);
+  const databaseUrl = process.env.DATABASE_URL?.trim() || undefined;
+  const dataDir = path.resolve(process.env.DATA_DIR?.trim() || './data');
+  const embedded = databaseUrl === undefined ? await startEmbeddedPostgres(dataDir, createLogger('warn')) : undefined;
+  const database = openPool(databaseUrl ?? embedded!.url, 2);
   try {
     return await verifyAuditCommand(database.db, args);
   } finally {

@@ -27,31 +27,27 @@ export async function exportDocuments(ctx: AppContext, principal: Principal, inp
         (input.filter?.direction === undefined || r.direction === input.filter.direction) &&
         (input.filter?.type === undefined || r.type === input.filter.type),
     );
-    const fresh = rows.filter((r) => !r.collected);
+    const byNo = new Map(rows.map((r) => [r.journalNo, r]));
+    // In the order the caller named them (rows were locked in id order, against deadlocks).
+    const found = wanted.flatMap((no) => byNo.get(no) ?? []);
+    const fresh = found.filter((r) => !r.collected);
     await markCollected(
       tx,
       scope,
       fresh.map((r) => r.id),
       now,
     );
-    const byNo = new Map(rows.map((r) => [r.journalNo, r]));
-    const exported = wanted.flatMap((no) => {
-      const r = byNo.get(no);
-      if (!r) return [];
-      return [
-        {
-          journalNo: r.journalNo,
-          documentId: r.id,
-          direction: r.direction,
-          type: r.type,
-          sourceFormat: r.sourceFormat,
-          bankKey: r.bankKey,
-          createdAt: r.createdAt.toISOString(),
-          wasAlreadyCollected: r.collected,
-          transactionCount: r.transactionCount,
-        },
-      ];
-    });
+    const exported = found.map((r) => ({
+      journalNo: r.journalNo,
+      documentId: r.id,
+      direction: r.direction,
+      type: r.type,
+      sourceFormat: r.sourceFormat,
+      bankKey: r.bankKey,
+      createdAt: r.createdAt.toISOString(),
+      wasAlreadyCollected: r.collected,
+      transactionCount: r.transactionCount,
+    }));
     const notFound = wanted.filter((no) => !byNo.has(no));
     if (exported.length > 0) {
       await recordEvent(ctx, tx, {
@@ -62,7 +58,7 @@ export async function exportDocuments(ctx: AppContext, principal: Principal, inp
         actorUserId: principal.kind === 'session' ? principal.user.id : null,
         metadata: {
           collected: fresh.map((r) => ({ journalNo: r.journalNo, documentId: r.id })),
-          alreadyCollected: rows.filter((r) => r.collected).map((r) => r.journalNo),
+          alreadyCollected: found.filter((r) => r.collected).map((r) => r.journalNo),
           notFound,
           ...(principal.kind === 'key' ? { apiKeyId: principal.keyId } : {}),
         },
