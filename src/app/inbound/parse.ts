@@ -43,8 +43,12 @@ export async function receivePaymentStatus(
   const scope = await companyScopeOf(ctx, principal, input.companyId, input.platformId);
   if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
   const result = parseBankFile(input.content);
-  if (!result.ok)
+  if (!result.ok) {
+    // The contract answers this route's unreadable files with 422 (unrecognised ones included).
+    if (result.error.code === 'unrecognised_format')
+      throw new AppError(422, 'unrecognised_format', result.error.message);
     throw parseFailure(result.error.code === 'empty' ? { ...result.error, code: 'unparseable_file' } : result.error);
+  }
   if (result.kind !== 'status-report') {
     throw new AppError(422, 'unparseable_file', 'content is not a pain.002 payment status report');
   }
