@@ -3,3 +3,4 @@
 export const name = 'ours';
 export { parseCamt, parseMt940 } from './adapters/inbound.ts';
 export { convert } from './adapters/pain001.ts';
+export { reconcile } from './adapters/recon.ts';

@@ -88,6 +88,11 @@ export function formatMinor(minor: bigint, exponent: number): string {
  * when the text is not a decimal or has more fraction digits than `exponent`.
  */
 export function decimalToMinor(text: string, exponent: number): bigint | undefined {
+  // Fast path for the common shape "123.45" with exactly `exponent` fraction digits.
+  const dot = text.length - exponent - 1;
+  if (exponent > 0 && dot > 0 && text.charCodeAt(dot) === 46 && allDigits(text, 0, dot) && allDigits(text, dot + 1, text.length)) {
+    return BigInt(text.slice(0, dot) + text.slice(dot + 1));
+  }
   const m = /^([+-]?)(\d*)(?:[.,](\d*))?$/.exec(text.trim());
   if (!m || (m[2] === '' && (m[3] ?? '') === '')) return undefined;
   const fraction = m[3] ?? '';
@@ -98,4 +103,12 @@ export function decimalToMinor(text: string, exponent: number): bigint | undefin
   const digits = (m[2] ?? '') + fraction.slice(0, exponent).padEnd(exponent, '0');
   const value = BigInt(digits === '' ? '0' : digits);
   return m[1] === '-' ? -value : value;
+}
+
+function allDigits(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }

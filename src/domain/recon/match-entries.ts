@@ -1,0 +1,175 @@
+import type { Ambiguity, MatchRule, ReconEntry, ReconLine, ReconMatch, ReconResult } from './types.ts';
+
+/**
+ * One-to-one matching of statement entries to outbound payment lines (issue 6, Reconciliation):
+ *   1. identifiers: end-to-end id for every entry first, then instruction id for what is still open,
+ *      so an identifier match is never taken away by a weaker rule;
+ *   2. for what is left: message id (or payment-information id) with amount and currency, then
+ *      amount, currency and creditor IBAN, both within a booking-date window around execution;
+ *   3. batch bookings without transaction details: the block's open lines whose sum is the entry.
+ * A rule that finds more than one candidate matches nothing: the lines stay pending with a reason.
+ * Reversals (credits that undo a booking) are matched by identifiers only and reported as such.
+ * Linear in lines + entries: every rule is a hash lookup, and the indexes of the later rules cover
+ * only the lines the earlier ones left open, built on first use.
+ */
+const NOT_PROVIDED = 'NOTPROVIDED';
+const DAY_MS = 86_400_000;
+
+export type MatchOptions = { daysBefore?: number; daysAfter?: number };
+
+function usable(id: string | null): id is string {
+  return id !== null && id !== '' && id !== NOT_PROVIDED;
+}
+
+/** Key -> the line, or the lines when several share the key (the rare case: no array then). */
+type Index = Map<string, number | number[]>;
+
+function dayNumber(date: string | null): number | null {
+  if (date === null || date.length < 10) return null;
+  const t = Date.UTC(Number(date.slice(0, 4)), Number(date.slice(5, 7)) - 1, Number(date.slice(8, 10)));
+  return Number.isNaN(t) ? null : t / DAY_MS;
+}
+
+const amountKey = (amount: bigint, currency: string) => `${amount}|${currency}`;
+
+function referenceOf(x: { paymentInfoId: string | null; messageId: string | null }): string | null {
+  return usable(x.paymentInfoId) ? x.paymentInfoId : usable(x.messageId) ? x.messageId : null;
+}
+
+export function matchEntries(
+  lines: readonly ReconLine[],
+  entries: readonly ReconEntry[],
+  options: MatchOptions = {},
+): ReconResult {
+  const daysBefore = options.daysBefore ?? 3;
+  const daysAfter = options.daysAfter ?? 10;
+  const lineTaken = new Uint8Array(lines.length);
+  // A reversal undoes a booking, so it may name a line that a booking already took; once each.
+  const lineReversed = new Uint8Array(lines.length);
+  // 0 open, 1 matched, 2 ambiguous (seen: no weaker rule may take it either).
+  const entryState = new Uint8Array(entries.length);
+  const matches: ReconMatch[] = [];
+  const ambiguous: Ambiguity[] = [];
+
+  /** An index over the lines still open. */
+  const indexOpen = (key: (line: ReconLine) => string | null): Index => {
+    const map: Index = new Map();
+    for (let i = 0; i < lines.length; i++) {
+      if (lineTaken[i]) continue;
+      const k = key(lines[i]!);
+      if (k === null) continue;
+      const found = map.get(k);
+      if (found === undefined) map.set(k, i);
+      else if (typeof found === 'number') map.set(k, [found, i]);
+      else found.push(i);
+    }
+    return map;
+  };
+
+  const NONE: number[] = [];
+  /** Open lines among `candidates` in the entry's currency (and with its amount, when asked). */
+  const open = (candidates: number | number[] | undefined, entry: ReconEntry, sameAmount: boolean): number[] => {
+    if (candidates === undefined) return NONE;
+    const taken = entry.reversal ? lineReversed : lineTaken;
+    const fits = (i: number) => {
+      const line = lines[i]!;
+      return !taken[i] && line.currency === entry.currency && (!sameAmount || line.amountMinor === entry.amountMinor);
+    };
+    if (typeof candidates === 'number') return fits(candidates) ? [candidates] : NONE;
+    return candidates.filter(fits);
+  };
+
+  const inWindow = (line: ReconLine, entry: ReconEntry): boolean => {
+    const booked = dayNumber(entry.bookingDate);
+    const planned = dayNumber(line.executionDate);
+    if (booked === null || planned === null) return true;
+    return booked >= planned - daysBefore && booked <= planned + daysAfter;
+  };
+
+  const settle = (found: number[], e: number, rule: MatchRule, what: string): void => {
+    if (found.length === 1) {
+      (rule === 'reversal' ? lineReversed : lineTaken)[found[0]!] = 1;
+      entryState[e] = 1;
+      matches.push({ line: found[0]!, entry: e, rule });
+    } else if (found.length > 1) {
+      entryState[e] = 2;
+      for (const line of found)
+        ambiguous.push({ line, entry: e, reason: `${found.length} outbound lines share ${what}` });
+    }
+  };
+
+  const identifies = (entry: ReconEntry) =>
+    !entry.batchWithoutDetails && (entry.reversal || entry.direction === 'debit');
+
+  // Pass 1a: end-to-end ids.
+  const byE2e = indexOpen((l) => (usable(l.endToEndId) ? l.endToEndId : null));
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e]!;
+    if (!identifies(entry) || !usable(entry.endToEndId)) continue;
+    const rule = entry.reversal ? 'reversal' : 'end-to-end-id';
+    settle(open(byE2e.get(entry.endToEndId), entry, false), e, rule, `end-to-end id ${entry.endToEndId}`);
+  }
+
+  // Pass 1b: instruction ids, for entries and lines still open.
+  let byInstr: Index | undefined;
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e]!;
+    if (entryState[e] || !identifies(entry) || !usable(entry.instructionId)) continue;
+    byInstr ??= indexOpen((l) => (usable(l.instructionId) ? l.instructionId : null));
+    const rule = entry.reversal ? 'reversal' : 'instruction-id';
+    settle(open(byInstr.get(entry.instructionId), entry, false), e, rule, `instruction id ${entry.instructionId}`);
+  }
+
+  // Pass 2: references with amounts, and batch totals, for what is left.
+  let byReferenceAmount: Index | undefined;
+  let byIbanAmount: Index | undefined;
+  let byBlock: Index | undefined;
+  for (let e = 0; e < entries.length; e++) {
+    const entry = entries[e]!;
+    if (entryState[e] || entry.direction !== 'debit' || entry.reversal) continue;
+    const windowed = (found: number[]) => found.filter((i) => inWindow(lines[i]!, entry));
+
+    if (entry.batchWithoutDetails) {
+      if (!usable(entry.paymentInfoId)) continue;
+      byBlock ??= indexOpen((l) => (usable(l.paymentInfoId) ? l.paymentInfoId : null));
+      const block = windowed(open(byBlock.get(entry.paymentInfoId), entry, false));
+      let sum = 0n;
+      for (const i of block) sum += lines[i]!.amountMinor;
+      if (block.length > 0 && sum === entry.amountMinor) {
+        entryState[e] = 1;
+        for (const i of block) {
+          lineTaken[i] = 1;
+          matches.push({ line: i, entry: e, rule: 'batch-total' });
+        }
+      }
+      continue;
+    }
+
+    const ref = referenceOf(entry);
+    if (ref !== null) {
+      byReferenceAmount ??= indexOpen((l) => {
+        const own = referenceOf(l);
+        return own === null ? null : `${own}|${amountKey(l.amountMinor, l.currency)}`;
+      });
+      const key = `${ref}|${amountKey(entry.amountMinor, entry.currency)}`;
+      settle(
+        windowed(open(byReferenceAmount.get(key), entry, true)),
+        e,
+        'message-id-amount',
+        `reference ${ref} and amount`,
+      );
+      if (entryState[e]) continue;
+    }
+    if (entry.counterpartyIban) {
+      byIbanAmount ??= indexOpen((l) =>
+        l.creditorIban ? `${l.creditorIban}|${amountKey(l.amountMinor, l.currency)}` : null,
+      );
+      const key = `${entry.counterpartyIban}|${amountKey(entry.amountMinor, entry.currency)}`;
+      settle(windowed(open(byIbanAmount.get(key), entry, true)), e, 'amount-counterparty', 'amount and creditor IBAN');
+    }
+  }
+
+  const unmatchedEntries: number[] = [];
+  for (let e = 0; e < entries.length; e++) if (entryState[e] !== 1) unmatchedEntries.push(e);
+  return { matches, ambiguous, unmatchedEntries };
+}
