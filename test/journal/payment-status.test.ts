@@ -6,11 +6,16 @@ import { assertError, body, provisionAndLogin, startTestApp, type TestApp } from
 import { corpusFile, pain002, type SeedLine, seedOutbound } from './payment-status-helpers.ts';
 
 let t: TestApp;
-let sandbox: Awaited<ReturnType<typeof provisionAndLogin>>;
+let sandbox: Awaited<ReturnType<typeof provisionAndLogin>> & {
+  firstPayment: {
+    headers: Record<string, string>;
+    body: { payment: { messageId: string; payments: Array<{ transactions: Array<{ endToEndId: string }> }> } };
+  };
+};
 let other: Awaited<ReturnType<typeof provisionAndLogin>>;
 before(async () => {
   t = await startTestApp();
-  sandbox = await provisionAndLogin(t);
+  sandbox = (await provisionAndLogin(t)) as typeof sandbox;
   other = await provisionAndLogin(t);
 });
 after(() => t.close());
@@ -359,4 +364,32 @@ test('scope and format: another company 403, unknown company 404, a statement 42
   });
   assertError(session, 403, 'forbidden');
   assert.equal(await statusOf(doc.id), 'converted');
+});
+
+test('a payment submitted through POST /journal/payments is advanced by its pain.002', async () => {
+  const submitted = await t.request({
+    method: 'POST',
+    url: '/journal/payments',
+    headers: { ...sandbox.firstPayment.headers, 'x-api-key': sandbox.apiKey },
+    payload: sandbox.firstPayment.body,
+  });
+  assert.equal(submitted.statusCode, 201, submitted.body);
+  const doc = body<{ id: string; journalNo: string; status: string }>(submitted);
+  const payment = sandbox.firstPayment.body.payment;
+  const e2e = payment.payments[0]!.transactions[0]!.endToEndId;
+  const res = await postStatus(
+    pain002({
+      messageId: 'R-SUBMITTED',
+      originalMessageId: payment.messageId,
+      groupStatus: 'ACSC',
+      transactions: [{ endToEndId: e2e, status: 'ACSC' }],
+    }),
+  );
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(body<StatusAnswer>(res).documentId, doc.id);
+  assert.equal(body<StatusAnswer>(res).previousStatus, doc.status);
+  assert.equal(body<StatusAnswer>(res).status, 'executed');
+  const after = await lines(doc.id);
+  assert.ok(after.length > 0);
+  assert.ok(after.every((l) => l.state === 'cleared'));
 });
