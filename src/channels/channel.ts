@@ -1,0 +1,27 @@
+/**
+ * A bank delivery channel (DESIGN.md, src/channels): how a file reaches the bank and how the bank's
+ * files (pain.002, statements) come back. Every channel is idempotent on `fileName`: delivering the
+ * same file twice (a retried job) must not give the bank two payments.
+ */
+export type OutboundFile = {
+  /** Unique per document: retries reuse it, so the bank side can recognise a repeat. */
+  fileName: string;
+  content: string;
+  documentId: string;
+  messageId: string | null;
+};
+
+export type DeliveryReceipt = { channel: string; reference: string; alreadyDelivered: boolean };
+
+export type InboundFile = { name: string; content: Uint8Array };
+
+export interface BankChannel {
+  readonly kind: string;
+  /** Sends one file; throws on failure (the delivery job retries with backoff). */
+  deliver(file: OutboundFile): Promise<DeliveryReceipt>;
+  /** Files the bank has written for us since the last acknowledged pickup. */
+  fetchInbound(): Promise<InboundFile[]>;
+  /** Marks a fetched file as processed so it is not picked up again. */
+  acknowledge(file: InboundFile): Promise<void>;
+  close(): Promise<void>;
+}
