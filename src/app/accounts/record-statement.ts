@@ -1,8 +1,8 @@
+import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import type { CompanyScope, Tx } from '../../db/executor.ts';
 import { insertAccountStatement } from '../../db/repositories/account-statements.ts';
 import { updateBankAccount, upsertBankAccount } from '../../db/repositories/bank-accounts.ts';
 import { listConnections } from '../../db/repositories/connections.ts';
-import { electronicFormatIBAN, isValidIBAN } from 'ibantools';
 import type { BalanceSummary } from '../../db/schema/accounts.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import type { NormalisedStatement } from '../../domain/inbound/index.ts';

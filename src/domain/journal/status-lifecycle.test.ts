@@ -27,13 +27,16 @@ const tx = (e2e: string, statusCode: string, reason?: string, addtl?: string): R
     ? [{ code: reason, proprietary: null, description: 'why', additionalInfo: addtl ? [addtl] : [] }]
     : [],
 });
-const report = (groupStatusCode: string | null, txs: ReportTransaction[] = [], groupCode: string | null = null) =>
-  ({
-    groupStatusCode,
-    groupReasons: [],
-    paymentGroups: [{ paymentInfoId: 'P1', statusCode: groupCode, reasons: [], transactions: txs }],
-    extraTransactions: [],
-  }) satisfies LifecycleReport;
+const report = (
+  groupStatusCode: string | null,
+  txs: ReportTransaction[] = [],
+  groupCode: string | null = null,
+): LifecycleReport => ({
+  groupStatusCode,
+  groupReasons: [],
+  paymentGroups: [{ paymentInfoId: 'P1', statusCode: groupCode, reasons: [], transactions: txs }],
+  extraTransactions: [],
+});
 const ctx = { documentId: 'doc_r', date: '2026-11-20T10:00:00' };
 
 test('group ACSC or ACCC executes the document and clears every line', () => {
