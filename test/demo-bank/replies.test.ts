@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { parseBankFile } from '../inbound/index.ts';
-import { demoCamt053, demoPain002 } from './index.ts';
-import type { DeliveredFile } from './types.ts';
+import { parseBankFile } from '../../src/domain/inbound/index.ts';
+import { demoCamt053, demoPain002 } from '../../src/domain/demo-bank/index.ts';
+import type { DeliveredFile } from '../../src/domain/demo-bank/types.ts';
 
 const file: DeliveredFile = {
   messageId: 'MSG-42',
@@ -86,7 +86,7 @@ test('the camt.053 books every accepted transaction and its balances add up', ()
 });
 
 test('the camt.053 is valid against the official camt.053.001.08 XSD', (t) => {
-  const xsd = path.resolve(import.meta.dirname, '../../../../shared/corpus/xsd/genkgo-camt__camt.053.001.08.xsd');
+  const xsd = path.resolve(import.meta.dirname, '../../../shared/corpus/xsd/genkgo-camt__camt.053.001.08.xsd');
   if (!existsSync('/usr/bin/xmllint') || !existsSync(xsd))
     return t.skip('xmllint or the official XSD is not available');
   const xml = demoCamt053(file, { messageId: 'STM-1', statementId: 'S-1', sequence: 7 }, '2026-11-23T10:00:00Z');
