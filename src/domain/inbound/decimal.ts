@@ -67,10 +67,21 @@ export type Amount = { text: string; units: bigint; scale: number; excessPrecisi
 // Fast path for the overwhelmingly common "123.45" in a two-decimal currency: no BigInt formatting.
 const PLAIN_TWO = /^(?:0|[1-9]\d{0,14})\.\d\d$/;
 
+/** Units of a PLAIN_TWO text; up to 15 digits in all are exact as a double, so no digit string is built. */
+function plainTwoUnits(raw: string): bigint {
+  if (raw.length > 16) return BigInt(raw.replace('.', ''));
+  let v = 0;
+  for (let i = 0; i < raw.length; i++) {
+    const c = raw.charCodeAt(i);
+    if (c !== 46) v = v * 10 + (c - 48);
+  }
+  return BigInt(v);
+}
+
 export function parseAmountText(raw: string, currency: string | null): Amount | undefined {
   const exponent = currency ? (currencyExponent(currency) ?? 2) : 2;
   if (exponent === 2 && PLAIN_TWO.test(raw)) {
-    return { text: raw, units: BigInt(raw.replace('.', '')), scale: 2, excessPrecision: false };
+    return { text: raw, units: plainTwoUnits(raw), scale: 2, excessPrecision: false };
   }
   const d = parseDecimal(raw.trim());
   if (!d || d.units < 0n) return undefined;

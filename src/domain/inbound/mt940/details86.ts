@@ -253,26 +253,59 @@ function assignSwiftTag(d: Details, key: string, v: string): void {
   }
 }
 
-const SWIFT_KEY = /\/([A-Z]{2,9})\//g;
+/**
+ * Length of the key at `slash` ("/" + 2-9 capital letters + "/"), or 0. The same matches as the regex
+ * /\/([A-Z]{2,9})\//: the letter run after the slash must be 2-9 long and end at a slash.
+ */
+function keyLength(body: string, slash: number): number {
+  let j = slash + 1;
+  let c = body.charCodeAt(j);
+  while (c >= 65 && c <= 90 && j - slash <= 9) c = body.charCodeAt(++j);
+  const len = j - slash - 1;
+  return len >= 2 && len <= 9 && c === 47 ? len : 0;
+}
+
+// Known keys by length and first letter, so a key is recognised in place, without slicing and hashing it.
+const KEYS_BY_HEAD: string[][] = Array.from({ length: 10 * 26 }, () => []);
+for (const k of SWIFT_KEYS) KEYS_BY_HEAD[k.length * 26 + k.charCodeAt(0) - 65]?.push(k);
+
+/** The known key of `len` capital letters at `start`, as the shared constant, or null. */
+function knownKey(body: string, start: number, len: number): string | null {
+  const list = KEYS_BY_HEAD[len * 26 + body.charCodeAt(start) - 65] as string[];
+  for (let i = 0; i < list.length; i++) {
+    const k = list[i] as string;
+    if (body.startsWith(k, start)) return k;
+  }
+  return null;
+}
 
 function parseSwiftTags(text: string): Details {
   const d = empty('swift-tags');
   const body = text.includes('\n') ? text.replace(/\r?\n/g, '') : text;
-  SWIFT_KEY.lastIndex = 0;
   let key: string | null = null;
   let valueStart = 0;
-  for (let m = SWIFT_KEY.exec(body); m; m = SWIFT_KEY.exec(body)) {
-    const k = m[1] as string;
-    if (!SWIFT_KEYS.has(k)) {
-      SWIFT_KEY.lastIndex = m.index + 1;
+  // Scans from slash to slash (no regex): an unknown /XX/ is text, and a key's closing "/" may open the next key.
+  for (let slash = body.indexOf('/'); slash >= 0; ) {
+    const len = keyLength(body, slash);
+    if (len === 0) {
+      slash = body.indexOf('/', slash + 1);
       continue;
     }
-    if (key !== null) assignSwiftTag(d, key, body.slice(valueStart, m.index));
+    const k = knownKey(body, slash + 1, len);
+    if (k === null) {
+      slash = body.indexOf('/', slash + 1);
+      continue;
+    }
+    if (key !== null) assignSwiftTag(d, key, body.slice(valueStart, slash));
     key = k;
-    valueStart = m.index + m[0].length;
-    SWIFT_KEY.lastIndex = valueStart - 1; // the closing "/" may open the next key
+    valueStart = slash + len + 2;
+    slash = valueStart - 1;
   }
-  if (key !== null) assignSwiftTag(d, key, body.slice(valueStart).replace(/\/+$/, ''));
+  if (key !== null) {
+    let end = body.length;
+    while (end > valueStart && body.charCodeAt(end - 1) === 47) end--;
+    assignSwiftTag(d, key, body.slice(valueStart, end));
+  }
   d.counterpartyAccount ??= d.counterpartyIban;
   if (d.remittance) {
     // ING/Rabo structured remittance: /REMI/STRD/CUR/1234567890123456.
@@ -310,7 +343,9 @@ function parseFreeText(text: string): Details {
 }
 
 export function parseDetails86(raw: string): Details {
-  const text = raw.replace(/^\s+/, '');
+  // Printable ASCII other than a space is never \s: the common case needs no regex.
+  const c0 = raw.charCodeAt(0);
+  const text = c0 > 32 && c0 < 127 ? raw : raw.replace(/^\s+/, '');
   const sub = SUBFIELD_START.exec(text);
   if (sub) return parseSubfields(text, sub[2] as string, sub[1] ?? null);
   if (/^\/[A-Z]{2,9}\//.test(text) || /^[A-Z]{2,9}\/\//.test(text)) return parseSwiftTags(text);

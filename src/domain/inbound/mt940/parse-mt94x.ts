@@ -13,18 +13,18 @@ export type Mt94xParse =
   | { ok: false; code: ParseErrorCode; message: string };
 
 export function parseMt94x(text: string, format: 'mt940' | 'mt942'): Mt94xParse {
-  const split = splitBlocks(text);
-  if (split.blocks.length === 0) return { ok: false, code: 'unrecognised_format', message: 'no :20: statement found' };
   const blocks: StatementBlock[] = [];
   let unclosed = 0;
-  for (const raw of split.blocks) {
+  // Each block is mapped as soon as the splitter has finished it.
+  const split = splitBlocks(text, (raw) => {
     const index = blocks.length;
     const mapped = mapBlock(raw, format, index);
     if (!mapped.closed && format === 'mt940') unclosed++;
     if (mapped.ok)
       blocks.push({ index, ok: true, account: mapped.account, statement: mapped.statement, warnings: mapped.warnings });
     else blocks.push({ index, ok: false, account: mapped.account, message: mapped.message });
-  }
+  });
+  if (split.blockCount === 0) return { ok: false, code: 'unrecognised_format', message: 'no :20: statement found' };
   applySequenceChecks(blocks);
   const alerts: FileAlert[] = [];
   if (unclosed > 0) {

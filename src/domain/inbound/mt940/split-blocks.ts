@@ -19,7 +19,7 @@ export type RawBlock = {
   followed: boolean;
 };
 
-export type SplitResult = { blocks: RawBlock[]; swedish7bit: boolean };
+export type SplitResult = { blockCount: number; swedish7bit: boolean };
 
 export const KNOWN_TAGS: ReadonlySet<string> = new Set([
   '20',
@@ -66,6 +66,16 @@ function tagLength(text: string, pos: number, end: number): number {
   return 0;
 }
 
+// Two-character tags as shared constants ("61", "86", "NS"), so no string is cut per field and Set lookups hit a cached hash.
+const TWO_DIGIT_TAGS: string[] = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+
+/** The tag of a 4-character ":NN:" or ":NS:" at `pos`. */
+function tagOf(text: string, pos: number): string {
+  const a = text.charCodeAt(pos + 1);
+  if (a === 78) return 'NS';
+  return TWO_DIGIT_TAGS[(a - 48) * 10 + text.charCodeAt(pos + 2) - 48] as string;
+}
+
 /** Framing-only lines: SWIFT headers and trailers, the Rabobank ":940:" line. */
 function isFramingLine(line: string): boolean {
   if (line === '' || line === '-' || line === '}') return true;
@@ -82,9 +92,13 @@ function normalise(input: string): { text: string; swedish7bit: boolean } {
   return { text, swedish7bit };
 }
 
-export function splitBlocks(input: string): SplitResult {
+/**
+ * Cuts `input` into blocks and hands each to `onBlock` as soon as it is final (when the next :20: starts,
+ * or at the end), so a large file's fields are never all held at once.
+ */
+export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): SplitResult {
   const { text, swedish7bit } = normalise(input);
-  const blocks: RawBlock[] = [];
+  let blockCount = 0;
   const n = text.length;
   let current = null as RawBlock | null; // assigned inside startField; the cast keeps TS from narrowing it to null
   let pendingJunk: string[] = [];
@@ -105,7 +119,10 @@ export function splitBlocks(input: string): SplitResult {
   const startField = (tag: string, start: number, end: number) => {
     flush();
     if (tag === '20') {
-      if (current) current.followed = true;
+      if (current) {
+        current.followed = true;
+        onBlock(current); // nothing changes a block once the next one has started
+      }
       current = {
         fields: [],
         junk: pendingJunk.length ? pendingJunk.join(' | ') : null,
@@ -114,7 +131,7 @@ export function splitBlocks(input: string): SplitResult {
         followed: false,
       };
       pendingJunk = [];
-      blocks.push(current);
+      blockCount++;
       if (swiftOpen) swiftBlockHasStatement = true;
     }
     if (!current) {
@@ -155,7 +172,7 @@ export function splitBlocks(input: string): SplitResult {
     if (text.charCodeAt(start) === COLON) {
       const len = tagLength(text, start, end);
       if (len > 0) {
-        const tag = text.slice(start + 1, start + len - 1);
+        const tag = len === 4 ? tagOf(text, start) : text.slice(start + 1, start + len - 1);
         // A tag-like line inside a wrapped :86: or :61: that is no MT940 tag (":00:00/", ":26:37 Fo") is text.
         if (!(fieldTag !== null && (fieldTag === '86' || fieldTag === '61') && !KNOWN_TAGS.has(tag))) {
           startField(tag, start + len, end);
@@ -196,5 +213,6 @@ export function splitBlocks(input: string): SplitResult {
   }
   flush();
   if (swiftOpen && swiftBlockHasStatement && current) current.unclosedSwift = true;
-  return { blocks, swedish7bit };
+  if (current) onBlock(current);
+  return { blockCount, swedish7bit };
 }

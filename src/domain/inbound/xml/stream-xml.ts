@@ -39,11 +39,10 @@ function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
-/** Indentation between tags: the hot path of the mixed-content check, one comparison per space. */
+/** Indentation inside text gathered around comments or CDATA (rare); the main loop skips it in place. */
 const BLANK_RUN = /[ \n\r\t]*/y;
 
 function isBlankRun(s: string, from: number, to: number): boolean {
-  // A sticky regex runs the loop in native code: about twice as fast as charCodeAt here.
   BLANK_RUN.lastIndex = from;
   BLANK_RUN.test(s);
   return BLANK_RUN.lastIndex >= to;
@@ -120,7 +119,43 @@ function findTagEnd(xml: string, from: number): number {
  * element followed it last time, after its start and after its end tag: in a regular bank file that
  * guess is almost always right, and a right guess costs one in-place comparison instead of a scan.
  */
-type NameInfo = { qname: string; local: string; afterOpen: NameInfo | null; afterClose: NameInfo | null };
+type NameInfo = {
+  qname: string;
+  local: string;
+  afterOpen: NameInfo | null;
+  afterClose: NameInfo | null;
+  /** Recent entity-free leaf texts of this element: a repeat (currency, date, code, own IBAN) is shared, not sliced again. */
+  texts: string[];
+  textNext: number;
+  /** The last attribute text as written and trimmed, already checked for entities. */
+  rawAttrs: string;
+  attrs: string;
+};
+
+const TEXT_CACHE = 4;
+
+function rememberText(info: NameInfo, text: string): void {
+  if (info.texts.length < TEXT_CACHE) info.texts.push(text);
+  else {
+    info.texts[info.textNext] = text;
+    info.textNext = (info.textNext + 1) % TEXT_CACHE;
+  }
+}
+
+/** Leaf text from `start` to `end`, shared with an earlier equal text of the same element when there is one. */
+function leafText(info: NameInfo, xml: string, start: number, end: number): string | undefined {
+  const len = end - start;
+  if (len === 0) return '';
+  const texts = info.texts;
+  for (let k = 0; k < texts.length; k++) {
+    const t = texts[k] as string;
+    if (t.length === len && xml.startsWith(t, start)) return t;
+  }
+  const raw = xml.slice(start, end);
+  const text = decodeEntities(raw);
+  if (text === raw) rememberText(info, raw);
+  return text;
+}
 
 class NameTable {
   private readonly byHash = new Map<number, NameInfo[]>();
@@ -140,6 +175,10 @@ class NameTable {
       local: colon < 0 ? qname : qname.slice(colon - start + 1),
       afterOpen: null,
       afterClose: null,
+      texts: [],
+      textNext: 0,
+      rawAttrs: '',
+      attrs: '',
     };
     // Bounded: a hostile file with endless distinct names just stops being interned.
     if (this.byHash.size < 4096) {
@@ -191,14 +230,20 @@ export function streamXml(
   const n = xml.length;
 
   while (pos < n) {
-    const lt = xml.indexOf('<', pos);
+    // Indentation is skipped in place: most tags then need no search, and no second pass proves the
+    // text before them blank. Past the end charCodeAt gives NaN, which ends the loop.
+    let p = pos;
+    let c = xml.charCodeAt(p);
+    while (c === 32 || c === 10 || c === 13 || c === 9) c = xml.charCodeAt(++p);
+    const lt = c === LT ? p : xml.indexOf('<', p);
+    const blank = lt === p; // only spaces, tabs and line breaks between pos (= textStart) and lt
     if (lt < 0) {
       if (openCount > 0)
         return { message: `unexpected end of document inside <${open[openCount - 1]?.qname}>`, offset: n };
       if (!isWhitespaceOnly(xml, pos, n)) return { message: 'text after the root element', offset: pos };
       break;
     }
-    if (openCount === 0 && lt > pos && !isWhitespaceOnly(xml, pos, lt)) {
+    if (openCount === 0 && !blank && !isWhitespaceOnly(xml, pos, lt)) {
       return { message: 'text outside the root element', offset: pos };
     }
     const c1 = xml.charCodeAt(lt + 1);
@@ -252,12 +297,14 @@ export function streamXml(
       }
       prev = top;
       prevWasOpen = false;
-      if (leafHasChild && lt > textStart && !isBlankRun(xml, textStart, lt)) stats.mixedContent++;
+      if (leafHasChild && !blank) stats.mixedContent++;
       if (captureDepth >= 0) {
         const node = nodes[depth] as XNode;
         if (!leafHasChild) {
-          const raw = pendingText + xml.slice(textStart, lt);
-          const text = decodeEntities(raw);
+          const text =
+            pendingText === ''
+              ? leafText(top, xml, textStart, lt)
+              : decodeEntities(pendingText + xml.slice(textStart, lt));
           if (text === undefined) return { message: 'undefined entity or bad character reference', offset: textStart };
           node.text = text;
         }
@@ -281,11 +328,7 @@ export function streamXml(
     if (rootClosed) return { message: 'content after the root element', offset: lt };
     // Text before a child element is mixed content, which no bank message schema allows (a browser view
     // pasted back as XML leaves "-" markers there).
-    if (
-      openCount > 0 &&
-      ((lt > textStart && !isBlankRun(xml, textStart, lt)) ||
-        (pendingText !== '' && !isBlankRun(pendingText, 0, pendingText.length)))
-    ) {
+    if (openCount > 0 && (!blank || (pendingText !== '' && !isBlankRun(pendingText, 0, pendingText.length)))) {
       stats.mixedContent++;
     }
     let info: NameInfo;
@@ -315,9 +358,20 @@ export function streamXml(
     const gt = findTagEnd(xml, i);
     if (gt < 0) return { message: `unterminated start tag <${qname}`, offset: lt };
     const selfClosing = xml.charCodeAt(gt - 1) === SLASH;
-    const attrs = i < gt - (selfClosing ? 1 : 0) ? xml.slice(i, gt - (selfClosing ? 1 : 0)).trim() : '';
-    if (attrs.includes('&') && decodeEntities(attrs) === undefined) {
-      return { message: 'undefined entity in attribute', offset: lt };
+    const attrEnd = selfClosing ? gt - 1 : gt;
+    let attrs = '';
+    if (i < attrEnd) {
+      // The same attribute text as last time on this element (Ccy="EUR") was checked then: share it.
+      if (info.rawAttrs.length === attrEnd - i && xml.startsWith(info.rawAttrs, i)) attrs = info.attrs;
+      else {
+        const raw = xml.slice(i, attrEnd);
+        attrs = raw.trim();
+        if (attrs.includes('&') && decodeEntities(attrs) === undefined) {
+          return { message: 'undefined entity in attribute', offset: lt };
+        }
+        info.rawAttrs = raw;
+        info.attrs = attrs;
+      }
     }
     const depth = openCount;
     if (depth >= maxDepth) return { message: `element nesting deeper than ${maxDepth}`, offset: lt };
