@@ -50,7 +50,23 @@ async function serve(): Promise<void> {
 
   const app = await buildApp({ ctx, fx: fxRatesProvider(undefined, logger), version: 'bench' });
   const provisioned = await app.inject({ method: 'POST', url: '/sandbox/provision', payload: {} });
-  const { apiKey } = provisioned.json() as { apiKey: string };
+  const { apiKey, companyId, firstPayment } = provisioned.json() as {
+    apiKey: string;
+    companyId: string;
+    firstPayment: { body: unknown };
+  };
+  // More sandboxes (each its own company and key) for the many-company submit row.
+  const tenants: Array<{ apiKey: string; body: unknown }> = [];
+  for (let i = 0; i < 32; i++) {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/sandbox/provision',
+      payload: {},
+      remoteAddress: `10.200.${i}.1`,
+    });
+    const sb = res.json() as { apiKey: string; firstPayment: { body: unknown } };
+    tenants.push({ apiKey: sb.apiKey, body: sb.firstPayment.body });
+  }
   await app.listen({ port: 0, host: '127.0.0.1' });
 
   const bare = Fastify();
@@ -58,7 +74,9 @@ async function serve(): Promise<void> {
   await bare.listen({ port: 0, host: '127.0.0.1' });
 
   const port = (s: { server: { address(): unknown } }) => (s.server.address() as { port: number }).port;
-  process.stdout.write(`${JSON.stringify({ app: port(app), bare: port(bare), apiKey })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ app: port(app), bare: port(bare), apiKey, companyId, submitBody: firstPayment.body, tenants })}\n`,
+  );
   process.stdin.resume();
   process.stdin.on('end', async () => {
     await app.close();
@@ -69,6 +87,55 @@ async function serve(): Promise<void> {
     rmSync(dataDir, { recursive: true, force: true });
     process.exit(0);
   });
+}
+
+/**
+ * POST /journal/payments with the sandbox's one-transaction payment (demo bank, host-to-host, test
+ * environment, so neither the billing gates nor the rate limit apply): every request gets its own
+ * Idempotency-Key and payment.messageId, so each one journals a new document.
+ */
+async function measureSubmit(
+  url: string,
+  connections: number,
+  tenants: Array<{ apiKey: string; body: unknown }>,
+  runId: string,
+) {
+  let n = 0;
+  const templates = tenants.map((t) => JSON.stringify(t.body));
+  const result = await autocannon({
+    url,
+    connections,
+    duration: DURATION_S,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => {
+          n++;
+          const key = `BENCH-${runId}-${connections}-${n}`;
+          const tenant = n % tenants.length;
+          const body = JSON.parse(templates[tenant]!) as { payment: { messageId: string } };
+          body.payment.messageId = key;
+          return {
+            ...req,
+            headers: {
+              'content-type': 'application/json',
+              'x-api-key': tenants[tenant]!.apiKey,
+              'idempotency-key': key,
+            },
+            body: JSON.stringify(body),
+          };
+        },
+      },
+    ],
+  });
+  return {
+    name: `POST /journal/payments (1 transaction, new key each, ${tenants.length === 1 ? 'one company' : `${tenants.length} companies`})`,
+    connections,
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.non2xx + result.errors,
+  } satisfies Row;
 }
 
 type Row = { name: string; connections: number; rps: number; p50: number; p99: number; errors: number };
@@ -88,7 +155,14 @@ async function measure(name: string, url: string, connections: number, headers: 
 
 async function main(): Promise<void> {
   const child = spawn(process.execPath, [import.meta.filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const ports: { app: number; bare: number; apiKey: string } = await new Promise((resolve, reject) => {
+  const ports: {
+    app: number;
+    bare: number;
+    apiKey: string;
+    companyId: string;
+    submitBody: unknown;
+    tenants: Array<{ apiKey: string; body: unknown }>;
+  } = await new Promise((resolve, reject) => {
     let buffer = '';
     child.stdout.on('data', (chunk: Buffer) => {
       buffer += chunk.toString();
@@ -112,6 +186,11 @@ async function main(): Promise<void> {
       ),
     );
   }
+  const runId = Date.now().toString(36);
+  const submitUrl = `http://127.0.0.1:${ports.app}/journal/payments`;
+  const one = [{ apiKey: ports.apiKey, body: ports.submitBody }];
+  for (const connections of [1, 32]) rows.push(await measureSubmit(submitUrl, connections, one, runId));
+  rows.push(await measureSubmit(submitUrl, 32, ports.tenants, `${runId}m`));
   child.stdin.end();
   process.stdout.write(`\nHTTP benchmark, ${DURATION_S} s per row (autocannon and servers share this machine)\n\n`);
   process.stdout.write(
