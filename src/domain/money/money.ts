@@ -74,6 +74,37 @@ export function parseAmount(value: unknown, currency: string): AmountResult {
   return { ok: true, minor, exponent };
 }
 
+/**
+ * The common case of parseAmount without allocating: a plain positive decimal of at most 15 significant
+ * digits (after scaling to minor units) with no more fraction digits than `exponent`. Returns its minor
+ * units, exactly what parseAmount would give as a bigint; -1 for anything else (call parseAmount for
+ * the error or the bigint).
+ */
+export function plainMinor(value: string, exponent: number): number {
+  const n = value.length;
+  if (n === 0) return -1;
+  let dot = -1;
+  let small = 0;
+  let significant = 0;
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c === 46) {
+      if (dot >= 0) return -1;
+      dot = i;
+    } else if (c >= 48 && c <= 57) {
+      if (significant === 0 && c === 48) continue;
+      significant++;
+      small = small * 10 + (c - 48);
+    } else return -1;
+  }
+  if (dot === 0 || dot === n - 1) return -1;
+  const fractionDigits = dot < 0 ? 0 : n - dot - 1;
+  if (fractionDigits > exponent || significant === 0) return -1;
+  const scale = exponent - fractionDigits;
+  if (significant + scale > 15) return -1;
+  return small * 10 ** scale;
+}
+
 /** Formats minor units as a decimal string with exactly `exponent` fraction digits ("12.30"). */
 export function formatMinor(minor: bigint, exponent: number): string {
   const negative = minor < 0n;
@@ -90,7 +121,13 @@ export function formatMinor(minor: bigint, exponent: number): string {
 export function decimalToMinor(text: string, exponent: number): bigint | undefined {
   // Fast path for the common shape "123.45" with exactly `exponent` fraction digits.
   const dot = text.length - exponent - 1;
-  if (exponent > 0 && dot > 0 && text.charCodeAt(dot) === 46 && allDigits(text, 0, dot) && allDigits(text, dot + 1, text.length)) {
+  if (
+    exponent > 0 &&
+    dot > 0 &&
+    text.charCodeAt(dot) === 46 &&
+    allDigits(text, 0, dot) &&
+    allDigits(text, dot + 1, text.length)
+  ) {
     return BigInt(text.slice(0, dot) + text.slice(dot + 1));
   }
   const m = /^([+-]?)(\d*)(?:[.,](\d*))?$/.exec(text.trim());

@@ -39,7 +39,7 @@ export function orgIdXml(org: OrganisationId | undefined, defaultScheme: string 
   return `${ind}<Id><OrgId><Othr><Id>${escText(org.id)}</Id>${sch}${issr}</Othr></OrgId></Id>\n`;
 }
 
-function addressXml(p: Party, ind: string): string {
+export function addressXml(p: Party, ind: string): string {
   const a = p.postalAddress;
   if (!a && !p.country) return '';
   let x = `${ind}<PstlAdr>`;

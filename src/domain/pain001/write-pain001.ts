@@ -1,4 +1,4 @@
-import type { Transaction } from '../canonical/types.ts';
+import type { Party, Transaction } from '../canonical/types.ts';
 import { formatMinor } from '../money/money.ts';
 import type { DocumentPlan, PaymentPlan } from '../validation/plan.ts';
 import { minorAt } from '../validation/plan.ts';
@@ -6,7 +6,16 @@ import type { ChunkSink } from './chunk-writer.ts';
 import { ChunkWriter } from './chunk-writer.ts';
 import { esc, escText } from './escape.ts';
 import type { VersionTags } from './parts.ts';
-import { accountXml, agentXml, codeOrPrtry, orgIdXml, partyXml, regulatoryXml, remittanceXml } from './parts.ts';
+import {
+  accountXml,
+  addressXml,
+  agentXml,
+  codeOrPrtry,
+  orgIdXml,
+  partyXml,
+  regulatoryXml,
+  remittanceXml,
+} from './parts.ts';
 
 /**
  * Streaming pain.001 writer (.001.001.03 and .001.001.09) for a validated document plan. One PmtInf per
@@ -129,23 +138,60 @@ function pmtInfHeader(doc: DocumentPlan, g: Group, t: VersionTags): string {
   return x;
 }
 
+/**
+ * One CdtTrfTxInf. The common creditor (BIC agent, name, structured address, IBAN) is written inline in one
+ * string; anything rarer goes through the shared element builders, which produce the same text.
+ */
 function transactionXml(tx: Transaction, amount: string, typeCode: string | undefined, t: VersionTags): string {
   const i = '      ';
   const instr = tx.instructionId ? `<InstrId>${escText(tx.instructionId)}</InstrId>` : '';
-  let x = `    <CdtTrfTxInf>\n${i}<PmtId>${instr}<EndToEndId>${escText(tx.endToEndId ?? '')}</EndToEndId></PmtId>\n`;
-  x += `${i}<Amt><InstdAmt Ccy="${tx.currency}">${amount}</InstdAmt></Amt>\n`;
+  let x = `    <CdtTrfTxInf>\n      <PmtId>${instr}<EndToEndId>${escText(tx.endToEndId ?? '')}</EndToEndId></PmtId>\n      <Amt><InstdAmt Ccy="${tx.currency}">${amount}</InstdAmt></Amt>\n`;
   if (tx.ultimateDebtor) x += partyXml('UltmtDbtr', tx.ultimateDebtor, i);
   const c = tx.creditor;
-  x += agentXml('CdtrAgt', c?.agent, i, t, false);
-  x += partyXml('Cdtr', c, i);
-  x += accountXml('CdtrAcct', c?.account, i);
+  if (c !== undefined) x += creditorXml(c, t);
+  else x += agentXml('CdtrAgt', undefined, i, t, false);
   if (tx.ultimateCreditor) x += partyXml('UltmtCdtr', tx.ultimateCreditor, i);
   if (tx.instructionForDebtorAgent)
     x += `${i}<InstrForDbtrAgt>${escText(tx.instructionForDebtorAgent)}</InstrForDbtrAgt>\n`;
   if (tx.purposeCode) x += `${i}<Purp><Cd>${tx.purposeCode}</Cd></Purp>\n`;
   if (tx.regulatoryReporting) x += regulatoryXml(tx.regulatoryReporting, tx.currency, i);
-  if (tx.remittance || tx.splitPayment) x += remittanceXml(tx, typeCode, i);
+  if (tx.splitPayment) x += remittanceXml(tx, typeCode, i);
+  else {
+    const r = tx.remittance;
+    if (r) {
+      // Only free text: the common remittance, written inline (same text as remittanceXml).
+      if (r.creditorReference === undefined && r.referredDocuments === undefined) {
+        if (r.unstructured) x += `${i}<RmtInf><Ustrd>${escText(r.unstructured)}</Ustrd></RmtInf>\n`;
+      } else x += remittanceXml(tx, typeCode, i);
+    }
+  }
   return `${x}    </CdtTrfTxInf>\n`;
+}
+
+/** CdtrAgt, Cdtr and CdtrAcct of a creditor: agentXml, partyXml and accountXml inlined for the common shapes. */
+function creditorXml(c: Party, t: VersionTags): string {
+  const i = '      ';
+  const g = c.agent;
+  let x: string;
+  if (g !== undefined && g.bic && g.clearing === undefined && !g.name && !g.country) {
+    x = `${i}<CdtrAgt><FinInstnId><${t.bic}>${g.bic}</${t.bic}></FinInstnId></CdtrAgt>\n${i}<Cdtr>\n`;
+  } else x = `${agentXml('CdtrAgt', g, i, t, false)}${i}<Cdtr>\n`;
+  if (c.name) x += `${i}  <Nm>${escText(c.name)}</Nm>\n`;
+  const a = c.postalAddress;
+  if (a !== undefined && a.countrySubDivision === undefined && a.addressLines === undefined) {
+    x += `${i}  <PstlAdr>`;
+    if (a.streetName) x += `<StrtNm>${escText(a.streetName)}</StrtNm>`;
+    if (a.buildingNumber) x += `<BldgNb>${escText(a.buildingNumber)}</BldgNb>`;
+    if (a.postCode) x += `<PstCd>${escText(a.postCode)}</PstCd>`;
+    if (a.townName) x += `<TwnNm>${escText(a.townName)}</TwnNm>`;
+    x += c.country ? `<Ctry>${c.country}</Ctry></PstlAdr>\n` : '</PstlAdr>\n';
+  } else x += addressXml(c, `${i}  `);
+  if (c.organisationId !== undefined) x += orgIdXml(c.organisationId, undefined, `${i}  `);
+  x += `${i}</Cdtr>\n`;
+  const acct = c.account;
+  if (acct !== undefined && acct.iban && !acct.currency)
+    return `${x}${i}<CdtrAcct><Id><IBAN>${acct.iban}</IBAN></Id></CdtrAcct>\n`;
+  return x + accountXml('CdtrAcct', acct, i);
 }
 
 export function writePain001(doc: DocumentPlan, sink: ChunkSink): void {

@@ -2,7 +2,7 @@ import { INVALID_TRANSACTION } from '../canonical/normalise.ts';
 import type { CanonicalPayment, Payment, Transaction } from '../canonical/types.ts';
 import { CHARGE_BEARERS, PRIORITIES, SCHEMA_VERSIONS } from '../canonical/types.ts';
 import { currencyExponent } from '../money/currencies.ts';
-import { parseAmount } from '../money/money.ts';
+import { parseAmount, plainMinor } from '../money/money.ts';
 import type { CharsetName } from './charset.ts';
 import { isExternalCode, isIsoDate, isIsoDateTime } from './formats.ts';
 import type { GenericCtx } from './generic-context.ts';
@@ -44,9 +44,17 @@ function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: Payment
 
   if (isBlank(tx.currency)) required(ctx, base, 'currency', 'currency');
   if (tx.amount === undefined) required(ctx, base, 'amount', 'amount');
-  if (tx.currency !== undefined && currencyExponent(tx.currency) === undefined) {
+  const exponent = tx.currency !== undefined ? currencyExponent(tx.currency) : undefined;
+  if (tx.currency !== undefined && exponent === undefined) {
     sink.add('generic', 'invalid_currency', `${base}.currency`, `unknown currency ${JSON.stringify(tx.currency)}`);
   } else if (tx.amount !== undefined && tx.currency !== undefined) {
+    // Plain amounts (nearly all) without a bigint or a result object; anything else through parseAmount.
+    const plain = plainMinor(tx.amount, exponent as number);
+    if (plain > 0) {
+      plan.minors[j] = plain;
+      plan.exponents[j] = exponent as number;
+      return checkTransactionRest(ctx, tx, base);
+    }
     const r = parseAmount(tx.amount, tx.currency);
     if (r.ok) {
       if (r.minor <= MAX_EXACT) plan.minors[j] = Number(r.minor);
@@ -57,7 +65,12 @@ function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: Payment
       plan.exponents[j] = r.exponent;
     } else sink.add('generic', r.error.code, `${base}.amount`, r.error.message);
   }
+  checkTransactionRest(ctx, tx, base);
+}
 
+/** Everything after the amount: the creditor, other parties, remittance, codes, reporting, split payment. */
+function checkTransactionRest(ctx: Ctx, tx: Transaction, base: string): void {
+  const sink = ctx.sink;
   const creditor = tx.creditor;
   if (!creditor) required(ctx, base, 'creditor', 'creditor');
   else {
