@@ -166,6 +166,19 @@ function evidenceOf(
   };
 }
 
+/**
+ * A document's status from its lines after bank evidence arrived (pain.002 or statement entries):
+ * every line rejected -> rejected; no line pending and one cleared -> executed; otherwise a converted
+ * document moves to sent (the bank has it). An executed document is never moved back (a later
+ * rejection or reversal is recorded on its line), and terminal or unapproved documents never move.
+ */
+export function documentStatusFrom(current: string, states: readonly LineState[]): string {
+  if (NOT_MOVABLE.has(current) || current === 'executed') return current;
+  if (states.length > 0 && states.every((s) => s === 'rejected')) return 'rejected';
+  if (!states.includes('pending') && states.includes('cleared')) return 'executed';
+  return current === 'converted' ? 'sent' : current;
+}
+
 /** Applies one pain.002 to a document's status and lines; see the module comment for the rules. */
 export function applyStatusReport(
   documentStatus: string,
@@ -245,17 +258,8 @@ export function applyStatusReport(
     finalState.set(line.index, target);
   }
 
-  let to = documentStatus;
-  if (!ignored && verdicts.size > 0) {
-    const states = [...finalState.values()];
-    const pending = states.filter((s) => s === 'pending').length;
-    const cleared = states.filter((s) => s === 'cleared').length;
-    if (documentStatus === 'executed')
-      to = 'executed'; // never moved back here (issue 6: reversals)
-    else if (states.length > 0 && states.every((s) => s === 'rejected')) to = 'rejected';
-    else if (pending === 0 && cleared > 0) to = 'executed';
-    else if (documentStatus === 'converted') to = 'sent';
-  }
+  const to =
+    !ignored && verdicts.size > 0 ? documentStatusFrom(documentStatus, [...finalState.values()]) : documentStatus;
   return {
     from: documentStatus,
     to,
