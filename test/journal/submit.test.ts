@@ -11,7 +11,9 @@ type SubmitBody = { companyId: string; bankKey: string; environment?: string; pa
 type Payment = {
   messageId?: string;
   payments: Array<{
+    paymentId?: string;
     paymentType?: string;
+    [k: string]: unknown;
     transactions: Array<Record<string, unknown> & { amount: string; endToEndId: string }>;
   }>;
 } & Record<string, unknown>;
@@ -464,7 +466,7 @@ describe('POST /journal/documents/{id}/cancel', () => {
     // A retried cancel answers the document unchanged.
     assert.equal(body<Doc>(await cancel(doc.id, s.companyId)).status, 'cancelled');
 
-    for (const headers of [{}, { 'idempotency-key': `brand-new-${n}` }]) {
+    for (const headers of [{}, { 'idempotency-key': `brand-new-${n}` }] as Array<Record<string, string>>) {
       const err = assertError(await submit(b, headers), 409, 'message_id_already_used');
       assert.deepEqual(err.details, {
         originalJournalNo: doc.journalNo,
