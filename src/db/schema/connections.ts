@@ -17,6 +17,8 @@ export const connections = pgTable(
     status: text('status').notNull(),
     // Per-company bank settings applied on the delivery path only (POST /journal/payments).
     settings: jsonb('settings').$type<{ chargeBearer?: string; executionDateOffsetDays?: number }>(),
+    // The channel's endpoint and credentials (SFTP host, user, key ...), sealed with AES-256-GCM.
+    channelSealed: text('channel_sealed'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

@@ -5,3 +5,4 @@ export * from './connections.ts';
 export * from './conversion-jobs.ts';
 export * from './identity.ts';
 export * from './journal.ts';
+export * from './outbox.ts';

@@ -107,6 +107,8 @@ export const paymentLines = pgTable(
     currency: text('currency').notNull(),
     payeeName: text('payee_name'),
     payeeIban: text('payee_iban'),
+    // The requested execution date (YYYY-MM-DD): reconciliation's booking-date window starts here.
+    executionDate: text('execution_date'),
     state: text('state').notNull().default('pending'), // pending | cleared | rejected
     evidence: jsonb('evidence').$type<Record<string, unknown>>(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
