@@ -47,9 +47,22 @@ export function convert(batch: BenchBatch): Buffer {
   for (let i = 0; i < ps.length; i++) {
     const p = ps[i] as BenchPayment;
     const c = p.creditor;
-    const creditor = party(c.name, c.address) as Record<string, unknown>;
-    creditor['account'] = { iban: c.iban };
-    creditor['agent'] = { bic: c.bic };
+    const a = c.address;
+    // One literal per shape (no properties added afterwards): the same objects party() would give.
+    const creditor = a
+      ? {
+          name: c.name,
+          country: a.country,
+          postalAddress: {
+            streetName: a.street,
+            buildingNumber: a.buildingNumber,
+            postCode: a.postalCode,
+            townName: a.town,
+          },
+          account: { iban: c.iban },
+          agent: { bic: c.bic },
+        }
+      : { name: c.name, account: { iban: c.iban }, agent: { bic: c.bic } };
     transactions[i] = {
       endToEndId: p.endToEndId,
       instructionId: p.instructionId,
