@@ -25,6 +25,7 @@ import { recordEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { emitPaymentEvent } from '../events/outbox.ts';
 
 export function contentDigest(content: string): string {
   return createHash('sha256').update(content, 'utf8').digest('hex');
@@ -251,6 +252,11 @@ async function applyOutcome(
     return;
   }
   if (outcome.to !== outcome.from) {
+    const cause = outcome.transitions.find((c) => c.to === outcome.to || c.to === 'rejected');
+    await emitPaymentEvent(ctx, tx, outbound, outcome.to, {
+      endToEndId: cause?.endToEndId ?? null,
+      reason: cause?.evidence.reason ?? null,
+    });
     await recordEvent(ctx, tx, {
       ...event,
       type: 'payment.status_changed',

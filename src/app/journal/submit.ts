@@ -317,6 +317,7 @@ async function journal(
       currency: l.currency,
       payeeName: l.payeeName,
       payeeIban: l.payeeIban,
+      executionDate: l.executionDate,
       state: 'pending',
       updatedAt: now,
     })),

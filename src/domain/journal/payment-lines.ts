@@ -17,6 +17,8 @@ export type JournalLine = {
   currency: string;
   payeeName: string | null;
   payeeIban: string | null;
+  /** YYYY-MM-DD as requested; reconciliation's booking-date window starts here. */
+  executionDate: string | null;
 };
 
 type Rec = Record<string, unknown>;
@@ -53,6 +55,7 @@ export function journalLines(payment: unknown): JournalLine[] {
         currency,
         payeeName: str(creditor?.['name']),
         payeeIban: electronic(str(rec(creditor?.['account'])?.['iban'])),
+        executionDate: str(pay?.['executionDate']),
       });
     }
   }

@@ -79,6 +79,7 @@ export type LineEvidence = {
 
 export type LineChange = {
   index: number;
+  endToEndId: string | null;
   from: LineState;
   to: LineState;
   statusCode: string;
@@ -254,7 +255,14 @@ export function applyStatusReport(
       evidence.lateRejection = true;
       lateRejections++;
     }
-    lineChanges.push({ index: line.index, from: line.state, to: target, statusCode: verdict.code, evidence });
+    lineChanges.push({
+      index: line.index,
+      endToEndId: line.endToEndId,
+      from: line.state,
+      to: target,
+      statusCode: verdict.code,
+      evidence,
+    });
     finalState.set(line.index, target);
   }
 

@@ -128,3 +128,11 @@ test('a reversal in the same statement as its booking names the booked line', ()
     { line: 0, entry: 1, rule: 'reversal' },
   ]);
 });
+
+test('a settled line takes no second booking but can be reversed', () => {
+  const lines = [line({ endToEndId: 'E1', settled: true })];
+  assert.deepEqual(matchEntries(lines, [entry({ endToEndId: 'E1' })]).matches, []);
+  assert.deepEqual(matchEntries(lines, [entry({ endToEndId: 'E1', direction: 'credit', reversal: true })]).matches, [
+    { line: 0, entry: 0, rule: 'reversal' },
+  ]);
+});

@@ -44,6 +44,7 @@ export function matchEntries(
   const daysBefore = options.daysBefore ?? 3;
   const daysAfter = options.daysAfter ?? 10;
   const lineTaken = new Uint8Array(lines.length);
+  for (let i = 0; i < lines.length; i++) if (lines[i]!.settled) lineTaken[i] = 1;
   // A reversal undoes a booking, so it may name a line that a booking already took; once each.
   const lineReversed = new Uint8Array(lines.length);
   // 0 open, 1 matched, 2 ambiguous (seen: no weaker rule may take it either).
@@ -51,11 +52,11 @@ export function matchEntries(
   const matches: ReconMatch[] = [];
   const ambiguous: Ambiguity[] = [];
 
-  /** An index over the lines still open. */
-  const indexOpen = (key: (line: ReconLine) => string | null): Index => {
+  /** An index over the lines still open, or over every line (identifiers: reversals need them all). */
+  const indexLines = (key: (line: ReconLine) => string | null, openOnly = true): Index => {
     const map: Index = new Map();
     for (let i = 0; i < lines.length; i++) {
-      if (lineTaken[i]) continue;
+      if (openOnly && lineTaken[i]) continue;
       const k = key(lines[i]!);
       if (k === null) continue;
       const found = map.get(k);
@@ -102,7 +103,7 @@ export function matchEntries(
     !entry.batchWithoutDetails && (entry.reversal || entry.direction === 'debit');
 
   // Pass 1a: end-to-end ids.
-  const byE2e = indexOpen((l) => (usable(l.endToEndId) ? l.endToEndId : null));
+  const byE2e = indexLines((l) => (usable(l.endToEndId) ? l.endToEndId : null), false);
   for (let e = 0; e < entries.length; e++) {
     const entry = entries[e]!;
     if (!identifies(entry) || !usable(entry.endToEndId)) continue;
@@ -110,12 +111,17 @@ export function matchEntries(
     settle(open(byE2e.get(entry.endToEndId), entry, false), e, rule, `end-to-end id ${entry.endToEndId}`);
   }
 
-  // Pass 1b: instruction ids, for entries and lines still open.
-  let byInstr: Index | undefined;
+  // Pass 1b: instruction ids, for entries still open: bookings look among open lines only, reversals
+  // among all lines (what they undo was taken).
+  let byInstrOpen: Index | undefined;
+  let byInstrAll: Index | undefined;
+  const instructionIdOf = (l: ReconLine) => (usable(l.instructionId) ? l.instructionId : null);
   for (let e = 0; e < entries.length; e++) {
     const entry = entries[e]!;
     if (entryState[e] || !identifies(entry) || !usable(entry.instructionId)) continue;
-    byInstr ??= indexOpen((l) => (usable(l.instructionId) ? l.instructionId : null));
+    const byInstr = entry.reversal
+      ? (byInstrAll ??= indexLines(instructionIdOf, false))
+      : (byInstrOpen ??= indexLines(instructionIdOf));
     const rule = entry.reversal ? 'reversal' : 'instruction-id';
     settle(open(byInstr.get(entry.instructionId), entry, false), e, rule, `instruction id ${entry.instructionId}`);
   }
@@ -131,7 +137,7 @@ export function matchEntries(
 
     if (entry.batchWithoutDetails) {
       if (!usable(entry.paymentInfoId)) continue;
-      byBlock ??= indexOpen((l) => (usable(l.paymentInfoId) ? l.paymentInfoId : null));
+      byBlock ??= indexLines((l) => (usable(l.paymentInfoId) ? l.paymentInfoId : null));
       const block = windowed(open(byBlock.get(entry.paymentInfoId), entry, false));
       let sum = 0n;
       for (const i of block) sum += lines[i]!.amountMinor;
@@ -147,7 +153,7 @@ export function matchEntries(
 
     const ref = referenceOf(entry);
     if (ref !== null) {
-      byReferenceAmount ??= indexOpen((l) => {
+      byReferenceAmount ??= indexLines((l) => {
         const own = referenceOf(l);
         return own === null ? null : `${own}|${amountKey(l.amountMinor, l.currency)}`;
       });
@@ -161,7 +167,7 @@ export function matchEntries(
       if (entryState[e]) continue;
     }
     if (entry.counterpartyIban) {
-      byIbanAmount ??= indexOpen((l) =>
+      byIbanAmount ??= indexLines((l) =>
         l.creditorIban ? `${l.creditorIban}|${amountKey(l.amountMinor, l.currency)}` : null,
       );
       const key = `${entry.counterpartyIban}|${amountKey(entry.amountMinor, entry.currency)}`;

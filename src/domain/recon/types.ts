@@ -12,6 +12,8 @@ export type ReconLine = {
   creditorIban: string | null;
   /** YYYY-MM-DD: the requested execution date. */
   executionDate: string | null;
+  /** Already cleared by earlier evidence: no booking may take it again, a reversal still may. */
+  settled?: boolean;
 };
 
 export type ReconEntry = {
