@@ -1,7 +1,8 @@
-import { countDocuments, listDocumentPage } from '../../db/repositories/journal-reads.ts';
+import { listDocumentPage } from '../../db/repositories/journal-reads.ts';
 import type { AppContext } from '../context.ts';
 import type { Principal } from '../identity/principal.ts';
-import { decodePageCursor, EXACT_COUNT_UP_TO, encodePageCursor } from './read-documents.ts';
+import { matchCount } from './read-count.ts';
+import { decodePageCursor, encodePageCursor } from './read-documents.ts';
 import { companyScope } from './read-scope.ts';
 
 /** GET /journal/list page size (contract, Limits). */
@@ -20,8 +21,8 @@ export type ListQuery = {
 /**
  * GET /journal/list: the collection view, newest first, metadata only. `total` counts what this
  * listing walks (direction, type and uncollectedOnly applied), `uncollected` how many of the
- * direction/type matches are not collected yet. Both are exact up to EXACT_COUNT_UP_TO and
- * estimated above it (`countsExact: false`).
+ * direction/type matches are not collected yet. Both are exact up to EXACT_COUNT_UP_TO matches and
+ * at most LARGE_COUNT_TTL_MS old above it (`countsExact: false`; see read-count.ts).
  */
 export async function journalList(ctx: AppContext, principal: Principal, query: ListQuery) {
   const scope = await companyScope(ctx, principal, query.companyId);
@@ -31,8 +32,8 @@ export async function journalList(ctx: AppContext, principal: Principal, query: 
   const filter = query.uncollectedOnly ? { ...base, collected: false } : base;
   const [rows, total, uncollected] = await Promise.all([
     listDocumentPage(ctx.db, scope, filter, key, limit + 1),
-    countDocuments(ctx.db, scope, filter, EXACT_COUNT_UP_TO),
-    query.uncollectedOnly ? undefined : countDocuments(ctx.db, scope, { ...base, collected: false }, EXACT_COUNT_UP_TO),
+    matchCount(ctx, scope, filter),
+    query.uncollectedOnly ? undefined : matchCount(ctx, scope, { ...base, collected: false }),
   ]);
   const uncollectedCount = uncollected ?? total;
   const more = rows.length > limit;

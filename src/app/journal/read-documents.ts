@@ -1,5 +1,4 @@
 import {
-  countDocuments,
   type DocumentFilter,
   type DocumentMetaRow,
   listDocumentPage,
@@ -11,16 +10,12 @@ import { badRequest } from '../errors.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, encodeCursor } from '../pagination.ts';
 import { documentView } from './document-view.ts';
+import { matchCount } from './read-count.ts';
 import { companyScope } from './read-scope.ts';
 
 /** GET /journal/documents page size (the contract leaves it open; docs/journal-reads.md). */
 export const DOCUMENTS_DEFAULT_LIMIT = 50;
 export const DOCUMENTS_MAX_LIMIT = 1000;
-/**
- * `total` is exact up to this many matches and the planner's estimate above (`totalExact: false`):
- * an exact count would scan every index entry of a large company on every page request.
- */
-export const EXACT_COUNT_UP_TO = 10_000;
 
 export type DocumentsQuery = {
   companyId: string;
@@ -142,7 +137,7 @@ export async function listDocuments(ctx: AppContext, principal: Principal, query
   const limit = Math.min(query.limit ?? DOCUMENTS_DEFAULT_LIMIT, DOCUMENTS_MAX_LIMIT);
   const [rows, total] = await Promise.all([
     listDocumentPage(ctx.db, scope, filter, key, limit + 1),
-    countDocuments(ctx.db, scope, filter, EXACT_COUNT_UP_TO),
+    matchCount(ctx, scope, filter),
   ]);
   const more = rows.length > limit;
   const pageRows = more ? rows.slice(0, limit) : rows;

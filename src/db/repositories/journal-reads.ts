@@ -98,8 +98,18 @@ export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-// The totals as text the way people write them ("EUR 1234.50"), one per currency.
-const totalsText = sql`coalesce((SELECT string_agg((t->>'currency') || ' ' || (t->>'amount'), ' ') FROM jsonb_array_elements(${journalDocuments.totals}) AS t), '')`;
+/**
+ * What `q` searches: summary, messageId, journalNo, bankKey, status, type and the totals as people
+ * write them ("EUR 1234.50"), joined by U+001F so that a match never spans two fields. One ILIKE
+ * over one string costs a third of seven; the first total is read without unnesting the array
+ * (most documents have one currency).
+ */
+const haystack = sql`(${journalDocuments.summary} || E'\x1f' || coalesce(${journalDocuments.messageId}, '')
+  || E'\x1f' || ${journalDocuments.journalNo} || E'\x1f' || coalesce(${journalDocuments.bankKey}, '')
+  || E'\x1f' || ${journalDocuments.status} || E'\x1f' || ${journalDocuments.type} || E'\x1f'
+  || coalesce((${journalDocuments.totals}->0->>'currency') || ' ' || (${journalDocuments.totals}->0->>'amount'), '')
+  || CASE WHEN jsonb_array_length(${journalDocuments.totals}) > 1 THEN (SELECT string_agg((t->>'currency') || ' ' || (t->>'amount'), E'\x1f')
+       FROM jsonb_array_elements(${journalDocuments.totals}) AS t) ELSE '' END)`;
 
 function documentConditions(scope: CompanyScope, filter: DocumentFilter): SQL[] {
   const conditions: SQL[] = [
@@ -113,18 +123,20 @@ function documentConditions(scope: CompanyScope, filter: DocumentFilter): SQL[] 
     conditions.push(inArray(journalDocuments.status, filter.statuses));
   if (filter.from !== undefined) conditions.push(gte(journalDocuments.createdAt, filter.from));
   if (filter.until !== undefined) conditions.push(lt(journalDocuments.createdAt, filter.until));
-  if (filter.text !== undefined && filter.text !== '') {
-    const pattern = `%${escapeLike(filter.text)}%`;
-    const d = journalDocuments;
-    conditions.push(
-      sql`(${d.summary} ILIKE ${pattern} ESCAPE '\\' OR coalesce(${d.messageId}, '') ILIKE ${pattern} ESCAPE '\\'
-        OR ${d.journalNo} ILIKE ${pattern} ESCAPE '\\' OR coalesce(${d.bankKey}, '') ILIKE ${pattern} ESCAPE '\\'
-        OR ${d.status} ILIKE ${pattern} ESCAPE '\\' OR ${d.type} ILIKE ${pattern} ESCAPE '\\'
-        OR ${totalsText} ILIKE ${pattern} ESCAPE '\\')`,
-    );
-  }
+  if (filter.text !== undefined && filter.text !== '')
+    conditions.push(sql`${haystack} ILIKE ${`%${escapeLike(filter.text)}%`} ESCAPE '\\'`);
   return conditions;
 }
+
+/**
+ * Newest first in exactly the order of journal_documents_page_idx (created_at DESC NULLS LAST, id DESC
+ * NULLS LAST): a plain DESC means NULLS FIRST, which the index cannot serve, and PostgreSQL would
+ * then sort the whole company. The columns are NOT NULL, so the NULLS clause changes no result.
+ */
+const newestFirst = [
+  sql`${journalDocuments.createdAt} DESC NULLS LAST`,
+  sql`${journalDocuments.id} DESC NULLS LAST`,
+] as const;
 
 function after(key: PageKey | undefined): SQL | undefined {
   if (key === undefined) return undefined;
@@ -144,19 +156,14 @@ export async function listDocumentPage(
     .select(metadata)
     .from(journalDocuments)
     .where(and(...documentConditions(scope, filter), after(key)))
-    .orderBy(desc(journalDocuments.createdAt), desc(journalDocuments.id))
+    .orderBy(...newestFirst)
     .limit(limit);
   return rows.map(asMetaRow);
 }
 
 export type Count = { count: number; exact: boolean };
 
-/**
- * How many documents match, exactly up to `cap`; above it, the planner's estimate (never below
- * cap + 1). Counting every one of a large company's documents on each page request would cost a
- * scan of all its index entries; a client paging through 100,000 documents needs the order of
- * magnitude, and an exact figure once it filters down to a workable set.
- */
+/** How many documents match, counting no further than cap + 1 (`exact: false` when it stopped there). */
 export async function countDocuments(
   q: Executor,
   scope: CompanyScope,
@@ -171,18 +178,7 @@ export async function countDocuments(
     .limit(cap + 1);
   const result = await q.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM (${inner}) AS capped`);
   const n = Number(result.rows[0]?.n ?? 0);
-  if (n <= cap) return { count: n, exact: true };
-  const plan = await q.execute<{ 'QUERY PLAN': unknown }>(
-    sql`EXPLAIN (FORMAT JSON) ${q.select({ one: sql`1` }).from(journalDocuments).where(where)}`,
-  );
-  const estimate = planRows(plan.rows[0]?.['QUERY PLAN']);
-  return { count: Math.max(cap + 1, estimate), exact: false };
-}
-
-function planRows(plan: unknown): number {
-  const parsed = typeof plan === 'string' ? (JSON.parse(plan) as unknown) : plan;
-  const rows = (parsed as Array<{ Plan?: { 'Plan Rows'?: number } }> | undefined)?.[0]?.Plan?.['Plan Rows'];
-  return typeof rows === 'number' && Number.isFinite(rows) ? Math.round(rows) : 0;
+  return { count: Math.min(n, cap + 1), exact: n <= cap };
 }
 
 /**
@@ -203,7 +199,7 @@ export async function tallyPaymentTypes(
     .select({ paymentType: journalDocuments.paymentType, transactionCount: journalDocuments.transactionCount })
     .from(journalDocuments)
     .where(outbound)
-    .orderBy(desc(journalDocuments.createdAt), desc(journalDocuments.id))
+    .orderBy(...newestFirst)
     .limit(sample)
     .as('newest');
   const [rows, beyond] = await Promise.all([
@@ -215,7 +211,7 @@ export async function tallyPaymentTypes(
       .select({ one: sql`1` })
       .from(journalDocuments)
       .where(outbound)
-      .orderBy(desc(journalDocuments.createdAt), desc(journalDocuments.id))
+      .orderBy(...newestFirst)
       .offset(sample)
       .limit(1),
   ]);
@@ -255,7 +251,7 @@ export async function listReconciliationPage(
         after(key),
       ),
     )
-    .orderBy(desc(d.createdAt), desc(d.id))
+    .orderBy(...newestFirst)
     .limit(limit);
   return rows.map((r) => ({
     ...asMetaRow(r),
