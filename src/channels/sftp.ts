@@ -1,0 +1,561 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import path from 'node:path';
+import type { Attributes, Client, ConnectConfig, FileEntryWithStats, SFTPWrapper } from 'ssh2';
+import ssh2 from 'ssh2';
+import type { BankChannel, DeliveryReceipt, InboundFile, OutboundFile } from './channel.ts';
+
+/**
+ * SFTP host-to-host channel (issue 6, domain.md §1.2): we upload payment files into the bank's inbound
+ * folder and poll its outbound folder for pain.002 status reports and statements.
+ *
+ * Connections: one SSH connection per call (deliver, fetchInbound, acknowledge), closed when the call
+ * ends. Bank SFTP traffic is a handful of files per poll, so a handshake per call costs little and there
+ * is no idle session to keep alive, no half-dead connection to detect and no reconnect state. Every call
+ * has a deadline (`operationTimeoutMs`); SSH keepalives detect a peer that goes silent.
+ *
+ * Security:
+ * - The server's host key is pinned (`hostKeySha256`, the `SHA256:...` fingerprint the bank gives,
+ *   or 64 hex digits); a different key is refused before authentication. Never trust on first use.
+ * - Credentials (password, private key, passphrase) never appear in errors or logs; errors name only
+ *   host, port, user name and remote paths.
+ * - The host is resolved once and refused when it is a private, loopback, link-local or metadata
+ *   address (the SSRF rule of DESIGN.md), unless `allowPrivateNetwork` is set (tests, on-premise banks);
+ *   the connection goes to the checked address.
+ * - Remote names are plain file names (no separators, no `..`, no leading dot).
+ *
+ * Delivery is atomic and idempotent on `fileName`: the content goes to `<fileName>.part` and is renamed
+ * to `<fileName>`, so the bank never sees half a file; when `<fileName>` already exists with the same
+ * bytes the receipt says `alreadyDelivered` and nothing is uploaded; different bytes under the same
+ * name are refused (never overwritten). A bank that moves files out of its inbound folder on pickup
+ * cannot be asked whether it saw a file: a retry after that pickup uploads again, and the bank's own
+ * duplicate check on the message id is the last line of defence.
+ */
+export type SftpChannelConfig = {
+  host: string;
+  port?: number;
+  username: string;
+  /** OpenSSH or PEM private key; with `passphrase` when encrypted. */
+  privateKey?: string;
+  passphrase?: string;
+  password?: string;
+  /** Pinned SHA-256 fingerprint of the bank's host key: `SHA256:<base64>` or hex. */
+  hostKeySha256: string;
+  /** The bank's "in" folder: where our payment files go. */
+  inboundDir: string;
+  /** The bank's "out" folder: where it writes pain.002 and statements for us. */
+  outboundDir: string;
+  /** Where acknowledged files are moved; without it they are deleted. */
+  archiveDir?: string;
+  /** TCP connect plus SSH handshake and authentication (default 15 s). */
+  connectTimeoutMs?: number;
+  /** Deadline for a whole call, connection included (default 120 s). */
+  operationTimeoutMs?: number;
+  /** SSH keepalive interval (default 10 s; 3 unanswered end the connection). */
+  keepaliveIntervalMs?: number;
+  /** Largest inbound file fetched (default 64 MiB); larger ones are left in place and logged. */
+  maxFileBytes?: number;
+  /** Most files returned by one fetchInbound (default 100, oldest first). */
+  maxFilesPerFetch?: number;
+  /** Allow private, loopback and link-local addresses (tests, banks reached over a private link). */
+  allowPrivateNetwork?: boolean;
+  logger?: { warn(obj: object, msg: string): void };
+};
+
+type SftpErrorCode =
+  | 'invalid_config'
+  | 'invalid_file_name'
+  | 'address_refused'
+  | 'host_key_mismatch'
+  | 'auth_failed'
+  | 'timeout'
+  | 'connection_failed'
+  | 'connection_lost'
+  | 'conflict'
+  | 'too_large'
+  | 'closed'
+  | 'remote_error';
+
+/** Errors carry a code and whether a retry can help (a wrong host key or password will not heal itself). */
+class SftpChannelError extends Error {
+  readonly code: SftpErrorCode;
+  readonly retryable: boolean;
+  constructor(code: SftpErrorCode, message: string, retryable: boolean, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'SftpChannelError';
+    this.code = code;
+    this.retryable = retryable;
+  }
+}
+
+const DEFAULTS = {
+  port: 22,
+  connectTimeoutMs: 15_000,
+  operationTimeoutMs: 120_000,
+  keepaliveIntervalMs: 10_000,
+  maxFileBytes: 64 * 1024 * 1024,
+  maxFilesPerFetch: 100,
+};
+/** Bytes per SFTP READ/WRITE request: every server accepts 32 KiB. */
+const CHUNK = 32 * 1024;
+const STATUS_NO_SUCH_FILE = 2;
+// ssh2 is CommonJS whose exports node cannot list statically: take them from the default export.
+const { Client: SshClient, utils } = ssh2;
+const MAX_ARCHIVE_SUFFIX = 1000;
+
+export function createSftpChannel(config: SftpChannelConfig): BankChannel {
+  const pinned = parseFingerprint(config.hostKeySha256);
+  if (!config.host || !config.username) throw invalid('host and username are required');
+  if (config.password === undefined && config.privateKey === undefined) {
+    throw invalid('a private key or a password is required');
+  }
+  if (config.privateKey !== undefined) {
+    // Fail at configuration time, not on the first delivery. The key itself never goes into the message.
+    const parsed = utils.parseKey(config.privateKey, config.passphrase);
+    if (parsed instanceof Error) throw invalid('privateKey is not a usable SSH private key (or wrong passphrase)');
+  }
+  for (const [name, dir] of [
+    ['inboundDir', config.inboundDir],
+    ['outboundDir', config.outboundDir],
+    ['archiveDir', config.archiveDir],
+  ] as const) {
+    if (dir !== undefined && (dir.length === 0 || dir.includes('\0'))) throw invalid(`${name} is not a valid path`);
+  }
+  const port = config.port ?? DEFAULTS.port;
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw invalid('port must be 1..65535');
+
+  const settings = {
+    connectTimeoutMs: config.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+    operationTimeoutMs: config.operationTimeoutMs ?? DEFAULTS.operationTimeoutMs,
+    keepaliveIntervalMs: config.keepaliveIntervalMs ?? DEFAULTS.keepaliveIntervalMs,
+    maxFileBytes: config.maxFileBytes ?? DEFAULTS.maxFileBytes,
+    maxFilesPerFetch: config.maxFilesPerFetch ?? DEFAULTS.maxFilesPerFetch,
+  };
+  const where = `${config.username}@${config.host}:${port}`;
+  const active = new Set<Client>();
+  let closed = false;
+
+  /** Opens a connection, runs `work` on its SFTP session within the deadline, always closes it. */
+  async function withSftp<T>(what: string, work: (sftp: SFTPWrapper) => Promise<T>): Promise<T> {
+    if (closed) throw new SftpChannelError('closed', 'SFTP channel is closed', false);
+    const client = new SshClient();
+    active.add(client);
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          reject(
+            new SftpChannelError(
+              'timeout',
+              `SFTP ${what} at ${where} timed out after ${settings.operationTimeoutMs} ms`,
+              true,
+            ),
+          );
+        }, settings.operationTimeoutMs);
+      });
+      // The session promise also rejects when the connection drops mid-call (see `lost`).
+      const run = async () => {
+        const address = await resolveAddress(config.host, config.allowPrivateNetwork === true);
+        const { sftp, lost } = await openSession(client, address);
+        return await Promise.race([work(sftp), lost]);
+      };
+      return await Promise.race([run(), deadline]);
+    } finally {
+      clearTimeout(timer);
+      active.delete(client);
+      client.end();
+      // end() waits for the peer; a stalled peer must not keep the socket (and the process) alive.
+      setTimeout(() => client.destroy(), 1000).unref();
+    }
+  }
+
+  function openSession(client: Client, address: string): Promise<{ sftp: SFTPWrapper; lost: Promise<never> }> {
+    return new Promise((resolve, reject) => {
+      let presented: Buffer | undefined;
+      let ready = false;
+      let rejectLost: (err: Error) => void = () => {};
+      const lost = new Promise<never>((_, r) => {
+        rejectLost = r;
+      });
+      lost.catch(() => {});
+      const fail = (err: Error) => {
+        if (ready) rejectLost(err);
+        else reject(err);
+      };
+      client.on('error', (err: Error & { level?: string; code?: string }) => {
+        if (presented) {
+          fail(
+            new SftpChannelError(
+              'host_key_mismatch',
+              `SFTP host key of ${config.host}:${port} does not match the pinned fingerprint ` +
+                `(presented ${fingerprintOf(presented)}, pinned SHA256:${pinned.toString('base64').replace(/=+$/, '')})`,
+              false,
+            ),
+          );
+        } else if (err.level === 'client-authentication') {
+          fail(new SftpChannelError('auth_failed', `SFTP authentication failed for ${where}`, false));
+        } else if (err.level === 'client-timeout') {
+          fail(
+            new SftpChannelError(
+              'timeout',
+              `SFTP connection to ${where} timed out after ${settings.connectTimeoutMs} ms`,
+              true,
+            ),
+          );
+        } else if (!ready) {
+          fail(
+            new SftpChannelError('connection_failed', `SFTP connection to ${where} failed: ${safeReason(err)}`, true, {
+              cause: err,
+            }),
+          );
+        } else {
+          fail(
+            new SftpChannelError('connection_lost', `SFTP connection to ${where} was lost: ${safeReason(err)}`, true),
+          );
+        }
+      });
+      client.on('close', () => {
+        fail(new SftpChannelError('connection_lost', `SFTP connection to ${where} closed by the server`, true));
+      });
+      client.on('ready', () => {
+        client.sftp((err, sftp) => {
+          if (err) {
+            reject(new SftpChannelError('connection_failed', `SFTP subsystem refused at ${where}`, true));
+            return;
+          }
+          ready = true;
+          sftp.on('error', (e: Error) => rejectLost(remoteError(`session at ${where}`, e)));
+          sftp.on('close', () => {
+            rejectLost(new SftpChannelError('connection_lost', `SFTP session at ${where} closed by the server`, true));
+          });
+          resolve({ sftp, lost });
+        });
+      });
+      const connect: ConnectConfig = {
+        host: address,
+        port,
+        username: config.username,
+        readyTimeout: settings.connectTimeoutMs,
+        keepaliveInterval: settings.keepaliveIntervalMs,
+        keepaliveCountMax: 3,
+        hostVerifier: (key: Buffer) => {
+          const digest = createHash('sha256').update(key).digest();
+          if (timingSafeEqual(digest, pinned)) return true;
+          presented = key;
+          return false;
+        },
+      };
+      if (config.password !== undefined) connect.password = config.password;
+      if (config.privateKey !== undefined) connect.privateKey = config.privateKey;
+      if (config.passphrase !== undefined) connect.passphrase = config.passphrase;
+      client.connect(connect);
+      // SFTP is request/response with small packets: without TCP_NODELAY every round trip waits for a delayed ACK.
+      client.setNoDelay(true);
+    });
+  }
+
+  async function deliver(file: OutboundFile): Promise<DeliveryReceipt> {
+    const name = checkFileName(file.fileName);
+    const bytes = Buffer.from(file.content, 'utf8');
+    const target = path.posix.join(config.inboundDir, name);
+    const part = `${target}.part`;
+    return withSftp(`upload of ${name}`, async (sftp) => {
+      const receipt = (alreadyDelivered: boolean): DeliveryReceipt => ({
+        channel: 'sftp',
+        reference: target,
+        alreadyDelivered,
+      });
+      if (await sameFileExists(sftp, target, bytes)) return receipt(true);
+      await upload(sftp, part, bytes);
+      try {
+        await call<void>((cb) => sftp.rename(part, target, cb));
+      } catch (err) {
+        // A concurrent retry may have won the rename (servers refuse to rename onto an existing name).
+        await call<void>((cb) => sftp.unlink(part, cb)).catch(() => {});
+        if (await sameFileExists(sftp, target, bytes)) return receipt(true);
+        throw remoteError(`rename of ${part} to ${target}`, err);
+      }
+      return receipt(false);
+    });
+  }
+
+  /** True when `target` holds exactly `bytes`; throws `conflict` when it holds something else. */
+  async function sameFileExists(sftp: SFTPWrapper, target: string, bytes: Buffer): Promise<boolean> {
+    const attrs = await statOrNull(sftp, target);
+    if (!attrs) return false;
+    if (attrs.size === bytes.length) {
+      const existing = await download(sftp, target, Math.max(bytes.length, 1));
+      if (existing.equals(bytes)) return true;
+    }
+    throw new SftpChannelError(
+      'conflict',
+      `${target} already exists at ${where} with different content; refusing to overwrite it`,
+      false,
+    );
+  }
+
+  async function fetchInbound(): Promise<InboundFile[]> {
+    return withSftp(`listing of ${config.outboundDir}`, async (sftp) => {
+      const entries = await call<FileEntryWithStats[]>((cb) => sftp.readdir(config.outboundDir, cb));
+      const pickable = entries.filter((e) => isPickable(e.filename) && e.attrs.isFile());
+      for (const entry of pickable.filter((e) => e.attrs.size > settings.maxFileBytes)) {
+        config.logger?.warn(
+          {
+            channel: 'sftp',
+            host: config.host,
+            file: path.posix.join(config.outboundDir, entry.filename),
+            size: entry.attrs.size,
+            limit: settings.maxFileBytes,
+          },
+          'inbound SFTP file exceeds the size limit; left in place',
+        );
+      }
+      // Oldest first, so a backlog drains in the order the bank wrote it.
+      const candidates = pickable
+        .filter((e) => e.attrs.size <= settings.maxFileBytes)
+        .sort((a, b) => a.attrs.mtime - b.attrs.mtime || (a.filename < b.filename ? -1 : 1))
+        .slice(0, settings.maxFilesPerFetch);
+      const files: InboundFile[] = [];
+      for (const entry of candidates) {
+        const remote = path.posix.join(config.outboundDir, entry.filename);
+        try {
+          const content = await download(sftp, remote, settings.maxFileBytes);
+          files.push({ name: entry.filename, content: new Uint8Array(content) });
+        } catch (err) {
+          // Grew past the limit after the listing: leave it, like any oversized file.
+          if (!(err instanceof SftpChannelError && err.code === 'too_large')) throw err;
+          config.logger?.warn({ channel: 'sftp', host: config.host, file: remote }, err.message);
+        }
+      }
+      return files;
+    });
+  }
+
+  async function acknowledge(file: InboundFile): Promise<void> {
+    const name = checkFileName(file.name);
+    const source = path.posix.join(config.outboundDir, name);
+    const archiveDir = config.archiveDir;
+    await withSftp(`acknowledgement of ${name}`, async (sftp) => {
+      if (archiveDir === undefined) {
+        try {
+          await call<void>((cb) => sftp.unlink(source, cb));
+        } catch (err) {
+          if (statusOf(err) !== STATUS_NO_SUCH_FILE) throw remoteError(`removal of ${source}`, err);
+        }
+        return;
+      }
+      // Acknowledged files are evidence: an archived file of the same name is never overwritten.
+      for (let n = 0; n <= MAX_ARCHIVE_SUFFIX; n++) {
+        const target = path.posix.join(archiveDir, n === 0 ? name : `${name}.${n}`);
+        try {
+          await call<void>((cb) => sftp.rename(source, target, cb));
+          return;
+        } catch (err) {
+          if (!(await statOrNull(sftp, source))) return; // already acknowledged (a retried call)
+          if (!(await statOrNull(sftp, target))) throw remoteError(`move of ${source} to ${target}`, err);
+        }
+      }
+      throw new SftpChannelError('conflict', `no free archive name for ${name} in ${archiveDir}`, false);
+    });
+  }
+
+  async function upload(sftp: SFTPWrapper, remote: string, bytes: Buffer): Promise<void> {
+    const handle = await call<Buffer>((cb) => sftp.open(remote, 'w', cb)).catch((err: unknown) => {
+      throw remoteError(`open of ${remote}`, err);
+    });
+    try {
+      for (let offset = 0; offset < bytes.length; offset += CHUNK) {
+        const length = Math.min(CHUNK, bytes.length - offset);
+        await call<void>((cb) => sftp.write(handle, bytes, offset, length, offset, cb));
+      }
+    } catch (err) {
+      throw remoteError(`write of ${remote}`, err);
+    } finally {
+      await call<void>((cb) => sftp.close(handle, cb)).catch(() => {});
+    }
+    const written = await statOrNull(sftp, remote);
+    if (written?.size !== bytes.length) {
+      throw new SftpChannelError(
+        'remote_error',
+        `upload of ${remote} incomplete: ${written?.size ?? 'no'} of ${bytes.length} bytes`,
+        true,
+      );
+    }
+  }
+
+  /** Reads a whole remote file, refusing to hold more than `limit` bytes. */
+  async function download(sftp: SFTPWrapper, remote: string, limit: number): Promise<Buffer> {
+    const handle = await call<Buffer>((cb) => sftp.open(remote, 'r', cb)).catch((err: unknown) => {
+      throw remoteError(`open of ${remote}`, err);
+    });
+    try {
+      const chunks: Buffer[] = [];
+      let total = 0;
+      for (;;) {
+        const buffer = Buffer.alloc(CHUNK);
+        const read = await readChunk(sftp, handle, buffer, total);
+        if (read === 0) break;
+        total += read;
+        if (total > limit) {
+          throw new SftpChannelError('too_large', `${remote} exceeds the ${limit} byte limit; left in place`, false);
+        }
+        chunks.push(buffer.subarray(0, read));
+      }
+      return Buffer.concat(chunks, total);
+    } finally {
+      await call<void>((cb) => sftp.close(handle, cb)).catch(() => {});
+    }
+  }
+
+  async function close(): Promise<void> {
+    closed = true;
+    for (const client of active) client.destroy();
+    active.clear();
+  }
+
+  return { kind: 'sftp', deliver, fetchInbound, acknowledge, close };
+}
+
+function readChunk(sftp: SFTPWrapper, handle: Buffer, buffer: Buffer, position: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    sftp.read(handle, buffer, 0, buffer.length, position, (err, bytesRead) => {
+      // ssh2 reports end of file as an error with status EOF (1) or as zero bytes read.
+      if (err && statusOf(err) === 1) resolve(0);
+      else if (err) reject(remoteError('read', err));
+      else resolve(bytesRead);
+    });
+  });
+}
+
+function statOrNull(sftp: SFTPWrapper, remote: string): Promise<Attributes | null> {
+  return new Promise((resolve, reject) => {
+    sftp.stat(remote, (err, attrs) => {
+      if (!err) resolve(attrs);
+      else if (statusOf(err) === STATUS_NO_SUCH_FILE) resolve(null);
+      else reject(remoteError(`stat of ${remote}`, err));
+    });
+  });
+}
+
+function call<T>(fn: (cb: (err: Error | null | undefined, value: T) => void) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    fn((err, value) => (err ? reject(err) : resolve(value)));
+  });
+}
+
+function statusOf(err: unknown): number | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+function remoteError(what: string, err: unknown): SftpChannelError {
+  if (err instanceof SftpChannelError) return err;
+  const reason = err instanceof Error ? safeReason(err) : 'unknown error';
+  const lost = reason === 'No response from server';
+  return new SftpChannelError(
+    lost ? 'connection_lost' : 'remote_error',
+    `SFTP ${what} failed: ${lost ? 'connection lost' : reason}`,
+    true,
+  );
+}
+
+/** ssh2's messages describe protocol states, never credentials; keep them short anyway. */
+function safeReason(err: Error): string {
+  return err.message.slice(0, 200);
+}
+
+function invalid(message: string): SftpChannelError {
+  return new SftpChannelError('invalid_config', `SFTP channel: ${message}`, false);
+}
+
+/** A plain remote file name: no path separators, no `.`/`..`, no leading dot, no control characters. */
+function checkFileName(name: string): string {
+  if (name.length === 0 || name.length > 255 || /[/\\\u0000-\u001f\u007f]/.test(name) || name.startsWith('.')) {
+    throw new SftpChannelError(
+      'invalid_file_name',
+      `not a plain file name: ${JSON.stringify(name.slice(0, 80))}`,
+      false,
+    );
+  }
+  return name;
+}
+
+/** Files the bank has finished writing: not hidden, not an upload in progress. */
+function isPickable(name: string): boolean {
+  return !name.startsWith('.') && !name.endsWith('.part') && name !== '' && !/[/\\]/.test(name);
+}
+
+function parseFingerprint(value: string): Buffer {
+  const text = value.trim();
+  const hex = text.replace(/:/g, '');
+  if (/^[0-9a-fA-F]{64}$/.test(hex)) return Buffer.from(hex, 'hex');
+  const base64 = text.replace(/^SHA256:/i, '');
+  if (/^[A-Za-z0-9+/]{43}=?$/.test(base64)) {
+    const bytes = Buffer.from(base64, 'base64');
+    if (bytes.length === 32) return bytes;
+  }
+  throw invalid('hostKeySha256 must be the SHA-256 host key fingerprint (SHA256:<base64> or 64 hex digits)');
+}
+
+function fingerprintOf(key: Buffer): string {
+  return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
+}
+
+const PRIVATE_RANGES = (() => {
+  const list = new BlockList();
+  for (const [net, prefix] of [
+    ['0.0.0.0', 8],
+    ['10.0.0.0', 8],
+    ['100.64.0.0', 10],
+    ['127.0.0.0', 8],
+    ['169.254.0.0', 16],
+    ['172.16.0.0', 12],
+    ['192.0.0.0', 24],
+    ['192.168.0.0', 16],
+    ['198.18.0.0', 15],
+    ['224.0.0.0', 4],
+    ['240.0.0.0', 4],
+  ] as const) {
+    list.addSubnet(net, prefix, 'ipv4');
+  }
+  for (const [net, prefix] of [
+    ['::', 127],
+    ['fc00::', 7],
+    ['fe80::', 10],
+    ['ff00::', 8],
+  ] as const) {
+    list.addSubnet(net, prefix, 'ipv6');
+  }
+  return list;
+})();
+
+function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped?.[1]) return PRIVATE_RANGES.check(mapped[1], 'ipv4');
+  return PRIVATE_RANGES.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
+}
+
+/** Resolves once and returns the address to connect to (so a second lookup cannot point elsewhere). */
+async function resolveAddress(host: string, allowPrivate: boolean): Promise<string> {
+  let addresses: string[];
+  if (isIP(host)) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+    } catch (err) {
+      throw new SftpChannelError('connection_failed', `SFTP host ${host} does not resolve`, true, { cause: err });
+    }
+  }
+  const first = addresses[0];
+  if (first === undefined) throw new SftpChannelError('connection_failed', `SFTP host ${host} does not resolve`, true);
+  if (!allowPrivate && addresses.some(isPrivateAddress)) {
+    throw new SftpChannelError(
+      'address_refused',
+      `SFTP host ${host} resolves to a private, loopback or link-local address; refused`,
+      false,
+    );
+  }
+  return first;
+}
