@@ -7,6 +7,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import type { PasswordHasher } from '../platform/passwords.ts';
 import type { SchemaChecker } from './conversion/schema-check.ts';
+import type { ChannelFactory } from './delivery/channel-factory.ts';
 import type { JobQueue } from './jobs.ts';
 
 /** What every use case may use; the composition root (src/main) builds it once per process. */
@@ -23,4 +24,6 @@ export type AppContext = {
   jobs: JobQueue;
   /** XSD validation of generated pain.001 (`validate=true`). */
   schemaCheck: SchemaChecker;
+  /** Bank delivery channels (demo bank, SFTP ...). */
+  channels: ChannelFactory;
 };

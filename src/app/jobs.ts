@@ -6,6 +6,8 @@ export const QUEUES = {
   conversion: 'conversion',
   /** Delivers an outbound document to its bank (host-to-host); written in the submit transaction. */
   bankDelivery: 'bank-delivery',
+  /** The demo bank's pain.002 and camt.053 for a delivered file, DEMO_BANK_DELAY_MS after delivery. */
+  demoBankReply: 'demo-bank-reply',
   /** Removes journal documents and activity events past their expiry. */
   journalRetention: 'journal-retention',
 } as const;
@@ -15,6 +17,8 @@ export type SendOptions = {
   /** Enqueue inside this transaction: the job exists only if the transaction commits. */
   tx?: Executor;
   startAfter?: Date;
+  /** At most one queued job with this key: a repeated send (a retried delivery) adds nothing. */
+  singletonKey?: string;
 };
 
 export type JobQueue = { send(queue: QueueName, data: object, options?: SendOptions): Promise<string | null> };

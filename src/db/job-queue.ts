@@ -8,6 +8,7 @@ const QUEUE_OPTIONS: Record<string, { retryLimit: number; retryDelay: number; re
   [QUEUES.sandboxRetention]: { retryLimit: 2, retryDelay: 60, retryBackoff: true },
   [QUEUES.conversion]: { retryLimit: 2, retryDelay: 1, retryBackoff: true },
   [QUEUES.bankDelivery]: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
+  [QUEUES.demoBankReply]: { retryLimit: 5, retryDelay: 2, retryBackoff: true },
   [QUEUES.journalRetention]: { retryLimit: 2, retryDelay: 60, retryBackoff: true },
 };
 
@@ -35,6 +36,7 @@ export async function openJobQueue(connectionString: string, logger: Logger, opt
     send: (name, data, sendOptions = {}) =>
       boss.send(name, data, {
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
+        ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
         ...(sendOptions.tx ? { db: fromDrizzle(sendOptions.tx as Parameters<typeof fromDrizzle>[0], sql) } : {}),
       }),
   };

@@ -1,5 +1,6 @@
 import type { AppContext } from '../app/context.ts';
 import { createSchemaChecker } from '../app/conversion/schema-check.ts';
+import type { ChannelFactory } from '../app/delivery/channel-factory.ts';
 import type { JobQueue } from '../app/jobs.ts';
 import type { Db } from '../db/client.ts';
 import { type Clock, systemClock } from '../platform/clock.ts';
@@ -9,6 +10,7 @@ import { idGenerator } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import { argon2Hasher } from '../platform/passwords.ts';
+import { bankChannels } from './channels.ts';
 
 /** Builds the context every use case receives; tests and benchmarks pass their own clock or mailer. */
 export function buildContext(parts: {
@@ -19,6 +21,7 @@ export function buildContext(parts: {
   encryptor: Encryptor;
   mailer: Mailer;
   clock?: Clock;
+  channels?: ChannelFactory;
 }): AppContext {
   const clock = parts.clock ?? systemClock;
   return {
@@ -32,5 +35,6 @@ export function buildContext(parts: {
     encryptor: parts.encryptor,
     jobs: parts.jobs,
     schemaCheck: createSchemaChecker(parts.config.xsdDir),
+    channels: parts.channels ?? bankChannels(),
   };
 }

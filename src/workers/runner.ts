@@ -1,6 +1,8 @@
 import type { PgBoss } from 'pg-boss';
 import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
+import { type DeliveryJob, deliverDocument } from '../app/delivery/deliver-document.ts';
+import { replyAsDemoBank } from '../app/delivery/demo-bank-reply.ts';
 import { QUEUES } from '../app/jobs.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
@@ -25,6 +27,22 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
     { batchSize: 1, pollingIntervalSeconds: 0.5 },
     async ([job]) => {
       if (job) await runConversionJob(ctx, job.data);
+    },
+  );
+  // Bank delivery: the attempt number decides when a failure is final (retryLimit of the queue).
+  await boss.work(
+    QUEUES.bankDelivery,
+    { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true },
+    async ([job]) => {
+      if (!job) return;
+      await deliverDocument(ctx, job.data as DeliveryJob, { retryCount: job.retryCount, retryLimit: job.retryLimit });
+    },
+  );
+  await boss.work<DeliveryJob & { replyAt: string }>(
+    QUEUES.demoBankReply,
+    { batchSize: 1, pollingIntervalSeconds: 0.5 },
+    async ([job]) => {
+      if (job) await replyAsDemoBank(ctx, job.data);
     },
   );
   ctx.logger.info('workers started');

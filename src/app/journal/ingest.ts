@@ -17,6 +17,7 @@ import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Principal } from '../identity/principal.ts';
+import { reconcileStatement } from '../recon/reconcile-statement.ts';
 import { type DocumentView, documentView } from './document-view.ts';
 import { companyScopeOf } from './ingest-scope.ts';
 import { contentDigest, journalStatusReport } from './payment-status.ts';
@@ -119,6 +120,15 @@ function statementSummary(format: string, s: NormalisedStatement): string {
  */
 export async function ingestFile(ctx: AppContext, principal: Principal, input: IngestInput): Promise<IngestResult> {
   const scope = await companyScopeOf(ctx, principal, input.companyId, input.platformId);
+  return ingestForCompany(ctx, scope, input);
+}
+
+/** The same ingest for a caller that already holds the company's scope (bank channels, the demo bank). */
+export async function ingestForCompany(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: IngestInput,
+): Promise<IngestResult> {
   if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
   if (input.content.trim() === '') throw new AppError(400, 'empty_body', 'the file is empty');
   const parsed = parseBankFile(input.content);
@@ -336,6 +346,13 @@ async function journalBlock(
     documentId: id,
     statement: s,
     bankKey: input.bankKey,
+    environment: input.environment,
+  });
+  // Every booked entry is evidence for an outbound payment line: reconcile in the same transaction.
+  await reconcileStatement(ctx, tx, scope, {
+    documentId: id,
+    statement: s,
+    source: file.format,
     environment: input.environment,
   });
   await recordEvent(ctx, tx, {

@@ -53,3 +53,25 @@ export async function upsertConnection(q: Executor, row: typeof connections.$inf
     .limit(1);
   return rows[0]!;
 }
+
+/** The company's connection to a bank in one environment. */
+export async function findConnectionFor(
+  q: Executor,
+  scope: CompanyScope,
+  bankKey: string,
+  environment: string,
+): Promise<ConnectionRow | undefined> {
+  const rows = await q
+    .select()
+    .from(connections)
+    .where(
+      and(
+        eq(connections.platformId, scope.platformId),
+        eq(connections.companyId, scope.companyId),
+        eq(connections.bankKey, bankKey),
+        eq(connections.environment, environment),
+      ),
+    )
+    .limit(1);
+  return rows[0];
+}

@@ -18,6 +18,7 @@ export type ReconCandidate = {
   payeeIban: string | null;
   executionDate: string | null;
   state: string;
+  evidence: Record<string, unknown> | null;
 };
 
 /**
@@ -43,6 +44,7 @@ export async function listReconCandidates(
       payeeIban: paymentLines.payeeIban,
       executionDate: paymentLines.executionDate,
       state: paymentLines.state,
+      evidence: paymentLines.evidence,
     })
     .from(paymentLines)
     .innerJoin(journalDocuments, eq(journalDocuments.id, paymentLines.documentId))

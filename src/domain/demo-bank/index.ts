@@ -3,6 +3,6 @@
  * Pure: ids and times come in; the same input always gives the same bytes.
  */
 export { demoCamt053 } from './camt053.ts';
+export { deliveredFileOf } from './delivered-file.ts';
 export { demoPain002 } from './pain002.ts';
-export type { DeliveredFile, DeliveredPayment, DeliveredTransaction } from './types.ts';
-export { verdictFor } from './verdict.ts';
+export type { DeliveredFile } from './types.ts';

@@ -92,6 +92,9 @@ export function isValidIban(iban: string): boolean {
   const c2 = iban.charCodeAt(2);
   const c3 = iban.charCodeAt(3);
   if (c2 < 48 || c2 > 57 || c3 < 48 || c3 > 57) return false;
+  // ISO 13616: check digits run 02..98; 00, 01 and 99 never occur in a real IBAN.
+  const check = (c2 - 48) * 10 + (c3 - 48);
+  if (check < 2 || check > 98) return false;
   spec.bban.lastIndex = 4;
   if (!spec.bban.test(iban)) return false;
   if (mod97Rotated(iban) !== 1) return false;

@@ -1,0 +1,134 @@
+import type { CompanyScope } from '../../db/executor.ts';
+import { findConnectionFor } from '../../db/repositories/connections.ts';
+import {
+  type JournalDocumentRow,
+  lockDocument,
+  mergeDocumentDetails,
+  updateDocument,
+} from '../../db/repositories/journal-documents.ts';
+import { getProfile } from '../../domain/conversion/index.ts';
+import { recordEvent } from '../audit/record.ts';
+import type { AppContext } from '../context.ts';
+import { emitPaymentEvent } from '../events/outbox.ts';
+import { QUEUES } from '../jobs.ts';
+
+export type DeliveryJob = { documentId: string; platformId: string; companyId: string };
+export type DeliveryAttempt = { retryCount: number; retryLimit: number };
+
+/** Delivery states a worker may (re)start from; anything else means another attempt finished it. */
+const DELIVERABLE = new Set(['queued', 'retrying', 'in-progress']);
+
+/**
+ * The bank-delivery job (issue 6): sends a converted host-to-host document through its connection's
+ * channel. Success moves it to `sent` with the channel's reference, an audit event and a
+ * payment.sent event; a failure is recorded and retried with backoff by the queue, and the last
+ * attempt leaves the delivery visibly `failed`, never silently stuck. A crash between sending and
+ * recording is safe: the retry sends the same file name again and channels recognise a repeat.
+ */
+export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt: DeliveryAttempt): Promise<void> {
+  const scope: CompanyScope = { platformId: job.platformId, companyId: job.companyId };
+  const doc = await ctx.db.transaction(async (tx) => {
+    const d = await lockDocument(tx, scope, job.documentId);
+    if (!d || d.direction !== 'outbound' || d.status !== 'converted' || !DELIVERABLE.has(d.deliveryStatus ?? '')) {
+      return undefined;
+    }
+    await updateDocument(tx, scope, d.id, { deliveryStatus: 'in-progress', updatedAt: ctx.clock.now() });
+    return d;
+  });
+  if (!doc) return;
+
+  try {
+    const receipt = await send(ctx, scope, doc);
+    await ctx.db.transaction(async (tx) => {
+      const now = ctx.clock.now();
+      const current = (await lockDocument(tx, scope, doc.id)) ?? doc;
+      // Bank evidence may already have moved it further (a fast pain.002): never move it back.
+      const status = current.status === 'converted' ? 'sent' : current.status;
+      await updateDocument(tx, scope, doc.id, { status, deliveryStatus: 'delivered', updatedAt: now });
+      await mergeDocumentDetails(tx, scope, doc.id, {
+        delivery: {
+          channel: receipt.channel,
+          reference: receipt.reference,
+          deliveredAt: now.toISOString(),
+          attempts: attempt.retryCount + 1,
+        },
+      });
+      await recordEvent(ctx, tx, {
+        platformId: scope.platformId,
+        companyId: scope.companyId,
+        type: 'payment.delivered',
+        message: `${doc.journalNo} delivered to ${doc.bankKey} over ${receipt.channel} (${receipt.reference})`,
+        metadata: {
+          documentId: doc.id,
+          journalNo: doc.journalNo,
+          reference: receipt.reference,
+          alreadyDelivered: receipt.alreadyDelivered,
+        },
+        bankKey: doc.bankKey,
+        environment: doc.environment,
+      });
+      if (status === 'sent') await emitPaymentEvent(ctx, tx, current, 'sent');
+      if (receipt.channel === 'demo') {
+        // The demo bank answers after its delay; the reply is a durable job (restart-safe) whose
+        // time is fixed now, so a re-run writes byte-identical files that ingest dedupes.
+        const replyAt = new Date(now.getTime() + ctx.config.demoBankDelayMs);
+        await ctx.jobs.send(
+          QUEUES.demoBankReply,
+          { ...job, replyAt: replyAt.toISOString() },
+          { tx, startAfter: replyAt, singletonKey: `demo-reply:${doc.id}` },
+        );
+      }
+    });
+  } catch (error) {
+    const last = attempt.retryCount >= attempt.retryLimit;
+    const message = error instanceof Error ? error.message : String(error);
+    await ctx.db.transaction(async (tx) => {
+      await updateDocument(tx, scope, doc.id, {
+        deliveryStatus: last ? 'failed' : 'retrying',
+        updatedAt: ctx.clock.now(),
+      });
+      await mergeDocumentDetails(tx, scope, doc.id, {
+        delivery: { lastError: message, attempts: attempt.retryCount + 1 },
+      });
+      await recordEvent(ctx, tx, {
+        platformId: scope.platformId,
+        companyId: scope.companyId,
+        type: last ? 'payment.delivery_failed' : 'payment.delivery_retrying',
+        message: `${doc.journalNo} delivery attempt ${attempt.retryCount + 1} failed${last ? '; no more retries' : ''}: ${message}`,
+        metadata: { documentId: doc.id, journalNo: doc.journalNo, attempt: attempt.retryCount + 1, error: message },
+        bankKey: doc.bankKey,
+        environment: doc.environment,
+      });
+    });
+    if (!last) throw error;
+  }
+}
+
+async function send(ctx: AppContext, scope: CompanyScope, doc: JournalDocumentRow) {
+  const bankKey = doc.bankKey ?? '';
+  const profile = getProfile(bankKey);
+  if (!profile || profile.deliveryMode !== 'host-to-host') throw new Error(`${bankKey} takes no host-to-host delivery`);
+  const connection = await findConnectionFor(ctx.db, scope, bankKey, doc.environment);
+  if (!connection || connection.status !== 'active') {
+    throw new Error(`no active ${doc.environment} connection to ${bankKey}`);
+  }
+  if (!doc.fileSealed) throw new Error(`${doc.journalNo} has no file to deliver`);
+  const channel = ctx.channels.open({
+    bankKey,
+    channel: profile.channel,
+    config: connection.channelSealed
+      ? (JSON.parse(ctx.encryptor.decrypt(connection.channelSealed)) as Record<string, unknown>)
+      : null,
+  });
+  try {
+    return await channel.deliver({
+      // Stable per document: a retried delivery presents the same name and is recognised.
+      fileName: `${doc.journalNo}-${doc.id}.xml`,
+      content: ctx.encryptor.decrypt(doc.fileSealed),
+      documentId: doc.id,
+      messageId: doc.messageId,
+    });
+  } finally {
+    await channel.close();
+  }
+}
