@@ -19,6 +19,11 @@ export const connections = pgTable(
     settings: jsonb('settings').$type<{ chargeBearer?: string; executionDateOffsetDays?: number }>(),
     // The channel's endpoint and credentials (SFTP host, user, key ...), sealed with AES-256-GCM.
     channelSealed: text('channel_sealed'),
+    // The bank's pinned signing certificate (web services): its subject and expiry are shown, the
+    // certificate itself only verifies inbound signatures and is never returned.
+    signingCertSealed: text('signing_cert_sealed'),
+    signingCertSubject: text('signing_cert_subject'),
+    signingCertExpiry: timestamp('signing_cert_expiry', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
