@@ -28,6 +28,9 @@
  */
 // Types used by callers today; the rest of the contract (StatementBlock, FileAlert, IntegrityWarning,
 // StatusTransaction, ...) lives in ./types.ts and is re-exported here as the journal starts using it.
+
+/** Bytes of a bank file to text, detecting its encoding (for callers that journal the text). */
+export { decodeBytes } from './decode-text.ts';
 export { parseBankFile } from './parse-bank-file.ts';
 export { statementsOf } from './statements-of.ts';
 export type {

@@ -101,10 +101,11 @@ function readRemittance(tx: XNode, t: StatementTransaction): void {
 function readCounterparty(tx: XNode, direction: Direction, t: StatementTransaction): void {
   const parties = child(tx, 'RltdPties');
   const agents = child(tx, 'RltdAgts');
-  const role = direction === 'credit' ? 'Dbtr' : 'Cdtr';
+  const credit = direction === 'credit';
+  // Constant names: a template string here would be built, and compared by content, on every transaction.
   const party =
-    partyOf(child(parties, role)) ?? partyOf(child(parties, direction === 'credit' ? 'UltmtDbtr' : 'UltmtCdtr'));
-  const account = child(parties, `${role}Acct`);
+    partyOf(child(parties, credit ? 'Dbtr' : 'Cdtr')) ?? partyOf(child(parties, credit ? 'UltmtDbtr' : 'UltmtCdtr'));
+  const account = child(parties, credit ? 'DbtrAcct' : 'CdtrAcct');
   if (party) {
     t.counterpartyName = textAt(party, 'Nm');
     const adr = addressOf(party);
@@ -115,7 +116,7 @@ function readCounterparty(tx: XNode, direction: Direction, t: StatementTransacti
     t.counterpartyIban = textAt(account, 'Id', 'IBAN');
     t.counterpartyAccount = t.counterpartyIban ?? textAt(account, 'Id', 'Othr', 'Id');
   }
-  t.counterpartyBic = bicOf(child(agents, `${role}Agt`));
+  t.counterpartyBic = bicOf(child(agents, credit ? 'DbtrAgt' : 'CdtrAgt'));
 }
 
 function readTxAmount(tx: XNode, entry: CamtAmount, single: boolean): CamtAmount | null {

@@ -124,38 +124,10 @@ type NameInfo = {
   local: string;
   afterOpen: NameInfo | null;
   afterClose: NameInfo | null;
-  /** Recent entity-free leaf texts of this element: a repeat (currency, date, code, own IBAN) is shared, not sliced again. */
-  texts: string[];
-  textNext: number;
   /** The last attribute text as written and trimmed, already checked for entities. */
   rawAttrs: string;
   attrs: string;
 };
-
-const TEXT_CACHE = 4;
-
-function rememberText(info: NameInfo, text: string): void {
-  if (info.texts.length < TEXT_CACHE) info.texts.push(text);
-  else {
-    info.texts[info.textNext] = text;
-    info.textNext = (info.textNext + 1) % TEXT_CACHE;
-  }
-}
-
-/** Leaf text from `start` to `end`, shared with an earlier equal text of the same element when there is one. */
-function leafText(info: NameInfo, xml: string, start: number, end: number): string | undefined {
-  const len = end - start;
-  if (len === 0) return '';
-  const texts = info.texts;
-  for (let k = 0; k < texts.length; k++) {
-    const t = texts[k] as string;
-    if (t.length === len && xml.startsWith(t, start)) return t;
-  }
-  const raw = xml.slice(start, end);
-  const text = decodeEntities(raw);
-  if (text === raw) rememberText(info, raw);
-  return text;
-}
 
 class NameTable {
   private readonly byHash = new Map<number, NameInfo[]>();
@@ -175,8 +147,6 @@ class NameTable {
       local: colon < 0 ? qname : qname.slice(colon - start + 1),
       afterOpen: null,
       afterClose: null,
-      texts: [],
-      textNext: 0,
       rawAttrs: '',
       attrs: '',
     };
@@ -189,13 +159,8 @@ class NameTable {
   }
 }
 
+/** Leaves share one empty array. */
 const NO_CHILDREN: XNode[] = [];
-
-/** Leaves share one frozen empty array; the first child gives an element its own. */
-function appendChild(parent: XNode, node: XNode): void {
-  if (parent.children === NO_CHILDREN) parent.children = [node];
-  else parent.children.push(node);
-}
 
 function newNode(name: string, attrs: string): XNode {
   return { name, attrs, text: '', children: NO_CHILDREN };
@@ -220,6 +185,11 @@ export function streamXml(
   let prev: NameInfo | null = null; // the last tag seen, and whether it was a start tag
   let prevWasOpen = false;
   const nodes: (XNode | null)[] = []; // the node being built at each depth inside a capture, else null
+  // Children of the open elements of a capture, as one stack: an element's children become one array of
+  // the exact size at its end tag (growing an array child by child allocated a spare backing store each time).
+  const kids: XNode[] = [];
+  let kidsTop = 0;
+  const kidStart: number[] = []; // per depth, where the element's children start in `kids`
   let captureDepth = -1; // depth of the captured subtree's root, -1 when not capturing
   let rootSeen = false;
   let rootClosed = false;
@@ -300,11 +270,13 @@ export function streamXml(
       if (leafHasChild && !blank) stats.mixedContent++;
       if (captureDepth >= 0) {
         const node = nodes[depth] as XNode;
+        const first = kidStart[depth] as number;
+        if (kidsTop > first) {
+          node.children = kids.slice(first, kidsTop);
+          kidsTop = first;
+        }
         if (!leafHasChild) {
-          const text =
-            pendingText === ''
-              ? leafText(top, xml, textStart, lt)
-              : decodeEntities(pendingText + xml.slice(textStart, lt));
+          const text = decodeEntities(pendingText + xml.slice(textStart, lt));
           if (text === undefined) return { message: 'undefined entity or bad character reference', offset: textStart };
           node.text = text;
         }
@@ -382,11 +354,13 @@ export function streamXml(
     const name = info.local;
     if (captureDepth >= 0) {
       const node = newNode(name, attrs);
-      appendChild(nodes[depth - 1] as XNode, node);
+      kids[kidsTop++] = node;
       nodes[depth] = node;
+      kidStart[depth] = kidsTop;
     } else if (sink.open(name, attrs, depth)) {
       captureDepth = depth;
       nodes[depth] = newNode(name, attrs);
+      kidStart[depth] = kidsTop;
     }
     prev = info;
     prevWasOpen = !selfClosing;
