@@ -8,6 +8,8 @@ export const QUEUES = {
   bankDelivery: 'bank-delivery',
   /** The demo bank's pain.002 and camt.053 for a delivered file, DEMO_BANK_DELAY_MS after delivery. */
   demoBankReply: 'demo-bank-reply',
+  /** Polls every connection with a channel of its own for the bank's files and ingests them. */
+  bankPickup: 'bank-pickup',
   /** Removes journal documents and activity events past their expiry. */
   journalRetention: 'journal-retention',
 } as const;

@@ -9,6 +9,7 @@ const QUEUE_OPTIONS: Record<string, { retryLimit: number; retryDelay: number; re
   [QUEUES.conversion]: { retryLimit: 2, retryDelay: 1, retryBackoff: true },
   [QUEUES.bankDelivery]: { retryLimit: 10, retryDelay: 5, retryBackoff: true },
   [QUEUES.demoBankReply]: { retryLimit: 5, retryDelay: 2, retryBackoff: true },
+  [QUEUES.bankPickup]: { retryLimit: 1, retryDelay: 30, retryBackoff: false },
   [QUEUES.journalRetention]: { retryLimit: 2, retryDelay: 60, retryBackoff: true },
 };
 

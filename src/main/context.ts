@@ -35,6 +35,8 @@ export function buildContext(parts: {
     encryptor: parts.encryptor,
     jobs: parts.jobs,
     schemaCheck: createSchemaChecker(parts.config.xsdDir),
-    channels: parts.channels ?? bankChannels(),
+    channels:
+      parts.channels ??
+      bankChannels({ allowPrivateTargets: parts.config.webhookAllowPrivateTargets, logger: parts.logger }),
   };
 }

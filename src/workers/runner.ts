@@ -3,6 +3,7 @@ import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
 import { type DeliveryJob, deliverDocument } from '../app/delivery/deliver-document.ts';
 import { replyAsDemoBank } from '../app/delivery/demo-bank-reply.ts';
+import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { QUEUES } from '../app/jobs.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
@@ -45,5 +46,10 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
       if (job) await replyAsDemoBank(ctx, job.data);
     },
   );
+  // Every minute: files the banks wrote for us on channels we poll (SFTP).
+  await boss.schedule(QUEUES.bankPickup, '* * * * *');
+  await boss.work(QUEUES.bankPickup, async () => {
+    await pickUpBankFiles(ctx);
+  });
   ctx.logger.info('workers started');
 }

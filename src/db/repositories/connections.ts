@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { connections } from '../schema/index.ts';
 
@@ -74,4 +74,13 @@ export async function findConnectionFor(
     )
     .limit(1);
   return rows[0];
+}
+
+/** Active connections that have a channel of their own to poll (SFTP ...), across all tenants: the pickup job's work list. */
+export async function listPollableConnections(q: Executor): Promise<ConnectionRow[]> {
+  return q
+    .select()
+    .from(connections)
+    .where(and(eq(connections.status, 'active'), isNotNull(connections.channelSealed)))
+    .orderBy(asc(connections.id));
 }

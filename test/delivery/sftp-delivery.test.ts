@@ -1,0 +1,145 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { after, before, test } from 'node:test';
+import pg from 'pg';
+import { type DeliveryJob, deliverDocument } from '../../src/app/delivery/deliver-document.ts';
+import { pickUpBankFiles } from '../../src/app/delivery/pickup.ts';
+import { deliveredFileOf, demoPain002 } from '../../src/domain/demo-bank/index.ts';
+import { samplePayment } from '../domain-conversion/fixtures.ts';
+import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { generateSshKey, startSftpServer, type TestSftpServer } from '../support/sftp-server.ts';
+
+/**
+ * Host-to-host delivery over SFTP against a real SFTP server: the delivery job uploads the file to the
+ * bank's inbound folder (once, even when retried), and the pickup job ingests what the bank writes to
+ * its outbound folder through the real ingest path, moving the payment on.
+ */
+let t: TestApp;
+let server: TestSftpServer;
+let sandbox: Awaited<ReturnType<typeof provisionAndLogin>>;
+const clientKey = generateSshKey();
+
+before(async () => {
+  server = await startSftpServer({
+    username: 'payops',
+    authorizedKey: clientKey.publicKey,
+    dirs: ['in', 'out', 'archive'],
+  });
+  t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
+  sandbox = await provisionAndLogin(t);
+});
+after(async () => {
+  await t.close();
+  await server.close();
+});
+
+async function connect(hostKeySha256: string) {
+  const db = new pg.Client({ connectionString: t.databaseUrl });
+  await db.connect();
+  const sealed = t.ctx.encryptor.encrypt(
+    JSON.stringify({
+      kind: 'sftp',
+      host: server.host,
+      port: server.port,
+      username: 'payops',
+      privateKey: clientKey.privateKey,
+      hostKeySha256,
+      inboundDir: '/in',
+      outboundDir: '/out',
+      archiveDir: '/archive',
+      connectTimeoutMs: 3000,
+      operationTimeoutMs: 5000,
+    }),
+  );
+  await db.query(
+    `INSERT INTO connections (id, platform_id, company_id, bank_key, environment, status, channel_sealed, created_at)
+     VALUES ($1, $2, $3, 'nordea-se', 'test', 'active', $4, now())
+     ON CONFLICT (company_id, bank_key, environment) DO UPDATE SET channel_sealed = EXCLUDED.channel_sealed`,
+    [`conn_sftp_${hostKeySha256.length}`, sandbox.platformId, sandbox.companyId, sealed],
+  );
+  await db.end();
+}
+
+async function submit(messageId: string) {
+  const payment = { ...samplePayment('SEPA_CT', 'SE'), messageId };
+  const res = await t.request({
+    method: 'POST',
+    url: '/journal/payments',
+    headers: { 'x-api-key': sandbox.apiKey, 'idempotency-key': messageId },
+    payload: { companyId: sandbox.companyId, bankKey: 'nordea-se', environment: 'test', payment },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const doc = res.json() as {
+    id: string;
+    journalNo: string;
+    xml: string;
+    status: string;
+    delivery: { status: string };
+  };
+  assert.equal(doc.delivery.status, 'queued');
+  return { doc, payment };
+}
+
+async function document(id: string) {
+  const res = await t.request({
+    method: 'GET',
+    url: `/journal/documents/${id}?companyId=${sandbox.companyId}`,
+    headers: { 'x-api-key': sandbox.apiKey },
+  });
+  return res.json() as { status: string; delivery: { status: string } | null };
+}
+
+test('the delivery job uploads the exact file once, and the pickup job ingests the bank reply', async () => {
+  await connect(server.hostKeySha256);
+  const { doc, payment } = await submit('SFTP-1');
+  const job: DeliveryJob = { documentId: doc.id, platformId: sandbox.platformId, companyId: sandbox.companyId };
+  await deliverDocument(t.ctx, job, { retryCount: 0, retryLimit: 3 });
+  const uploaded = readdirSync(server.local('/in'));
+  assert.deepEqual(uploaded, [`${doc.journalNo}-${doc.id}.xml`]);
+  assert.equal(readFileSync(server.local(`/in/${uploaded[0]}`), 'utf8'), doc.xml);
+  assert.deepEqual(await document(doc.id), {
+    ...(await document(doc.id)),
+    status: 'sent',
+    delivery: { status: 'delivered' },
+  });
+
+  // A duplicate job (a retry after a crash) changes nothing and uploads nothing.
+  await deliverDocument(t.ctx, job, { retryCount: 1, retryLimit: 3 });
+  assert.equal(readdirSync(server.local('/in')).length, 1);
+
+  // The bank answers: a pain.002 in its outbound folder.
+  const reply = demoPain002(deliveredFileOf(payment, 'pain.001.001.03'), 'BANK-STS-1', '2026-11-23T10:00:00Z');
+  writeFileSync(server.local('/out/status-1.xml'), reply);
+  const picked = await pickUpBankFiles(t.ctx);
+  assert.deepEqual(picked, { files: 1, failed: 0 });
+  assert.equal((await document(doc.id)).status, 'executed');
+  assert.deepEqual(readdirSync(server.local('/out')), []);
+  assert.deepEqual(readdirSync(server.local('/archive')), ['status-1.xml']);
+  // Nothing left to pick up.
+  assert.deepEqual(await pickUpBankFiles(t.ctx), { files: 0, failed: 0 });
+});
+
+test('a failing channel retries, then leaves the delivery visibly failed with the error in the audit trail', async () => {
+  await connect('SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
+  const { doc } = await submit('SFTP-FAIL-1');
+  const job: DeliveryJob = { documentId: doc.id, platformId: sandbox.platformId, companyId: sandbox.companyId };
+  await assert.rejects(deliverDocument(t.ctx, job, { retryCount: 0, retryLimit: 1 }));
+  assert.equal((await document(doc.id)).delivery?.status, 'retrying');
+  await deliverDocument(t.ctx, job, { retryCount: 1, retryLimit: 1 });
+  const final = await document(doc.id);
+  assert.equal(final.status, 'converted');
+  assert.equal(final.delivery?.status, 'failed');
+
+  const db = new pg.Client({ connectionString: t.databaseUrl });
+  await db.connect();
+  const events = await db.query(
+    `SELECT type, message FROM activity_events WHERE company_id = $1 AND metadata->>'documentId' = $2 ORDER BY seq`,
+    [sandbox.companyId, doc.id],
+  );
+  await db.end();
+  assert.deepEqual(
+    events.rows.map((r) => r.type),
+    ['payment.submitted', 'payment.delivery_retrying', 'payment.delivery_failed'],
+  );
+  assert.match(events.rows[2].message, /host key/i);
+});
