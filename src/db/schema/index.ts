@@ -6,3 +6,4 @@ export * from './conversion-jobs.ts';
 export * from './identity.ts';
 export * from './journal.ts';
 export * from './outbox.ts';
+export * from './webhooks.ts';
