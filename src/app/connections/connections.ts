@@ -32,6 +32,8 @@ function view(row: ConnectionRow) {
     status: row.status,
     deliveryMode: profile?.deliveryMode ?? 'converted-only',
     createdAt: row.createdAt.toISOString(),
+    signingCertSubject: row.signingCertSubject,
+    signingCertExpiry: row.signingCertExpiry?.toISOString() ?? null,
     readiness: { ready: missing.length === 0, missing },
   };
 }

@@ -84,3 +84,21 @@ export async function listPollableConnections(q: Executor): Promise<ConnectionRo
     .where(and(eq(connections.status, 'active'), isNotNull(connections.channelSealed)))
     .orderBy(asc(connections.id));
 }
+
+export async function setConnectionSigningCert(
+  q: Executor,
+  scope: CompanyScope,
+  connectionId: string,
+  cert: { sealed: string; subject: string; expiry: Date },
+): Promise<void> {
+  await q
+    .update(connections)
+    .set({ signingCertSealed: cert.sealed, signingCertSubject: cert.subject, signingCertExpiry: cert.expiry })
+    .where(
+      and(
+        eq(connections.platformId, scope.platformId),
+        eq(connections.companyId, scope.companyId),
+        eq(connections.id, connectionId),
+      ),
+    );
+}
