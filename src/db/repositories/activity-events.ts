@@ -22,17 +22,19 @@ export type NewEvent = {
 };
 
 /**
- * Appends an event to its chain inside the caller's transaction. The chain head row is locked, so
- * concurrent appends to one company queue up and seq stays gap-free and strictly increasing.
+ * Appends an event to its chain inside the caller's transaction, in two statements. The first
+ * creates the chain head or moves it on by one and locks it: it answers the new seq and, because
+ * the hash column is not touched yet, the previous hash. The second inserts the event and records its
+ * hash on the head. Concurrent appends to one chain queue on the head row, so seq stays gap-free.
  */
 export async function appendEvent(tx: Executor, event: NewEvent): Promise<ActivityEventRow> {
-  await tx
+  const [head] = await tx
     .insert(chainHeads)
-    .values({ chainId: event.chainId, lastSeq: 0, lastHash: GENESIS_HASH })
-    .onConflictDoNothing();
-  const [head] = await tx.select().from(chainHeads).where(eq(chainHeads.chainId, event.chainId)).for('update');
-  const seq = (head?.lastSeq ?? 0) + 1;
-  const prevHash = head?.lastHash ?? GENESIS_HASH;
+    .values({ chainId: event.chainId, lastSeq: 1, lastHash: GENESIS_HASH })
+    .onConflictDoUpdate({ target: chainHeads.chainId, set: { lastSeq: sql`${chainHeads.lastSeq} + 1` } })
+    .returning({ seq: chainHeads.lastSeq, prevHash: chainHeads.lastHash });
+  const seq = head!.seq;
+  const prevHash = head!.prevHash;
   const hash = eventHash(prevHash, {
     id: event.id,
     platformId: event.platformId,
@@ -45,12 +47,17 @@ export async function appendEvent(tx: Executor, event: NewEvent): Promise<Activi
     createdAt: event.createdAt.toISOString(),
     expiresAt: event.expiresAt?.toISOString() ?? null,
   });
-  const [row] = await tx
-    .insert(activityEvents)
-    .values({ ...event, seq, prevHash, hash })
-    .returning();
-  await tx.update(chainHeads).set({ lastSeq: seq, lastHash: hash }).where(eq(chainHeads.chainId, event.chainId));
-  return row!;
+  const row = { ...event, seq, prevHash, hash };
+  await tx.execute(sql`
+    WITH inserted AS (
+      INSERT INTO activity_events (id, chain_id, platform_id, company_id, seq, type, message, actor_user_id, metadata,
+                                   bank_key, environment, connection_id, created_at, expires_at, prev_hash, hash)
+      VALUES (${row.id}, ${row.chainId}, ${row.platformId}, ${row.companyId}, ${seq}, ${row.type}, ${row.message},
+              ${row.actorUserId}, ${JSON.stringify(row.metadata)}::jsonb, ${row.bankKey}, ${row.environment},
+              ${row.connectionId}, ${row.createdAt}, ${row.expiresAt}, ${prevHash}, ${hash})
+      RETURNING 1)
+    UPDATE chain_heads SET last_hash = ${hash} WHERE chain_id = ${row.chainId} AND EXISTS (SELECT 1 FROM inserted)`);
+  return row;
 }
 
 /** The chained view of a stored event, as the verifier reads it. */
@@ -129,13 +136,4 @@ function narrowing(narrow: ChannelNarrowing | undefined) {
     or(eq(activityEvents.connectionId, narrow.connectionId), inArray(activityEvents.bankKey, narrow.bankKeys)),
     or(isNull(activityEvents.environment), eq(activityEvents.environment, narrow.environment)),
   );
-}
-
-/** Retention: removes events whose expiry has passed. */
-export async function deleteExpiredEvents(q: Executor, now: Date): Promise<number> {
-  const rows = await q
-    .delete(activityEvents)
-    .where(and(sql`${activityEvents.expiresAt} IS NOT NULL`, lt(activityEvents.expiresAt, now)))
-    .returning({ id: activityEvents.id });
-  return rows.length;
 }
