@@ -55,7 +55,7 @@ test('delivered by one process, answered by the next; a repeated reply journals 
   const queue = await openJobQueue(t.databaseUrl, t.ctx.logger, { supervise: true });
   try {
     await startWorkers({ ...t.ctx, jobs: queue.queue }, queue.boss);
-    for (let i = 0; i < 100 && (await count(inbound, [sandbox.companyId])) < 2; i++)
+    for (let i = 0; i < 600 && (await count(inbound, [sandbox.companyId])) < 2; i++)
       await new Promise((r) => setTimeout(r, 100));
   } finally {
     await queue.stop();

@@ -60,7 +60,7 @@ async function waitForStatus(
   wanted: string[],
   also: (lines: Lines) => boolean = () => true,
 ): Promise<Lines> {
-  for (let i = 0; i < 150; i++) {
+  for (let i = 0; i < 600; i++) {
     const res = await t.request({
       method: 'GET',
       url: `/journal/documents/${documentId}/payments?companyId=${sandbox.companyId}`,

@@ -1,10 +1,9 @@
 import type { Executor } from '../../db/executor.ts';
 import { insertApproval } from '../../db/repositories/approvals.ts';
 import {
-  insertDocument,
+  insertNumberedDocument,
   insertPaymentLines,
   type JournalDocumentRow,
-  nextJournalNo,
 } from '../../db/repositories/journal-documents.ts';
 import { findOutboundForSubmit, tryLockSubmit } from '../../db/repositories/journal-submit.ts';
 import {
@@ -273,12 +272,10 @@ async function journal(
   },
 ): Promise<JournalDocumentRow> {
   const { input, converted, prepared, now } = d;
-  const journalNo = await nextJournalNo(tx, input.companyId, 'outbound');
-  const row = await insertDocument(tx, {
+  const row = await insertNumberedDocument(tx, {
     id: prepared.documentId,
     platformId: d.platformId,
     companyId: input.companyId,
-    journalNo,
     direction: 'outbound',
     type: 'pain.001',
     sourceFormat: converted.painVersion,

@@ -1,29 +1,35 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { journalCounters, journalDocuments, paymentLines } from '../schema/index.ts';
+import { journalDocuments, paymentLines } from '../schema/index.ts';
 
 export type JournalDocumentRow = typeof journalDocuments.$inferSelect;
 export type NewJournalDocument = typeof journalDocuments.$inferInsert;
 export type PaymentLineRow = typeof paymentLines.$inferSelect;
 
 /**
- * The next journal number of a company and direction (OUT-<n>, IN-<n>, from 1). The counter row
- * stays locked until the caller's transaction ends, so numbers are unique and gap-free on commit.
+ * The next journal number of a company and direction (OUT-<n>, IN-<n>, from 1), from the
+ * next_journal_no() function of migration 0006. The counter row stays locked until the caller's
+ * transaction ends, so numbers are unique and gap-free on commit.
  */
 export async function nextJournalNo(
   tx: Executor,
   companyId: string,
   direction: 'inbound' | 'outbound',
 ): Promise<string> {
-  const [row] = await tx
-    .insert(journalCounters)
-    .values({ companyId, direction, lastNo: 1 })
-    .onConflictDoUpdate({
-      target: [journalCounters.companyId, journalCounters.direction],
-      set: { lastNo: sql`${journalCounters.lastNo} + 1` },
-    })
-    .returning({ lastNo: journalCounters.lastNo });
-  return `${direction === 'outbound' ? 'OUT' : 'IN'}-${row!.lastNo}`;
+  const result = await tx.execute<{ no: string }>(sql`SELECT next_journal_no(${companyId}, ${direction}) AS no`);
+  return result.rows[0]!.no;
+}
+
+/** Inserts a document that takes its journal number in the same statement (one round trip). */
+export async function insertNumberedDocument(
+  tx: Executor,
+  row: Omit<NewJournalDocument, 'journalNo'> & { direction: 'inbound' | 'outbound' },
+): Promise<JournalDocumentRow> {
+  const [created] = await tx
+    .insert(journalDocuments)
+    .values({ ...row, journalNo: sql`next_journal_no(${row.companyId}, ${row.direction})` })
+    .returning();
+  return created!;
 }
 
 export async function insertDocument(tx: Executor, row: NewJournalDocument): Promise<JournalDocumentRow> {
