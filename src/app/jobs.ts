@@ -12,6 +12,8 @@ export const QUEUES = {
   bankPickup: 'bank-pickup',
   /** Removes journal documents and activity events past their expiry. */
   journalRetention: 'journal-retention',
+  /** Webhooks: a minute sweep (dispatch the outbox, send due deliveries) behind each worker's polling loop. */
+  webhooks: 'webhooks',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 

@@ -22,6 +22,7 @@ import { platformRoutes } from './routes/platforms.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { userRoutes } from './routes/users.ts';
+import { webhookRoutes } from './routes/webhooks.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 import type { HttpServices } from './services.ts';
 
@@ -92,5 +93,6 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(journalIngestRoutes, services);
   await app.register(journalReadRoutes, services);
   await app.register(accountsRoutes, services);
+  await app.register(webhookRoutes, services);
   return app;
 }

@@ -21,6 +21,10 @@ export type Config = {
   fxRatesUrl: string | undefined;
   /** Polish VAT white-list API base (preview); unset: the local registry in a sandbox, else the Ministry's. */
   whitelistApiUrl: string | undefined;
+  /** SMTP server for the webhook email transport (smtp:// or smtps://); unset: the local mail drop. */
+  smtpUrl: string | undefined;
+  /** Sender address of webhook emails. */
+  smtpFrom: string;
 };
 
 export class ConfigError extends Error {
@@ -109,5 +113,7 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, 'info'),
     fxRatesUrl: url(env, 'FX_RATES_URL', ['http:', 'https:']),
     whitelistApiUrl: url(env, 'WHITELIST_API_URL', ['http:', 'https:']),
+    smtpUrl: url(env, 'SMTP_URL', ['smtp:', 'smtps:']),
+    smtpFrom: text(env, 'SMTP_FROM') ?? 'payops@localhost',
   };
 }

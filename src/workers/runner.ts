@@ -7,6 +7,7 @@ import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { QUEUES } from '../app/jobs.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
+import { startWebhookWorkers } from './webhooks.ts';
 
 /**
  * Worker processes: handlers for every queue of the job catalogue (src/app/jobs.ts). pg-boss claims
@@ -51,5 +52,6 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   await boss.work(QUEUES.bankPickup, async () => {
     await pickUpBankFiles(ctx);
   });
+  await startWebhookWorkers(ctx, boss);
   ctx.logger.info('workers started');
 }

@@ -1,0 +1,307 @@
+import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { CompanyScope, Executor, PlatformScope } from '../executor.ts';
+import { outboxEvents, webhookDeliveries, webhookEndpoints } from '../schema/index.ts';
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+export async function insertEndpoint(
+  q: Executor,
+  row: typeof webhookEndpoints.$inferInsert,
+): Promise<WebhookEndpointRow> {
+  const [created] = await q.insert(webhookEndpoints).values(row).returning();
+  return created!;
+}
+
+/** A company's endpoints in id order, after the keyset cursor `after`. */
+export async function listEndpoints(
+  q: Executor,
+  scope: CompanyScope,
+  page: { after?: string | undefined; limit: number },
+): Promise<WebhookEndpointRow[]> {
+  return q
+    .select()
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.platformId, scope.platformId),
+        eq(webhookEndpoints.companyId, scope.companyId),
+        page.after !== undefined ? gt(webhookEndpoints.id, page.after) : undefined,
+      ),
+    )
+    .orderBy(asc(webhookEndpoints.id))
+    .limit(page.limit);
+}
+
+export async function findEndpoint(
+  q: Executor,
+  scope: PlatformScope,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<WebhookEndpointRow | undefined> {
+  const query = q
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.platformId, scope.platformId), eq(webhookEndpoints.id, id)))
+    .limit(1);
+  const rows = options.forUpdate ? await query.for('update') : await query;
+  return rows[0];
+}
+
+export async function updateEndpoint(
+  q: Executor,
+  scope: PlatformScope,
+  id: string,
+  patch: Partial<typeof webhookEndpoints.$inferInsert>,
+): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await q
+    .update(webhookEndpoints)
+    .set(patch)
+    .where(and(eq(webhookEndpoints.platformId, scope.platformId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+export async function deleteEndpoint(q: Executor, scope: PlatformScope, id: string): Promise<boolean> {
+  const rows = await q
+    .delete(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.platformId, scope.platformId), eq(webhookEndpoints.id, id)))
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
+}
+
+/** Takes `count` sequence numbers of an endpoint (row-locked until commit); returns the first. */
+export async function takeSequences(
+  q: Executor,
+  scope: PlatformScope,
+  endpointId: string,
+  count: number,
+): Promise<number> {
+  const [row] = await q
+    .update(webhookEndpoints)
+    .set({ lastSequence: sql`${webhookEndpoints.lastSequence} + ${count}` })
+    .where(and(eq(webhookEndpoints.platformId, scope.platformId), eq(webhookEndpoints.id, endpointId)))
+    .returning({ last: webhookEndpoints.lastSequence });
+  return Number(row!.last) - count + 1;
+}
+
+export async function insertDeliveries(q: Executor, rows: (typeof webhookDeliveries.$inferInsert)[]): Promise<void> {
+  if (rows.length > 0) await q.insert(webhookDeliveries).values(rows);
+}
+
+// ---- worker side: claims across tenants, each row then handled in its own scope ----
+
+export type PendingOutboxEvent = {
+  id: string;
+  platformId: string;
+  companyId: string | null;
+  type: string;
+  payload: Record<string, unknown>;
+};
+
+/** Undispatched outbox events, oldest first, locked for this transaction (other dispatchers skip them). */
+export async function claimOutboxEvents(tx: Executor, limit: number): Promise<PendingOutboxEvent[]> {
+  return tx
+    .select({
+      id: outboxEvents.id,
+      platformId: outboxEvents.platformId,
+      companyId: outboxEvents.companyId,
+      type: outboxEvents.type,
+      payload: outboxEvents.payload,
+    })
+    .from(outboxEvents)
+    .where(isNull(outboxEvents.dispatchedAt))
+    .orderBy(asc(outboxEvents.dispatchedAt), asc(outboxEvents.createdAt))
+    .limit(limit)
+    .for('update', { skipLocked: true });
+}
+
+export async function markOutboxDispatched(tx: Executor, ids: string[], at: Date): Promise<void> {
+  if (ids.length > 0) await tx.update(outboxEvents).set({ dispatchedAt: at }).where(inArray(outboxEvents.id, ids));
+}
+
+/** One event of the scope marked dispatched at once (the test route's event goes to one endpoint). */
+export async function markEventDispatched(tx: Executor, scope: CompanyScope, id: string, at: Date): Promise<void> {
+  await tx
+    .update(outboxEvents)
+    .set({ dispatchedAt: at })
+    .where(
+      and(
+        eq(outboxEvents.platformId, scope.platformId),
+        eq(outboxEvents.companyId, scope.companyId),
+        eq(outboxEvents.id, id),
+      ),
+    );
+}
+
+/** The endpoints of these companies (every status: disabled ones keep their deliveries). */
+export async function endpointsOfCompanies(tx: Executor, scopes: CompanyScope[]): Promise<WebhookEndpointRow[]> {
+  if (scopes.length === 0) return [];
+  return tx
+    .select()
+    .from(webhookEndpoints)
+    .where(
+      or(
+        ...scopes.map((s) =>
+          and(eq(webhookEndpoints.platformId, s.platformId), eq(webhookEndpoints.companyId, s.companyId)),
+        ),
+      ),
+    )
+    .orderBy(asc(webhookEndpoints.id));
+}
+
+export type ClaimedDelivery = {
+  id: string;
+  platformId: string;
+  companyId: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  sequence: number;
+  attempt: number;
+  url: string;
+  transport: string;
+  emailTo: string | null;
+  secretSealed: string;
+  previousSecretSealed: string | null;
+  previousSecretUntil: Date | null;
+  payload: Record<string, unknown> | null;
+};
+
+/**
+ * Due deliveries of enabled endpoints, locked FOR UPDATE SKIP LOCKED: the rows stay locked while
+ * this transaction sends them, so no other worker sends the same attempt; a worker that dies
+ * mid-send releases them uncommitted and another sends them again.
+ */
+export async function claimDueDeliveries(tx: Executor, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+  const result = await tx.execute(sql`
+    SELECT d.id, d.platform_id, d.company_id, d.endpoint_id, d.event_id, d.event_type, d.sequence, d.attempt,
+           e.url, e.transport, e.email_to, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until,
+           o.payload
+      FROM webhook_deliveries d
+      JOIN webhook_endpoints e ON e.id = d.endpoint_id
+      LEFT JOIN outbox_events o ON o.id = d.event_id
+     WHERE d.status = 'pending' AND d.next_attempt_at <= ${now.toISOString()}::timestamptz AND e.status = 'enabled'
+     ORDER BY d.next_attempt_at
+     LIMIT ${limit}
+       FOR UPDATE OF d SKIP LOCKED`);
+  return (result.rows as Record<string, unknown>[]).map((r) => ({
+    id: r.id as string,
+    platformId: r.platform_id as string,
+    companyId: r.company_id as string,
+    endpointId: r.endpoint_id as string,
+    eventId: r.event_id as string,
+    eventType: r.event_type as string,
+    sequence: Number(r.sequence),
+    attempt: Number(r.attempt),
+    url: r.url as string,
+    transport: r.transport as string,
+    emailTo: (r.email_to as string | null) ?? null,
+    secretSealed: r.secret_sealed as string,
+    previousSecretSealed: (r.previous_secret_sealed as string | null) ?? null,
+    previousSecretUntil: r.previous_secret_until ? new Date(r.previous_secret_until as string) : null,
+    payload: (r.payload as Record<string, unknown> | null) ?? null,
+  }));
+}
+
+export async function updateDelivery(
+  tx: Executor,
+  scope: PlatformScope,
+  id: string,
+  patch: Partial<typeof webhookDeliveries.$inferInsert>,
+): Promise<void> {
+  await tx
+    .update(webhookDeliveries)
+    .set(patch)
+    .where(and(eq(webhookDeliveries.platformId, scope.platformId), eq(webhookDeliveries.id, id)));
+}
+
+/** After an event's final outcome: success resets the failure counter, a failed event adds one. */
+export async function recordEndpointOutcome(
+  tx: Executor,
+  scope: PlatformScope,
+  endpointId: string,
+  succeeded: boolean,
+): Promise<WebhookEndpointRow | undefined> {
+  const [row] = await tx
+    .update(webhookEndpoints)
+    .set({
+      consecutiveFailures: succeeded ? 0 : sql`${webhookEndpoints.consecutiveFailures} + 1`,
+    })
+    .where(and(eq(webhookEndpoints.platformId, scope.platformId), eq(webhookEndpoints.id, endpointId)))
+    .returning();
+  return row;
+}
+
+// ---- delivery reads ----
+
+/** Newest first: (created_at, id) descending, after the cursor's (createdAt, id). */
+export async function listDeliveries(
+  q: Executor,
+  scope: PlatformScope,
+  endpointId: string,
+  page: { before?: { createdAt: Date; id: string } | undefined; limit: number },
+): Promise<WebhookDeliveryRow[]> {
+  const before = page.before;
+  return q
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.platformId, scope.platformId),
+        eq(webhookDeliveries.endpointId, endpointId),
+        before
+          ? or(
+              lt(webhookDeliveries.createdAt, before.createdAt),
+              and(eq(webhookDeliveries.createdAt, before.createdAt), lt(webhookDeliveries.id, before.id)),
+            )
+          : undefined,
+      ),
+    )
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(page.limit);
+}
+
+export async function findDelivery(
+  q: Executor,
+  scope: PlatformScope,
+  endpointId: string,
+  id: string,
+): Promise<WebhookDeliveryRow | undefined> {
+  const rows = await q
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.platformId, scope.platformId),
+        eq(webhookDeliveries.endpointId, endpointId),
+        eq(webhookDeliveries.id, id),
+      ),
+    )
+    .limit(1);
+  return rows[0];
+}
+
+/** Per event, the endpoint's latest delivery, when that one failed and was created since `since`. */
+export async function failedDeliveriesSince(
+  q: Executor,
+  scope: PlatformScope,
+  endpointId: string,
+  since: Date,
+): Promise<WebhookDeliveryRow[]> {
+  const result = await q.execute(sql`
+    SELECT id FROM (
+      SELECT DISTINCT ON (event_id) id, status, created_at
+        FROM webhook_deliveries
+       WHERE platform_id = ${scope.platformId} AND endpoint_id = ${endpointId}
+       ORDER BY event_id, created_at DESC, id DESC
+    ) latest
+    WHERE status = 'failed' AND created_at >= ${since.toISOString()}::timestamptz`);
+  const ids = (result.rows as { id: string }[]).map((r) => r.id);
+  if (ids.length === 0) return [];
+  return q
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.platformId, scope.platformId), inArray(webhookDeliveries.id, ids)))
+    .orderBy(asc(webhookDeliveries.sequence));
+}
