@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { AppError } from '../../app/errors.ts';
 import { listEndpointDeliveries, redeliver, redeliverFailed, sendTestEvent } from '../../app/webhooks/deliveries.ts';
 import {
   disableEndpoint,
@@ -42,6 +43,20 @@ const RegisterBody = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** rotate-secret takes no body or {overlapHours: number}; anything else is 400 validation_failed. */
+function overlapOf(raw: unknown): number | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const issue = (message: string) =>
+    new AppError(400, 'validation_failed', message, { issues: [{ path: 'body', message }] });
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw issue('the body must be an object');
+  const extra = Object.keys(raw).filter((k) => k !== 'overlapHours');
+  if (extra.length > 0) throw issue(`unknown fields: ${extra.join(', ')}`);
+  const hours = (raw as { overlapHours?: unknown }).overlapHours;
+  if (hours === undefined) return undefined;
+  if (typeof hours !== 'number' || !Number.isFinite(hours)) throw issue('overlapHours must be a number');
+  return hours;
+}
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.post(
@@ -196,13 +211,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
         tags,
         params: IdParams,
         querystring: CompanyQuery,
-        body: Type.Optional(
-          Type.Object({ overlapHours: Type.Optional(Type.Number()) }, { additionalProperties: false }),
-        ),
         response: errorResponses(400, 401, 403, 404),
       },
     },
     async (request) =>
-      rotateSecret(ctx, principalOf(request), request.params.id, request.body?.overlapHours, request.query.companyId),
+      rotateSecret(ctx, principalOf(request), request.params.id, overlapOf(request.body), request.query.companyId),
   );
 };
