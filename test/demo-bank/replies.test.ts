@@ -3,9 +3,9 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { parseBankFile } from '../../src/domain/inbound/index.ts';
 import { demoCamt053, demoPain002 } from '../../src/domain/demo-bank/index.ts';
 import type { DeliveredFile } from '../../src/domain/demo-bank/types.ts';
+import { parseBankFile } from '../../src/domain/inbound/index.ts';
 
 const file: DeliveredFile = {
   messageId: 'MSG-42',

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { startTestApp, type TestApp } from '../harness.ts';
 
 /**
  * Nothing is journaled twice: 50 simultaneous identical submits give exactly one document, through

@@ -29,7 +29,7 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
   const scope: CompanyScope = { platformId: job.platformId, companyId: job.companyId };
   const doc = await ctx.db.transaction(async (tx) => {
     const d = await lockDocument(tx, scope, job.documentId);
-    if (!d || d.direction !== 'outbound' || d.status !== 'converted' || !DELIVERABLE.has(d.deliveryStatus ?? '')) {
+    if (d?.direction !== 'outbound' || d.status !== 'converted' || !DELIVERABLE.has(d.deliveryStatus ?? '')) {
       return undefined;
     }
     await updateDocument(tx, scope, d.id, { deliveryStatus: 'in-progress', updatedAt: ctx.clock.now() });
@@ -107,9 +107,9 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
 async function send(ctx: AppContext, scope: CompanyScope, doc: JournalDocumentRow) {
   const bankKey = doc.bankKey ?? '';
   const profile = getProfile(bankKey);
-  if (!profile || profile.deliveryMode !== 'host-to-host') throw new Error(`${bankKey} takes no host-to-host delivery`);
+  if (profile?.deliveryMode !== 'host-to-host') throw new Error(`${bankKey} takes no host-to-host delivery`);
   const connection = await findConnectionFor(ctx.db, scope, bankKey, doc.environment);
-  if (!connection || connection.status !== 'active') {
+  if (connection?.status !== 'active') {
     throw new Error(`no active ${doc.environment} connection to ${bankKey}`);
   }
   if (!doc.fileSealed) throw new Error(`${doc.journalNo} has no file to deliver`);

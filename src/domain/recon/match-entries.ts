@@ -119,9 +119,9 @@ export function matchEntries(
   for (let e = 0; e < entries.length; e++) {
     const entry = entries[e]!;
     if (entryState[e] || !identifies(entry) || !usable(entry.instructionId)) continue;
-    const byInstr = entry.reversal
-      ? (byInstrAll ??= indexLines(instructionIdOf, false))
-      : (byInstrOpen ??= indexLines(instructionIdOf));
+    if (entry.reversal) byInstrAll ??= indexLines(instructionIdOf, false);
+    else byInstrOpen ??= indexLines(instructionIdOf);
+    const byInstr = (entry.reversal ? byInstrAll : byInstrOpen)!;
     const rule = entry.reversal ? 'reversal' : 'instruction-id';
     settle(open(byInstr.get(entry.instructionId), entry, false), e, rule, `instruction id ${entry.instructionId}`);
   }

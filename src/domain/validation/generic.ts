@@ -53,7 +53,8 @@ function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: Payment
     if (plain > 0) {
       plan.minors[j] = plain;
       plan.exponents[j] = exponent as number;
-      return checkTransactionRest(ctx, tx, base);
+      checkTransactionRest(ctx, tx, base);
+      return;
     }
     const r = parseAmount(tx.amount, tx.currency);
     if (r.ok) {
