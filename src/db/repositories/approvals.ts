@@ -5,21 +5,6 @@ import { approvalPolicies, approvals } from '../schema/index.ts';
 export type ApprovalPolicyRow = typeof approvalPolicies.$inferSelect;
 export type ApprovalRow = typeof approvals.$inferSelect;
 
-/** The company's enabled policies, oldest first (the first match wins). */
-export async function listEnabledPolicies(q: Executor, scope: CompanyScope): Promise<ApprovalPolicyRow[]> {
-  return q
-    .select()
-    .from(approvalPolicies)
-    .where(
-      and(
-        eq(approvalPolicies.platformId, scope.platformId),
-        eq(approvalPolicies.companyId, scope.companyId),
-        eq(approvalPolicies.enabled, true),
-      ),
-    )
-    .orderBy(asc(approvalPolicies.createdAt), asc(approvalPolicies.id));
-}
-
 export async function insertPolicy(q: Executor, row: typeof approvalPolicies.$inferInsert): Promise<ApprovalPolicyRow> {
   const [created] = await q.insert(approvalPolicies).values(row).returning();
   return created!;
@@ -50,22 +35,4 @@ export async function cancelPendingApprovals(
     )
     .returning({ id: approvals.id });
   return rows.length;
-}
-
-export async function listDocumentApprovals(
-  q: Executor,
-  scope: CompanyScope,
-  documentId: string,
-): Promise<ApprovalRow[]> {
-  return q
-    .select()
-    .from(approvals)
-    .where(
-      and(
-        eq(approvals.platformId, scope.platformId),
-        eq(approvals.companyId, scope.companyId),
-        eq(approvals.documentId, documentId),
-      ),
-    )
-    .orderBy(sql`${approvals.createdAt}`);
 }

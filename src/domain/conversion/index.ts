@@ -14,7 +14,6 @@ import { runValidation } from '../validation/validate.ts';
 import type { ConversionError } from './errors.ts';
 
 /** `validate=true`: schema model always, official XSD when the caller passes its text; says which ran. */
-export type { SchemaValidation } from '../xsd/index.ts';
 export { validateGeneratedXml } from '../xsd/index.ts';
 /**
  * The conversion engine's public face: what the routes, the CLI, the worker and the benchmark call.

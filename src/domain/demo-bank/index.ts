@@ -5,4 +5,3 @@
 export { demoCamt053 } from './camt053.ts';
 export { deliveredFileOf } from './delivered-file.ts';
 export { demoPain002 } from './pain002.ts';
-export type { DeliveredFile } from './types.ts';

@@ -15,10 +15,6 @@ const EXPONENTS: ReadonlyMap<string, number> = new Map([
   ...FOUR_DECIMALS.split(' ').map((c) => [c, 4] as const),
 ]);
 
-export function isCurrency(code: string): boolean {
-  return EXPONENTS.has(code);
-}
-
 /** Minor-unit exponent of an ISO 4217 code, or undefined for an unknown code. */
 export function currencyExponent(code: string): number | undefined {
   return EXPONENTS.get(code);
