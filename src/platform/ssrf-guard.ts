@@ -20,6 +20,8 @@ export type SsrfPolicy = {
   allowPrivate: boolean;
   /** Exact addresses accepted even though private (a test receiver); everything else still checked. */
   allowAddresses?: readonly string[];
+  /** The resolver (tests inject one); the system resolver otherwise. */
+  resolve?: (host: string) => Promise<{ address: string; family: number }[]>;
 };
 
 /** Why an address is refused, or undefined when it is a public unicast address. */
@@ -79,9 +81,11 @@ export async function resolveChecked(hostname: string, policy: SsrfPolicy): Prom
   checkHostLiteral(host, policy);
   const literal = isIP(host);
   if (literal !== 0) return { address: host, family: literal as 4 | 6 };
-  const answers = await new Promise<{ address: string; family: number }[]>((resolve, reject) =>
-    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
-  );
+  const answers = policy.resolve
+    ? await policy.resolve(host)
+    : await new Promise<{ address: string; family: number }[]>((resolve, reject) =>
+        dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+      );
   if (answers.length === 0) throw new SsrfError(`${host} does not resolve`);
   for (const answer of answers) {
     if (!addressAllowed(answer.address, policy)) {

@@ -64,7 +64,7 @@ async function httpsAttempt(
 }
 
 async function slackAttempt(transports: WebhookTransports, d: ClaimedDelivery, event: EventEnvelope) {
-  const text = `*${event.type}* · ${eventSummary(event)}\nevent ${event.id} · company ${event.companyId ?? '-'} · sequence ${d.sequence}`;
+  const text = `*${event.type}* | ${eventSummary(event)}\nevent ${event.id} | company ${event.companyId ?? '-'} | sequence ${d.sequence}`;
   const body = JSON.stringify({
     text,
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],

@@ -153,7 +153,7 @@ export function eventSummary(event: EventEnvelope): string {
     if (totals) parts.push(totals);
   }
   if (typeof d.reason === 'string') parts.push(`reason ${d.reason}`);
-  return parts.join(' · ');
+  return parts.join(' | ');
 }
 
 /** Event types an endpoint can subscribe to (webhook.auto-disabled is audit-only, never delivered). */
