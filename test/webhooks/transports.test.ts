@@ -56,14 +56,21 @@ describe('webhook transports: Slack-shaped receiver and SMTP', () => {
     });
 
   test('slack: a formatted {text, blocks} message to the incoming-webhook URL', async () => {
-    const ep = await register({ url: `${slack.url}/services/T000/B000/XXXX`, transport: 'slack', eventTypes: ['payment.rejected'] });
+    const ep = await register({
+      url: `${slack.url}/services/T000/B000/XXXX`,
+      transport: 'slack',
+      eventTypes: ['payment.rejected'],
+    });
     const eventId = await emit('payment.rejected');
     await drain();
     assert.equal(slack.received.length, 1);
     const got = slack.received[0]!;
     assert.equal(got.path, '/hook/services/T000/B000/XXXX');
     assert.equal(got.headers['content-type'], 'application/json');
-    const message = JSON.parse(got.body) as { text: string; blocks: { type: string; text: { type: string; text: string } }[] };
+    const message = JSON.parse(got.body) as {
+      text: string;
+      blocks: { type: string; text: { type: string; text: string } }[];
+    };
     assert.match(message.text, /payment\.rejected/);
     assert.match(message.text, /OUT-7/);
     assert.match(message.text, /12\.30 EUR/);
@@ -78,7 +85,12 @@ describe('webhook transports: Slack-shaped receiver and SMTP', () => {
   });
 
   test('email: SMTP to emailTo, and to the company admins when emailTo is omitted', async () => {
-    await register({ url: 'mailto:ops@example.test', transport: 'email', emailTo: 'ops@example.test', eventTypes: ['payment.sent'] });
+    await register({
+      url: 'mailto:ops@example.test',
+      transport: 'email',
+      emailTo: 'ops@example.test',
+      eventTypes: ['payment.sent'],
+    });
     await register({ url: 'mailto:admins', transport: 'email', eventTypes: ['payment.executed'] });
     await emit('payment.sent');
     await drain();
