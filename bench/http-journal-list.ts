@@ -6,10 +6,6 @@
  * The run prints the plan of the page query, to show it walks journal_documents_page_idx.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import autocannon from 'autocannon';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
@@ -17,39 +13,9 @@ const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 100_000);
 
 async function serve(): Promise<void> {
   const { sql } = await import('drizzle-orm');
-  const { startEmbeddedPostgres } = await import('../src/db/embedded.ts');
-  const { openPool } = await import('../src/db/client.ts');
-  const { runMigrations } = await import('../src/db/migrate.ts');
-  const { buildApp } = await import('../src/http/app.ts');
-  const { fxRatesProvider } = await import('../src/app/system/fx-rates.ts');
-  const { loadConfig } = await import('../src/platform/config.ts');
-  const { createLogger } = await import('../src/platform/logger.ts');
-  const { openJobQueue } = await import('../src/db/job-queue.ts');
-  const { buildContext } = await import('../src/main/context.ts');
-  const { createEncryptor } = await import('../src/platform/encryption.ts');
-
-  const logger = createLogger('silent');
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'payops-bench-'));
-  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir, logger);
-  const url = process.env.DATABASE_URL ?? embedded!.url;
-  const database = openPool(url);
-  await runMigrations(database.pool);
-  const config = loadConfig({
-    DATABASE_URL: url,
-    MASTER_KEY: randomBytes(32).toString('base64'),
-    LOG_LEVEL: 'silent',
-    SANDBOX: 'true',
-  });
-  const jobQueue = await openJobQueue(url, logger, { supervise: false });
-  const ctx = buildContext({
-    db: database.db,
-    config,
-    logger,
-    jobs: jobQueue.queue,
-    encryptor: createEncryptor(randomBytes(32)),
-    mailer: { send: async () => {} },
-  });
-  const app = await buildApp({ ctx, fx: fxRatesProvider(undefined, logger), version: 'bench' });
+  const { startBenchApp } = await import('./support/bench-app.ts');
+  const bench = await startBenchApp();
+  const { app, ctx } = bench;
   const provision = async () =>
     (await app.inject({ method: 'POST', url: '/sandbox/provision', payload: {} })).json() as {
       apiKey: string;
@@ -94,11 +60,7 @@ async function serve(): Promise<void> {
   );
   process.stdin.resume();
   process.stdin.on('end', async () => {
-    await app.close();
-    await jobQueue.stop();
-    await database.close();
-    await embedded?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
     process.exit(0);
   });
 }

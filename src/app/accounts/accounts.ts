@@ -10,8 +10,8 @@ import { findStatementGaps } from '../../domain/journal/statement-gaps.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../errors.ts';
 import { requireCompanyMember } from '../identity/access.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
-import { companyScopeOf } from '../journal/ingest-scope.ts';
 import { decodeCursor, page } from '../pagination.ts';
 
 /** The contract's Bank account; `connected` is live: the company has a connection to its bank. */
@@ -37,7 +37,7 @@ function accountView(row: BankAccountRow, connectedBanks: Set<string>, masked: b
 }
 
 async function memberScope(ctx: AppContext, principal: Principal, companyId: string) {
-  const scope = await companyScopeOf(ctx, principal, companyId);
+  const scope = await companyScope(ctx, principal, companyId);
   requireCompanyMember(principal, scope.platformId, companyId);
   return scope;
 }

@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/executor.ts';
-import { companyPlatform } from '../../db/repositories/journal-reads.ts';
+import { findCompanyPlatform } from '../../db/repositories/companies.ts';
 import { verifyCompanyChain } from './verify.ts';
 
 type CommandResult = { stdout?: string; stderr?: string; exitCode: number };
@@ -11,7 +11,7 @@ type CommandResult = { stdout?: string; stderr?: string; exitCode: number };
 export async function verifyAuditCommand(q: Executor, args: string[]): Promise<CommandResult> {
   const [companyId, ...rest] = args;
   if (!companyId || rest.length > 0) return { stderr: 'usage: cli verify-audit <companyId>\n', exitCode: 2 };
-  const platformId = await companyPlatform(q, companyId);
+  const platformId = await findCompanyPlatform(q, companyId);
   if (platformId === undefined) return { stderr: `unknown company ${companyId}\n`, exitCode: 2 };
   const verdict = await verifyCompanyChain(q, { platformId, companyId });
   if (verdict.ok) {

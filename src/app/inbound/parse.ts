@@ -2,8 +2,8 @@ import { getProfile } from '../../domain/conversion/index.ts';
 import { type NormalisedStatement, type ParseError, parseBankFile, statementsOf } from '../../domain/inbound/index.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
-import { companyScopeOf } from '../journal/ingest-scope.ts';
 import { journalStatusReport } from '../journal/payment-status.ts';
 
 /** Parse failures as the contract answers them: 400 empty or unrecognised, 422 unparseable. */
@@ -40,7 +40,7 @@ export async function receivePaymentStatus(
   principal: Principal,
   input: { companyId: string; content: string; bankKey?: string | undefined; platformId?: string | undefined },
 ) {
-  const scope = await companyScopeOf(ctx, principal, input.companyId, input.platformId);
+  const scope = await companyScope(ctx, principal, input.companyId, input.platformId);
   if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
   const result = parseBankFile(input.content);
   if (!result.ok) {

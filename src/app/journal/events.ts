@@ -7,9 +7,9 @@ import {
 import { findConnection } from '../../db/repositories/connections.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, badRequest } from '../errors.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, encodeCursor } from '../pagination.ts';
-import { companyScope } from './read-scope.ts';
 
 /** GET /journal/events page size: default and maximum 5000 (contract, Limits). */
 export const EVENTS_MAX_LIMIT = 5000;

@@ -16,10 +16,10 @@ import { recordEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { reconcileStatement } from '../recon/reconcile-statement.ts';
 import { type DocumentView, documentView } from './document-view.ts';
-import { companyScopeOf } from './ingest-scope.ts';
 import { contentDigest, journalStatusReport } from './payment-status.ts';
 
 type StatementFile = Extract<ParseBankFileResult, { kind: 'statement' }>;
@@ -119,7 +119,7 @@ function statementSummary(format: string, s: NormalisedStatement): string {
  * first document unchanged and nothing re-run.
  */
 export async function ingestFile(ctx: AppContext, principal: Principal, input: IngestInput): Promise<IngestResult> {
-  const scope = await companyScopeOf(ctx, principal, input.companyId, input.platformId);
+  const scope = await companyScope(ctx, principal, input.companyId, input.platformId);
   return ingestForCompany(ctx, scope, input);
 }
 

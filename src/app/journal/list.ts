@@ -1,9 +1,9 @@
 import { listDocumentPage } from '../../db/repositories/journal-reads.ts';
 import type { AppContext } from '../context.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { matchCount } from './read-count.ts';
 import { decodePageCursor, encodePageCursor } from './read-documents.ts';
-import { companyScope } from './read-scope.ts';
 
 /** GET /journal/list page size (contract, Limits). */
 export const LIST_DEFAULT_LIMIT = 500;

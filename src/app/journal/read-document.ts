@@ -6,9 +6,9 @@ import { currencyExponent } from '../../domain/money/currencies.ts';
 import { decimalToMinor, formatMinor } from '../../domain/money/money.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../errors.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { documentView } from './document-view.ts';
-import { companyScope } from './read-scope.ts';
 import { documentReconState, type LineState } from './reconciliation-state.ts';
 
 async function scopedDocument(ctx: AppContext, principal: Principal, companyId: string, id: string) {

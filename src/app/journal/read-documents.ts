@@ -7,11 +7,11 @@ import {
 import { currencyExponent } from '../../domain/money/currencies.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, encodeCursor } from '../pagination.ts';
 import { documentView } from './document-view.ts';
 import { matchCount } from './read-count.ts';
-import { companyScope } from './read-scope.ts';
 
 /** GET /journal/documents page size (the contract leaves it open; docs/journal-reads.md). */
 export const DOCUMENTS_DEFAULT_LIMIT = 50;

@@ -1,8 +1,8 @@
 import { listReconciliationPage } from '../../db/repositories/journal-reads.ts';
 import type { AppContext } from '../context.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodePageCursor, encodePageCursor } from './read-documents.ts';
-import { companyScope } from './read-scope.ts';
 import { reconStateOf } from './reconciliation-state.ts';
 
 /** GET /journal/reconciliation page size (contract, Limits). */

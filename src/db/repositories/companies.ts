@@ -36,3 +36,16 @@ export async function listCompanies(
     .orderBy(asc(companies.id))
     .limit(limit);
 }
+
+/**
+ * The platform a company belongs to, or undefined when no such company exists: an authorisation
+ * lookup only (403 for another platform's company, 404 for an unknown one); no company data.
+ */
+export async function findCompanyPlatform(q: Executor, companyId: string): Promise<string | undefined> {
+  const rows = await q
+    .select({ platformId: companies.platformId })
+    .from(companies)
+    .where(eq(companies.id, companyId))
+    .limit(1);
+  return rows[0]?.platformId;
+}

@@ -41,8 +41,9 @@ export async function findDocument(
   q: Executor,
   scope: CompanyScope,
   id: string,
+  options: { forUpdate?: boolean } = {},
 ): Promise<JournalDocumentRow | undefined> {
-  const rows = await q
+  const query = q
     .select()
     .from(journalDocuments)
     .where(
@@ -53,6 +54,7 @@ export async function findDocument(
       ),
     )
     .limit(1);
+  const rows = options.forUpdate ? await query.for('update') : await query;
   return rows[0];
 }
 
@@ -124,17 +126,6 @@ export async function listPaymentLines(
 }
 
 /**
- * The platform a company belongs to, or undefined when no such company exists. Used only to tell a
- * company of another platform (403) from an unknown one (404) before any tenant data is read.
- */
-export async function findCompanyPlatform(q: Executor, companyId: string): Promise<string | undefined> {
-  const rows = await q.execute<{ platform_id: string }>(
-    sql`SELECT platform_id FROM companies WHERE id = ${companyId} LIMIT 1`,
-  );
-  return rows.rows[0]?.platform_id;
-}
-
-/**
  * Serialises ingests of the same file content for a company until the caller's transaction ends,
  * so two identical ingests at once journal it once (the second sees the first's documents).
  */
@@ -191,19 +182,7 @@ export async function lockDocument(
   scope: CompanyScope,
   id: string,
 ): Promise<JournalDocumentRow | undefined> {
-  const rows = await tx
-    .select()
-    .from(journalDocuments)
-    .where(
-      and(
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
-        eq(journalDocuments.id, id),
-      ),
-    )
-    .limit(1)
-    .for('update');
-  return rows[0];
+  return findDocument(tx, scope, id, { forUpdate: true });
 }
 
 /**

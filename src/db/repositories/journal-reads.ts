@@ -9,20 +9,6 @@ import type { JournalDocumentRow } from './journal-documents.ts';
  * tallies and the export marking. Every query takes the tenant scope.
  */
 
-/**
- * The platform a company belongs to, or undefined when no such company exists. An authorisation
- * lookup only (a key names a company: 404 when unknown, 403 when it is another platform's; the
- * verify-audit CLI is given a company id alone); it returns nothing of the company's data.
- */
-export async function companyPlatform(q: Executor, companyId: string): Promise<string | undefined> {
-  const rows = await q
-    .select({ platformId: companies.platformId })
-    .from(companies)
-    .where(eq(companies.id, companyId))
-    .limit(1);
-  return rows[0]?.platformId;
-}
-
 /** Metadata columns only: list pages never read the sealed payload or file. */
 const metadata = {
   id: journalDocuments.id,

@@ -1,0 +1,59 @@
+/**
+ * The real app on a real PostgreSQL (embedded in a temp folder, or DATABASE_URL) for the HTTP
+ * benchmarks: migrated, with a silent logger and enqueue-only jobs. `close()` stops everything.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../src/app/context.ts';
+import { fxRatesProvider } from '../../src/app/system/fx-rates.ts';
+import { openPool } from '../../src/db/client.ts';
+import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { openJobQueue } from '../../src/db/job-queue.ts';
+import { runMigrations } from '../../src/db/migrate.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { buildContext } from '../../src/main/context.ts';
+import { loadConfig } from '../../src/platform/config.ts';
+import { createEncryptor } from '../../src/platform/encryption.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+
+export type BenchApp = { app: FastifyInstance; ctx: AppContext; databaseUrl: string; close(): Promise<void> };
+
+export async function startBenchApp(poolSize = 20): Promise<BenchApp> {
+  const logger = createLogger('silent');
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'payops-bench-'));
+  const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir, logger);
+  const databaseUrl = process.env.DATABASE_URL ?? embedded!.url;
+  const database = openPool(databaseUrl, poolSize);
+  await runMigrations(database.pool);
+  const config = loadConfig({
+    DATABASE_URL: databaseUrl,
+    MASTER_KEY: randomBytes(32).toString('base64'),
+    LOG_LEVEL: 'silent',
+    SANDBOX: 'true',
+  });
+  const jobQueue = await openJobQueue(databaseUrl, logger, { supervise: false });
+  const ctx = buildContext({
+    db: database.db,
+    config,
+    logger,
+    jobs: jobQueue.queue,
+    encryptor: createEncryptor(randomBytes(32)),
+    mailer: { send: async () => {} },
+  });
+  const app = await buildApp({ ctx, fx: fxRatesProvider(undefined, logger), version: 'bench' });
+  return {
+    app,
+    ctx,
+    databaseUrl,
+    async close() {
+      await app.close();
+      await jobQueue.stop();
+      await database.close();
+      await embedded?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
