@@ -3,8 +3,8 @@ import { findEndpoint, type WebhookEndpointRow } from '../../db/repositories/web
 import type { AppContext } from '../context.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
 import { requireCompanyAdmin } from '../identity/access.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
-import { companyScope } from '../journal/read-scope.ts';
 
 /**
  * Webhook routes take a platform API key or an admin session of the company (a company admin, or a
