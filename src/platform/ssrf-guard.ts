@@ -96,28 +96,6 @@ export async function resolveChecked(hostname: string, policy: SsrfPolicy): Prom
   return { address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | { address: string; family: number }[],
-  family?: number,
-) => void;
-
-/**
- * A `lookup` for net/tls.connect that answers only the checked address, so the socket is pinned to
- * it (no second resolution, no DNS-rebinding window). Handles both the single and `all` forms.
- */
-export function guardedLookup(policy: SsrfPolicy) {
-  return (hostname: string, options: { all?: boolean } | number | undefined, callback: LookupCallback): void => {
-    resolveChecked(hostname, policy).then(
-      (r) => {
-        if (typeof options === 'object' && options?.all) callback(null, [{ address: r.address, family: r.family }]);
-        else callback(null, r.address, r.family);
-      },
-      (err: Error) => callback(Object.assign(err, { code: (err as SsrfError).code ?? 'ENOTFOUND' }), '', 0),
-    );
-  };
-}
-
 /**
  * Registration-time check of a webhook URL: IP literals and local names are refused at once; a
  * name is resolved (at most `timeoutMs`) and refused when an answer is not public. A name that does

@@ -41,9 +41,10 @@ describe('a worker killed mid-delivery', () => {
     });
     await dispatchOutbox(t.ctx);
 
-    // The first worker claims the delivery and is killed while the receiver holds the request.
+    // A worker process (the benchmark's worker loop) claims the delivery and is killed while the
+    // receiver holds the request open.
     receiver.answer = () => 'hang';
-    const child = spawn(process.execPath, ['test/webhooks/sender-child.ts', 'once'], {
+    const child = spawn(process.execPath, ['bench/webhooks.ts', 'worker'], {
       env: {
         ...process.env,
         DATABASE_URL: t.databaseUrl,

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  backoffMs,
+  compareDecimal,
+  endpointTakes,
+  minAmountText,
+  overlapHours,
+  signatureHeader,
+  verifySignature,
+} from './index.ts';
+
+test('signature header: t and one v1 per secret; a receiver accepts any live secret', () => {
+  const header = signatureHeader('{"a":1}', ['whsec_old', 'whsec_new'], 1_750_000_000);
+  assert.match(header, /^t=1750000000,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+  assert.ok(verifySignature('{"a":1}', header, 'whsec_old'));
+  assert.ok(verifySignature('{"a":1}', header, 'whsec_new'));
+  assert.ok(!verifySignature('{"a":2}', header, 'whsec_new'));
+  assert.ok(!verifySignature('{"a":1}', header, 'whsec_other'));
+  assert.ok(!verifySignature('{"a":1}', 'v1=00', 'whsec_new'));
+});
+
+test('backoff: 30 s doubling, capped at 1 h, +-20% jitter', () => {
+  assert.equal(
+    backoffMs(1, () => 0.5),
+    30_000,
+  );
+  assert.equal(
+    backoffMs(2, () => 0.5),
+    60_000,
+  );
+  assert.equal(
+    backoffMs(7, () => 0.5),
+    1_920_000,
+  );
+  assert.equal(
+    backoffMs(8, () => 0.5),
+    3_600_000,
+  );
+  assert.equal(
+    backoffMs(1, () => 0),
+    24_000,
+  );
+  assert.equal(
+    backoffMs(8, () => 0.99999999),
+    4_320_000,
+  );
+});
+
+test('overlap clamp and exact amounts', () => {
+  assert.equal(overlapHours(undefined), 24);
+  assert.equal(overlapHours(0), 1);
+  assert.equal(overlapHours(100), 72);
+  assert.equal(minAmountText(1000.5), '1000.5');
+  assert.equal(minAmountText(1e21), undefined);
+  assert.equal(minAmountText(-1), undefined);
+  assert.equal(compareDecimal('1000.00', '1000'), 0);
+  assert.equal(compareDecimal('999.99', '1000'), -1);
+  assert.equal(compareDecimal('0.30', '0.1'), 1);
+  // 0.1 + 0.2 style float traps do not exist in minor units.
+  assert.equal(compareDecimal('0.3', '0.30000000000000004'), -1);
+});
+
+test('endpoint filter: event types, bankKey, minAmount over any total; auto-disabled never delivered', () => {
+  const event = { type: 'payment.sent', data: { bankKey: 'demo', totals: [{ currency: 'EUR', amount: '10.00' }] } };
+  assert.ok(endpointTakes({ eventTypes: null, filter: null }, event));
+  assert.ok(!endpointTakes({ eventTypes: ['payment.executed'], filter: null }, event));
+  assert.ok(endpointTakes({ eventTypes: null, filter: { bankKey: 'demo', minAmount: '10' } }, event));
+  assert.ok(!endpointTakes({ eventTypes: null, filter: { minAmount: '10.01' } }, event));
+  assert.ok(!endpointTakes({ eventTypes: null, filter: { bankKey: 'other' } }, event));
+  assert.ok(!endpointTakes({ eventTypes: null, filter: null }, { type: 'webhook.auto-disabled', data: {} }));
+});
