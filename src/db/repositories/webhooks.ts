@@ -62,7 +62,14 @@ export async function updateEndpoint(
   return row;
 }
 
+/**
+ * Deliveries first, without the endpoint row locked: a sender holding delivery rows then taking the
+ * endpoint row (its failure counter) finishes first instead of deadlocking with the cascade.
+ */
 export async function deleteEndpoint(q: Executor, scope: PlatformScope, id: string): Promise<boolean> {
+  await q
+    .delete(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.platformId, scope.platformId), eq(webhookDeliveries.endpointId, id)));
   const rows = await q
     .delete(webhookEndpoints)
     .where(and(eq(webhookEndpoints.platformId, scope.platformId), eq(webhookEndpoints.id, id)))
