@@ -65,6 +65,8 @@ describe('webhook routes', () => {
 
   test('body rules: url_required before transport, length, https, empty eventTypes, unknown fields', async () => {
     assertError(await register({ companyId: sb.companyId }), 400, 'url_required');
+    assertError(await register({}), 400, 'url_required');
+    assertError(await register({ companyId: sb.companyId, colour: 'red' }), 400, 'url_required');
     assertError(await register({ companyId: sb.companyId, transport: 'pigeon' }), 400, 'url_required');
     assertError(await register({ companyId: sb.companyId, url: '' }), 400, 'url_required');
     assertError(

@@ -26,7 +26,7 @@ import { actorOf, endpointFor, validationFailed, webhookScope } from './access.t
 import { endpointView } from './views.ts';
 
 export type RegisterInput = {
-  companyId: string;
+  companyId?: string | undefined;
   url?: string | undefined;
   eventTypes?: string[] | undefined;
   transport?: string | undefined;
@@ -34,6 +34,7 @@ export type RegisterInput = {
   filterPredicate?: { bankKey?: string | undefined; minAmount?: number | undefined } | undefined;
 };
 
+const BODY_FIELDS = ['companyId', 'url', 'eventTypes', 'transport', 'emailTo', 'filterPredicate'];
 const EMAIL = /^[^\s@<>,;]{1,64}@[^\s@<>,;]{1,255}$/;
 
 export function newSecret(): string {
@@ -43,6 +44,22 @@ export function newSecret(): string {
 /** The contract's body rules, in its order: url presence first, then transport and the rest. */
 async function checkRegistration(ctx: AppContext, input: RegisterInput) {
   if (input.url === undefined || input.url === '') throw new AppError(400, 'url_required', 'url is required');
+  const unknown = Object.keys(input).filter((k) => !BODY_FIELDS.includes(k));
+  const unknownFilter = Object.keys(input.filterPredicate ?? {}).filter((k) => k !== 'bankKey' && k !== 'minAmount');
+  if (unknown.length > 0 || unknownFilter.length > 0) {
+    const names = [...unknown, ...unknownFilter.map((k) => `filterPredicate.${k}`)];
+    throw new AppError(400, 'validation_failed', `unknown fields: ${names.join(', ')}`, {
+      issues: names.map((name) => ({
+        path: `body.${name}`,
+        field: name,
+        code: 'unknown_field',
+        message: 'unknown field',
+      })),
+    });
+  }
+  if (input.companyId === undefined || input.companyId === '') {
+    throw validationFailed('body.companyId', 'required', 'companyId is required');
+  }
   const transport = input.transport ?? 'https';
   if (!(TRANSPORTS as readonly string[]).includes(transport)) {
     throw validationFailed('body.transport', 'invalid_transport', `transport must be one of ${TRANSPORTS.join(', ')}`);
@@ -98,6 +115,7 @@ async function checkRegistration(ctx: AppContext, input: RegisterInput) {
     }
   }
   return {
+    companyId: input.companyId,
     url: input.url,
     transport,
     eventTypes: input.eventTypes ? [...new Set(input.eventTypes)] : null,
@@ -108,7 +126,7 @@ async function checkRegistration(ctx: AppContext, input: RegisterInput) {
 
 export async function registerEndpoint(ctx: AppContext, principal: Principal, input: RegisterInput) {
   const checked = await checkRegistration(ctx, input);
-  const scope = await webhookScope(ctx, principal, input.companyId);
+  const scope = await webhookScope(ctx, principal, checked.companyId);
   const secret = newSecret();
   const now = ctx.clock.now();
   const row = await ctx.db.transaction(async (tx) => {

@@ -23,26 +23,23 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 /** Optional stated company on /webhooks/{id} routes: checked against the credential and the endpoint. */
 const CompanyQuery = Type.Object({ companyId: Type.Optional(Type.String({ maxLength: 64 })) });
 
-const RegisterBody = Type.Object(
-  {
-    companyId: Type.String({ maxLength: 64 }),
-    // Presence, length and form are the use case's (url_required comes before the transport check).
-    url: Type.Optional(Type.String({ maxLength: 65536 })),
-    eventTypes: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 32 })),
-    transport: Type.Optional(Type.String({ maxLength: 32 })),
-    emailTo: Type.Optional(Type.String({ maxLength: 320 })),
-    filterPredicate: Type.Optional(
-      Type.Object(
-        {
-          bankKey: Type.Optional(Type.String({ maxLength: 64 })),
-          minAmount: Type.Optional(Type.Number({ minimum: 0 })),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
+/**
+ * Types only: presence (url_required first), unknown fields (validation_failed) and the value rules
+ * are the use case's, in the contract's order.
+ */
+const RegisterBody = Type.Object({
+  companyId: Type.Optional(Type.String({ maxLength: 64 })),
+  url: Type.Optional(Type.String({ maxLength: 65536 })),
+  eventTypes: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 32 })),
+  transport: Type.Optional(Type.String({ maxLength: 32 })),
+  emailTo: Type.Optional(Type.String({ maxLength: 320 })),
+  filterPredicate: Type.Optional(
+    Type.Object({
+      bankKey: Type.Optional(Type.String({ maxLength: 64 })),
+      minAmount: Type.Optional(Type.Number({ minimum: 0 })),
+    }),
+  ),
+});
 
 /** rotate-secret takes no body or {overlapHours: number}; anything else is 400 validation_failed. */
 function overlapOf(raw: unknown): number | undefined {
