@@ -62,6 +62,7 @@ async function main(): Promise<void> {
     ? undefined
     : await startEmbeddedPostgres(mkdtempSync(path.join(tmpdir(), 'payops-bench-wh-')), logger);
   let url = process.env.DATABASE_URL ?? embedded!.url;
+  let dropDatabase: (() => Promise<void>) | undefined;
   if (process.env.DATABASE_URL) {
     // A database of its own on a shared server.
     const admin = openPool(url, 1);
@@ -71,6 +72,12 @@ async function main(): Promise<void> {
     const u = new URL(url);
     u.pathname = `/${name}`;
     url = u.toString();
+    const serverUrl = process.env.DATABASE_URL;
+    dropDatabase = async () => {
+      const again = openPool(serverUrl, 1);
+      await again.pool.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await again.close();
+    };
   }
   const database = openPool(url);
   await runMigrations(database.pool);
@@ -172,6 +179,7 @@ async function main(): Promise<void> {
   await app.close();
   await jobQueue.stop();
   await database.close();
+  await dropDatabase?.();
   await embedded?.stop();
   process.stdout.write(
     `\nwebhook dispatch, HTTPS receiver on 127.0.0.1, ${COMPANIES} endpoints\n${results.join('\n')}\n`,
