@@ -1,6 +1,7 @@
 import { and, asc, eq } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { accountStatements, journalDocuments } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
 
 export type AccountStatementRow = typeof accountStatements.$inferSelect;
 
@@ -29,8 +30,7 @@ export async function listAccountStatements(
       and(
         eq(accountStatements.companyId, scope.companyId),
         eq(accountStatements.accountId, accountId),
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
+        inCompany(journalDocuments, scope),
       ),
     )
     .orderBy(asc(accountStatements.toDate), asc(accountStatements.createdAt));

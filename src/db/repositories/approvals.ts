@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { approvalPolicies, approvals } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
 
 export type ApprovalPolicyRow = typeof approvalPolicies.$inferSelect;
 export type ApprovalRow = typeof approvals.$inferSelect;
@@ -25,14 +26,7 @@ export async function cancelPendingApprovals(
   const rows = await tx
     .update(approvals)
     .set({ status: 'cancelled', updatedAt: now })
-    .where(
-      and(
-        eq(approvals.platformId, scope.platformId),
-        eq(approvals.companyId, scope.companyId),
-        eq(approvals.documentId, documentId),
-        eq(approvals.status, 'pending'),
-      ),
-    )
+    .where(and(inCompany(approvals, scope), eq(approvals.documentId, documentId), eq(approvals.status, 'pending')))
     .returning({ id: approvals.id });
   return rows.length;
 }

@@ -1,6 +1,7 @@
 import { and, asc, count, eq, gt, or } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { bankAccounts } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
 
 export type BankAccountRow = typeof bankAccounts.$inferSelect;
 export type NewBankAccount = typeof bankAccounts.$inferInsert;
@@ -47,13 +48,7 @@ export async function updateBankAccount(
   await tx
     .update(bankAccounts)
     .set(patch)
-    .where(
-      and(
-        eq(bankAccounts.platformId, scope.platformId),
-        eq(bankAccounts.companyId, scope.companyId),
-        eq(bankAccounts.id, id),
-      ),
-    );
+    .where(and(inCompany(bankAccounts, scope), eq(bankAccounts.id, id)));
 }
 
 /** Keyset page in id (creation) order. */
@@ -66,13 +61,7 @@ export async function listBankAccounts(
   return q
     .select()
     .from(bankAccounts)
-    .where(
-      and(
-        eq(bankAccounts.platformId, scope.platformId),
-        eq(bankAccounts.companyId, scope.companyId),
-        after ? gt(bankAccounts.id, after) : undefined,
-      ),
-    )
+    .where(and(inCompany(bankAccounts, scope), after ? gt(bankAccounts.id, after) : undefined))
     .orderBy(asc(bankAccounts.id))
     .limit(limit);
 }
@@ -99,8 +88,7 @@ export async function findBankAccount(
     .from(bankAccounts)
     .where(
       and(
-        eq(bankAccounts.platformId, scope.platformId),
-        eq(bankAccounts.companyId, scope.companyId),
+        inCompany(bankAccounts, scope),
         or(eq(bankAccounts.id, idOrIban), eq(bankAccounts.iban, idOrIban), eq(bankAccounts.accountOther, idOrIban)),
       ),
     )

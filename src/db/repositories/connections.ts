@@ -1,6 +1,7 @@
 import { and, asc, eq, isNotNull } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { connections } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
 
 export type ConnectionRow = typeof connections.$inferSelect;
 
@@ -25,13 +26,7 @@ export async function findConnection(
   const rows = await q
     .select()
     .from(connections)
-    .where(
-      and(
-        eq(connections.platformId, scope.platformId),
-        eq(connections.companyId, scope.companyId),
-        eq(connections.id, connectionId),
-      ),
-    )
+    .where(and(inCompany(connections, scope), eq(connections.id, connectionId)))
     .limit(1);
   return rows[0];
 }
@@ -65,12 +60,7 @@ export async function findConnectionFor(
     .select()
     .from(connections)
     .where(
-      and(
-        eq(connections.platformId, scope.platformId),
-        eq(connections.companyId, scope.companyId),
-        eq(connections.bankKey, bankKey),
-        eq(connections.environment, environment),
-      ),
+      and(inCompany(connections, scope), eq(connections.bankKey, bankKey), eq(connections.environment, environment)),
     )
     .limit(1);
   return rows[0];
@@ -94,11 +84,5 @@ export async function setConnectionSigningCert(
   await q
     .update(connections)
     .set({ signingCertSealed: cert.sealed, signingCertSubject: cert.subject, signingCertExpiry: cert.expiry })
-    .where(
-      and(
-        eq(connections.platformId, scope.platformId),
-        eq(connections.companyId, scope.companyId),
-        eq(connections.id, connectionId),
-      ),
-    );
+    .where(and(inCompany(connections, scope), eq(connections.id, connectionId)));
 }

@@ -1,6 +1,7 @@
 import { and, desc, eq, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { journalDocuments, paymentLines } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
 
 export type JournalDocumentRow = typeof journalDocuments.$inferSelect;
 export type NewJournalDocument = typeof journalDocuments.$inferInsert;
@@ -46,13 +47,7 @@ export async function findDocument(
   const query = q
     .select()
     .from(journalDocuments)
-    .where(
-      and(
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
-        eq(journalDocuments.id, id),
-      ),
-    )
+    .where(and(inCompany(journalDocuments, scope), eq(journalDocuments.id, id)))
     .limit(1);
   const rows = options.forUpdate ? await query.for('update') : await query;
   return rows[0];
@@ -69,8 +64,7 @@ export async function findOutboundByMessageId(
     .from(journalDocuments)
     .where(
       and(
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
+        inCompany(journalDocuments, scope),
         eq(journalDocuments.direction, 'outbound'),
         eq(journalDocuments.messageId, messageId),
       ),
@@ -91,13 +85,7 @@ export async function updateDocument(
   const [row] = await q
     .update(journalDocuments)
     .set(patch)
-    .where(
-      and(
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
-        eq(journalDocuments.id, id),
-      ),
-    )
+    .where(and(inCompany(journalDocuments, scope), eq(journalDocuments.id, id)))
     .returning();
   return row;
 }
@@ -115,13 +103,7 @@ export async function listPaymentLines(
   return q
     .select()
     .from(paymentLines)
-    .where(
-      and(
-        eq(paymentLines.platformId, scope.platformId),
-        eq(paymentLines.companyId, scope.companyId),
-        eq(paymentLines.documentId, documentId),
-      ),
-    )
+    .where(and(inCompany(paymentLines, scope), eq(paymentLines.documentId, documentId)))
     .orderBy(paymentLines.lineIndex);
 }
 
@@ -144,8 +126,7 @@ export async function findInboundByDigest(
     .from(journalDocuments)
     .where(
       and(
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
+        inCompany(journalDocuments, scope),
         eq(journalDocuments.direction, 'inbound'),
         eq(journalDocuments.contentDigest, contentDigest),
       ),
@@ -165,8 +146,7 @@ export async function findInboundByStatementKey(
     .from(journalDocuments)
     .where(
       and(
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
+        inCompany(journalDocuments, scope),
         eq(journalDocuments.messageId, messageId),
         eq(journalDocuments.direction, 'inbound'),
         sql`${journalDocuments.details}->>'statementKey' = ${statementKey}`,
@@ -201,8 +181,7 @@ export async function findOutboundByEndToEndIds(
     .innerJoin(journalDocuments, eq(journalDocuments.id, paymentLines.documentId))
     .where(
       and(
-        eq(paymentLines.platformId, scope.platformId),
-        eq(paymentLines.companyId, scope.companyId),
+        inCompany(paymentLines, scope),
         sql`${paymentLines.endToEndId} IN ${endToEndIds}`,
         eq(journalDocuments.direction, 'outbound'),
       ),
@@ -244,11 +223,5 @@ export async function mergeDocumentDetails(
   await tx
     .update(journalDocuments)
     .set({ details: sql`coalesce(${journalDocuments.details}, '{}'::jsonb) || ${JSON.stringify(patch)}::jsonb` })
-    .where(
-      and(
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
-        eq(journalDocuments.id, id),
-      ),
-    );
+    .where(and(inCompany(journalDocuments, scope), eq(journalDocuments.id, id)));
 }

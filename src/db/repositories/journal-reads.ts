@@ -1,6 +1,7 @@
 import { and, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { approvalPolicies, approvals, companies, journalDocuments, users } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
 
 /**
@@ -264,13 +265,7 @@ export async function findDocumentApproval(
     .select()
     .from(approvals)
     .leftJoin(approvalPolicies, eq(approvalPolicies.id, approvals.policyId))
-    .where(
-      and(
-        eq(approvals.platformId, scope.platformId),
-        eq(approvals.companyId, scope.companyId),
-        eq(approvals.documentId, documentId),
-      ),
-    )
+    .where(and(inCompany(approvals, scope), eq(approvals.documentId, documentId)))
     .orderBy(desc(approvals.createdAt))
     .limit(1);
   if (!row) return undefined;

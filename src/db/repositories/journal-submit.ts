@@ -1,6 +1,7 @@
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { journalDocuments } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
 
 /** Queries of the journal submission path (POST /journal/payments, preview, cancel). */
@@ -104,8 +105,7 @@ export async function findOutboundForSubmit(
     .from(journalDocuments)
     .where(
       and(
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
+        inCompany(journalDocuments, scope),
         eq(journalDocuments.direction, 'outbound'),
         messageId === null
           ? eq(journalDocuments.idempotencyKey, idempotencyKey)
@@ -141,8 +141,7 @@ export async function cancelOutboundDocument(
     })
     .where(
       and(
-        eq(journalDocuments.platformId, scope.platformId),
-        eq(journalDocuments.companyId, scope.companyId),
+        inCompany(journalDocuments, scope),
         eq(journalDocuments.id, id),
         eq(journalDocuments.direction, 'outbound'),
         inArray(journalDocuments.status, [...CANCELLABLE_STATUSES]),

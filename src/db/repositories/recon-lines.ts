@@ -1,6 +1,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { journalDocuments, paymentLines } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
 
 /** Outbound documents whose lines a statement may still clear or reverse. */
 const OPEN_STATUSES = ['converted', 'sent', 'executed'];
@@ -50,8 +51,7 @@ export async function listReconCandidates(
     .innerJoin(journalDocuments, eq(journalDocuments.id, paymentLines.documentId))
     .where(
       and(
-        eq(paymentLines.platformId, scope.platformId),
-        eq(paymentLines.companyId, scope.companyId),
+        inCompany(paymentLines, scope),
         inArray(paymentLines.state, ['pending', 'cleared']),
         eq(journalDocuments.direction, 'outbound'),
         eq(journalDocuments.environment, environment),

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor, PlatformScope } from '../executor.ts';
 import { outboxEvents, webhookDeliveries, webhookEndpoints } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
 
 export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
 export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
@@ -24,8 +25,7 @@ export async function listEndpoints(
     .from(webhookEndpoints)
     .where(
       and(
-        eq(webhookEndpoints.platformId, scope.platformId),
-        eq(webhookEndpoints.companyId, scope.companyId),
+        inCompany(webhookEndpoints, scope),
         page.after !== undefined ? gt(webhookEndpoints.id, page.after) : undefined,
       ),
     )
@@ -132,13 +132,7 @@ export async function markEventDispatched(tx: Executor, scope: CompanyScope, id:
   await tx
     .update(outboxEvents)
     .set({ dispatchedAt: at })
-    .where(
-      and(
-        eq(outboxEvents.platformId, scope.platformId),
-        eq(outboxEvents.companyId, scope.companyId),
-        eq(outboxEvents.id, id),
-      ),
-    );
+    .where(and(inCompany(outboxEvents, scope), eq(outboxEvents.id, id)));
 }
 
 /** The endpoints of these companies (every status: disabled ones keep their deliveries). */
