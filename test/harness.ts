@@ -140,6 +140,11 @@ export async function provisionAndLogin(t: TestApp, remoteAddress = nextIp()) {
     companyId: string;
     platformId: string;
     dashboardLogin: { email: string; password: string };
+    /** A complete, valid POST /journal/payments request to the demo bank (test environment). */
+    firstPayment: {
+      headers: Record<string, string>;
+      body: { payment: Record<string, unknown> } & Record<string, unknown>;
+    };
   };
   const login = await t.request({
     method: 'POST',

@@ -12,14 +12,7 @@ before(async () => {
   t = await startTestApp({ workers: true });
   const sandbox = await provisionAndLogin(t);
   apiKey = sandbox.apiKey;
-  const provisioned = await t.request({
-    method: 'POST',
-    url: '/sandbox/provision',
-    payload: {},
-    remoteAddress: '10.9.9.9',
-  });
-  payment = (provisioned.json() as { firstPayment: { body: { payment: Record<string, unknown> } } }).firstPayment.body
-    .payment;
+  payment = sandbox.firstPayment.body.payment;
 });
 after(() => t.close());
 

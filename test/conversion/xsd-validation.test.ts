@@ -18,13 +18,7 @@ before(async () => {
   const a = await provisionAndLogin(withXsd);
   keyWith = a.apiKey;
   keyWithout = (await provisionAndLogin(withoutXsd)).apiKey;
-  const provisioned = await withXsd.request({
-    method: 'POST',
-    url: '/sandbox/provision',
-    payload: {},
-    remoteAddress: '10.7.7.7',
-  });
-  payment = (provisioned.json() as { firstPayment: { body: { payment: unknown } } }).firstPayment.body.payment;
+  payment = a.firstPayment.body.payment;
 });
 after(async () => {
   await withXsd.close();

@@ -15,8 +15,7 @@ let template: Record<string, unknown>;
 before(async () => {
   t = await startTestApp();
   sandbox = await provisionAndLogin(t);
-  const res = await t.request({ method: 'POST', url: '/sandbox/provision', payload: {}, remoteAddress: '10.66.0.1' });
-  template = (res.json() as { firstPayment: { body: { payment: Record<string, unknown> } } }).firstPayment.body.payment;
+  template = sandbox.firstPayment.body.payment;
 });
 after(() => t.close());
 

@@ -29,13 +29,7 @@ async function count(sql: string, params: unknown[]): Promise<number> {
 
 test('delivered by one process, answered by the next; a repeated reply journals nothing twice', async () => {
   const sandbox = await provisionAndLogin(t);
-  const provisioned = await t.request({
-    method: 'POST',
-    url: '/sandbox/provision',
-    payload: {},
-    remoteAddress: '10.55.0.1',
-  });
-  const body = (provisioned.json() as { firstPayment: { body: Record<string, unknown> } }).firstPayment.body;
+  const body = sandbox.firstPayment.body;
   const submitted = await t.request({
     method: 'POST',
     url: '/journal/payments',

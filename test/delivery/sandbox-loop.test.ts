@@ -23,19 +23,7 @@ type FirstPayment = {
 
 async function sandboxWithFirstPayment(): Promise<{ sandbox: Sandbox; first: FirstPayment }> {
   const sandbox = await provisionAndLogin(t);
-  // provisionAndLogin keeps only the credentials; fetch a fresh firstPayment for the same shape.
-  const res = await t.request({
-    method: 'POST',
-    url: '/sandbox/provision',
-    payload: {},
-    remoteAddress: `10.77.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
-  });
-  const template = (res.json() as { firstPayment: FirstPayment }).firstPayment;
-  const first: FirstPayment = {
-    headers: { ...template.headers, 'X-API-Key': sandbox.apiKey },
-    body: { ...template.body, companyId: sandbox.companyId },
-  };
-  return { sandbox, first };
+  return { sandbox, first: sandbox.firstPayment };
 }
 
 async function submit(sandbox: Sandbox, body: Record<string, unknown>, key: string) {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { firstPaymentRequest } from '../../src/app/sandbox/first-payment.ts';
 import { insertPolicy } from '../../src/db/repositories/approvals.ts';
 import { setBilling } from '../../src/db/repositories/billing.ts';
 import { assertError, body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
@@ -43,44 +44,10 @@ async function sandbox(): Promise<Sandbox> {
   return { ...sb, firstBody: firstBodyFor(sb.companyId) };
 }
 
+/** The sandbox's own first payment (src/app/sandbox/first-payment.ts), under message id MSG-1. */
 function firstBodyFor(companyId: string): SubmitBody {
-  const date = new Date().toISOString().slice(0, 10);
-  return {
-    companyId,
-    bankKey: 'demo',
-    environment: 'test',
-    payment: {
-      messageId: 'MSG-1',
-      initiatingParty: { name: 'Sandbox Company' },
-      payments: [
-        {
-          paymentId: 'PMT-0001',
-          paymentType: 'SEPA_CT',
-          executionDate: date,
-          debtor: {
-            name: 'Sandbox Company',
-            country: 'FI',
-            account: { iban: 'FI2112345600000785', currency: 'EUR' },
-            agent: { bic: 'NDEAFIHH' },
-          },
-          transactions: [
-            {
-              endToEndId: 'E2E-0001',
-              amount: '125.50',
-              currency: 'EUR',
-              creditor: {
-                name: 'Example Supplier Oy',
-                country: 'FI',
-                account: { iban: 'FI5542345670000081' },
-                agent: { bic: 'OKOYFIHH' },
-              },
-              remittance: { unstructured: 'Invoice 1001' },
-            },
-          ],
-        },
-      ],
-    },
-  };
+  const { body } = firstPaymentRequest({ baseUrl: '', apiKey: '', companyId, bankKey: 'demo', today: new Date() });
+  return { ...body, payment: { ...body.payment, messageId: 'MSG-1' } };
 }
 
 /** A fresh body (unique messageId) for the sandbox's company. */
