@@ -36,8 +36,16 @@ export const INVALID_TRANSACTION: Transaction = Object.freeze({});
 
 export type NormaliseResult = { payment: CanonicalPayment; unknownFieldsDropped: string[] };
 
+/**
+ * `shell` leaves transactions to the caller (the fused converter reads each one once, validating and
+ * writing it in the same step): they are copied as they came, into an array of our own, and the issue
+ * count after each payment's own fields is recorded so transaction issues can be put back in order.
+ * `plain` turns false when some transaction is not an object (the full path then reports it).
+ */
+type Shell = { ends: number[]; plain: boolean };
+
 /** Payments are always copied (there are few): later steps fill defaults into them. */
-function payment(o: Rec, base: string, ctx: Ctx): Payment {
+function payment(o: Rec, base: string, ctx: Ctx, shell?: Shell): Payment {
   const rel = '';
   unknownKeys(o, PAYMENT_KEYS, base, rel, ctx);
   const r: Payment = { transactions: [] };
@@ -65,6 +73,14 @@ function payment(o: Rec, base: string, ctx: Ctx): Payment {
     if (p) r.ultimateDebtor = p;
   }
   const txs = arr(o['transactions'], base, rel, 'transactions', ctx);
+  if (shell) {
+    shell.ends.push(ctx.issues.issues.length);
+    if (txs) {
+      for (let i = 0; i < txs.length && shell.plain; i++) shell.plain = isRecord(txs[i]);
+      r.transactions = txs.slice() as Transaction[];
+    }
+    return r;
+  }
   if (txs) {
     for (let i = 0; i < txs.length; i++) {
       const tp = `${base}.transactions[${i}]`;
@@ -81,6 +97,23 @@ function payment(o: Rec, base: string, ctx: Ctx): Payment {
 }
 
 export function normaliseCanonical(raw: unknown, issues: IssueSink, charset: CharsetName = 'sepa'): NormaliseResult {
+  return normaliseWith(raw, issues, charset, undefined);
+}
+
+export type ShellResult = NormaliseResult & Shell;
+
+/** Everything but the transactions (see `Shell`); the caller normalises and checks those itself. */
+export function normaliseShell(raw: unknown, issues: IssueSink, charset: CharsetName): ShellResult {
+  const shell: Shell = { ends: [], plain: true };
+  return { ...normaliseWith(raw, issues, charset, shell), ...shell };
+}
+
+function normaliseWith(
+  raw: unknown,
+  issues: IssueSink,
+  charset: CharsetName,
+  shell: Shell | undefined,
+): NormaliseResult {
   const ctx: Ctx = { unknown: [], issues, charset };
   const out: CanonicalPayment = { schemaVersion: CURRENT_SCHEMA_VERSION, payments: [] };
   if (!isRecord(raw)) {
@@ -110,10 +143,11 @@ export function normaliseCanonical(raw: unknown, issues: IssueSink, charset: Cha
   if (payments) {
     for (let i = 0; i < payments.length; i++) {
       const p = payments[i];
-      if (isRecord(p)) out.payments.push(payment(p, `payments[${i}]`, ctx));
+      if (isRecord(p)) out.payments.push(payment(p, `payments[${i}]`, ctx, shell));
       else {
         issues.add('generic', 'invalid_type', `payments[${i}]`, `expected an object, got ${typeName(p)}`);
         out.payments.push({ transactions: [] });
+        shell?.ends.push(issues.issues.length);
       }
     }
   }

@@ -120,7 +120,30 @@ function pmtTpInf(plan: PaymentPlan, ind: string): string {
   return x === '' ? '' : `${ind}<PmtTpInf>${x}</PmtTpInf>\n`;
 }
 
-function pmtInfHeader(doc: DocumentPlan, g: Group, t: VersionTags): string {
+/** What a PmtInf header needs of its group. */
+export type GroupHead = Pick<Group, 'plan' | 'pmtInfId' | 'count' | 'ctrlSum'>;
+
+export function versionTags(painVersion: DocumentPlan['painVersion']): VersionTags {
+  const v09 = painVersion === 'pain.001.001.09';
+  return { v09, bic: v09 ? 'BICFI' : 'BIC' };
+}
+
+/** XML declaration, Document, CstmrCdtTrfInitn and GrpHdr with the message's totals. */
+export function documentHead(doc: DocumentPlan, count: number, ctrlSum: string): string {
+  const ip = doc.doc.initiatingParty;
+  const scheme = doc.profile.flavour.initiatingPartyScheme;
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:${doc.painVersion}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n<CstmrCdtTrfInitn>\n  <GrpHdr>\n` +
+    `    <MsgId>${escText(doc.doc.messageId ?? '')}</MsgId>\n    <CreDtTm>${doc.creationDateTime}</CreDtTm>\n` +
+    `    <NbOfTxs>${count}</NbOfTxs>\n    <CtrlSum>${ctrlSum}</CtrlSum>\n` +
+    `    <InitgPty>\n${ip?.name ? `      <Nm>${escText(ip.name)}</Nm>\n` : ''}${orgIdXml(ip?.organisationId, scheme === 'none' ? undefined : scheme, '      ')}    </InitgPty>\n  </GrpHdr>\n`
+  );
+}
+
+export const DOCUMENT_END = '</CstmrCdtTrfInitn>\n</Document>\n';
+export const PMTINF_END = '  </PmtInf>\n';
+
+export function pmtInfHeader(doc: DocumentPlan, g: GroupHead, t: VersionTags): string {
   const p = g.plan.payment;
   const f = doc.profile.flavour;
   const i = '    ';
@@ -195,8 +218,7 @@ function creditorXml(c: Party, t: VersionTags): string {
 }
 
 export function writePain001(doc: DocumentPlan, sink: ChunkSink): void {
-  const v09 = doc.painVersion === 'pain.001.001.09';
-  const t: VersionTags = { v09, bic: v09 ? 'BICFI' : 'BIC' };
+  const t = versionTags(doc.painVersion);
   const out = new ChunkWriter(sink);
   const groups = groupsOf(doc);
   let count = 0;
@@ -211,14 +233,7 @@ export function writePain001(doc: DocumentPlan, sink: ChunkSink): void {
     sum += s.sum * 10n ** BigInt(exp - s.exp);
     count += g.count;
   }
-  const ip = doc.doc.initiatingParty;
-  const scheme = doc.profile.flavour.initiatingPartyScheme;
-  out.write(
-    `<?xml version="1.0" encoding="UTF-8"?>\n<Document xmlns="urn:iso:std:iso:20022:tech:xsd:${doc.painVersion}" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">\n<CstmrCdtTrfInitn>\n  <GrpHdr>\n` +
-      `    <MsgId>${escText(doc.doc.messageId ?? '')}</MsgId>\n    <CreDtTm>${doc.creationDateTime}</CreDtTm>\n` +
-      `    <NbOfTxs>${count}</NbOfTxs>\n    <CtrlSum>${formatMinor(sum, exp)}</CtrlSum>\n` +
-      `    <InitgPty>\n${ip?.name ? `      <Nm>${escText(ip.name)}</Nm>\n` : ''}${orgIdXml(ip?.organisationId, scheme === 'none' ? undefined : scheme, '      ')}    </InitgPty>\n  </GrpHdr>\n`,
-  );
+  out.write(documentHead(doc, count, formatMinor(sum, exp)));
   for (const g of groups) {
     out.write(pmtInfHeader(doc, g, t));
     const plan = g.plan;
@@ -230,9 +245,9 @@ export function writePain001(doc: DocumentPlan, sink: ChunkSink): void {
       const tx = txs[j] as Transaction;
       out.write(transactionXml(tx, amountText(tx, plan, j), typeCode, t));
     }
-    out.write('  </PmtInf>\n');
+    out.write(PMTINF_END);
   }
-  out.write('</CstmrCdtTrfInitn>\n</Document>\n');
+  out.write(DOCUMENT_END);
   out.end();
 }
 

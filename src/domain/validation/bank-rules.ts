@@ -78,7 +78,7 @@ const REPORTING_THRESHOLD: Record<string, { currency: string; minor: bigint; lab
   SE: { currency: 'SEK', minor: 15_000_000n, label: 'SEK 150,000' },
 };
 
-function needsRegulatoryReport(profile: BankProfile, plan: PaymentPlan, j: number): boolean {
+export function needsRegulatoryReport(profile: BankProfile, plan: PaymentPlan, j: number): boolean {
   const rule = REPORTING_THRESHOLD[profile.countryCode];
   const tx = plan.payment.transactions[j];
   if (!rule || !tx || tx.currency !== rule.currency) return false;
@@ -91,8 +91,28 @@ function creditorCountry(tx: Transaction): string | undefined {
   return tx.creditor?.country;
 }
 
-export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: PainVersion, plans: PaymentPlan[]): void {
+/** `bic_required` for a creditor whose agent gives no BIC: by the flavour, the clearing id and the creditor's country. */
+export function creditorNeedsBic(profile: BankProfile, tx: Transaction): boolean {
   const f = profile.flavour;
+  if (f.creditorBicRequired === 'never') return false;
+  const hasClearing = !isBlank(tx.creditor?.agent?.clearing?.memberId);
+  const country = creditorCountry(tx);
+  return (
+    f.creditorBicRequired === 'always' ||
+    (!hasClearing && country !== undefined && country !== profile.countryCode && !isSEPACountry(country))
+  );
+}
+
+export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: PainVersion, plans: PaymentPlan[]): void {
+  checkBankDocument(sink, profile, painVersion);
+  for (const plan of plans) {
+    const addressRule = checkBankPayment(sink, profile, plan);
+    checkBankTransactions(sink, profile, plan, addressRule);
+  }
+}
+
+/** Bank level, whole document: profile support and pain version. */
+export function checkBankDocument(sink: IssueSink, profile: BankProfile, painVersion: PainVersion): void {
   if (profile.unsupported) {
     sink.add('bank', 'bank_unsupported', '', `${profile.bankName}: ${profile.unsupported.reason}`);
   }
@@ -104,140 +124,144 @@ export function checkBank(sink: IssueSink, profile: BankProfile, painVersion: Pa
       `${profile.bankName} accepts ${profile.painVersions.join(', ')}, not ${painVersion}`,
     );
   }
-  for (const plan of plans) {
-    const p = plan.payment;
-    const base = `payments[${plan.index}]`;
-    const type = plan.type?.code;
-    if (plan.type && !profile.paymentTypes.includes(plan.type.code)) {
+}
+
+/**
+ * Bank level, one payment without its transactions. Returns whether the November 2026 address rule
+ * applies to it (the transactions' addresses are checked then too).
+ */
+export function checkBankPayment(sink: IssueSink, profile: BankProfile, plan: PaymentPlan): boolean {
+  const f = profile.flavour;
+  const p = plan.payment;
+  const base = `payments[${plan.index}]`;
+  const type = plan.type?.code;
+  if (plan.type && !profile.paymentTypes.includes(plan.type.code)) {
+    sink.add(
+      'bank',
+      'payment_type_not_offered',
+      `${base}.paymentType`,
+      `${profile.bankName} does not offer ${plan.type.code}`,
+      type,
+    );
+  }
+  const bearer = plan.encoding.chargeBearer;
+  if (bearer !== undefined && !(f.chargeBearers as string[]).includes(bearer)) {
+    sink.add(
+      'bank',
+      'charge_bearer_not_allowed',
+      `${base}.chargeBearer`,
+      `${profile.bankName} accepts ${f.chargeBearers.join(', ')}`,
+      type,
+    );
+  }
+  // A flavour that splits a payment into several PmtInf suffixes `-<n>` to PmtInfId (Max35Text).
+  const parts =
+    f.grouping === 'per-transaction'
+      ? p.transactions.length
+      : f.grouping === 'per-currency'
+        ? new Set(p.transactions.map((t) => t.currency)).size
+        : 1;
+  if (parts > 1 && p.paymentId !== undefined && p.paymentId.length + 1 + String(parts).length > 35) {
+    sink.add(
+      'bank',
+      'bank_too_long',
+      `${base}.paymentId`,
+      `${profile.bankName} splits this payment into ${parts} blocks: paymentId must leave room for the -${parts} suffix`,
+      type,
+    );
+  }
+  // The November 2026 address rule follows the execution date (the inter-PSP settlement date).
+  const addressRule = (p.executionDate ?? '') >= f.structuredAddressFrom;
+  if (addressRule) {
+    checkAddress(sink, profile, p.debtor, `${base}.debtor`, type);
+    checkAddress(sink, profile, p.ultimateDebtor, `${base}.ultimateDebtor`, type);
+  }
+  if (p.debtor?.name && p.debtor.name.length > f.nameMaxLength && p.debtor.name.length <= ISO_TEXT) {
+    sink.add(
+      'bank',
+      'bank_too_long',
+      `${base}.debtor.name`,
+      `${profile.bankName} takes names of at most ${f.nameMaxLength} characters`,
+      type,
+    );
+  }
+  return addressRule;
+}
+
+function checkBankTransactions(sink: IssueSink, profile: BankProfile, plan: PaymentPlan, addressRule: boolean): void {
+  const f = profile.flavour;
+  const base = `payments[${plan.index}]`;
+  const type = plan.type?.code;
+  const txs = plan.payment.transactions;
+  for (let j = 0; j < txs.length; j++) {
+    const tx = txs[j] as Transaction;
+    if (tx === INVALID_TRANSACTION) continue;
+    if (f.currencies.length > 0 && tx.currency !== undefined && !f.currencies.includes(tx.currency)) {
       sink.add(
         'bank',
-        'payment_type_not_offered',
-        `${base}.paymentType`,
-        `${profile.bankName} does not offer ${plan.type.code}`,
+        'currency_not_supported',
+        `${txPath(base, j)}.currency`,
+        `${profile.bankName} accepts ${f.currencies.join(', ')}`,
         type,
       );
     }
-    const bearer = plan.encoding.chargeBearer;
-    if (bearer !== undefined && !(f.chargeBearers as string[]).includes(bearer)) {
-      sink.add(
-        'bank',
-        'charge_bearer_not_allowed',
-        `${base}.chargeBearer`,
-        `${profile.bankName} accepts ${f.chargeBearers.join(', ')}`,
-        type,
-      );
+    const c = tx.creditor;
+    if (c) {
+      if (c.name && c.name.length > f.nameMaxLength && c.name.length <= ISO_TEXT) {
+        sink.add(
+          'bank',
+          'bank_too_long',
+          `${txPath(base, j)}.creditor.name`,
+          `${profile.bankName} takes names of at most ${f.nameMaxLength} characters`,
+          type,
+        );
+      }
+      // Only a creditor without a BIC can miss one: the country lookup is skipped on the common path.
+      if (isBlank(c.agent?.bic) && f.creditorBicRequired !== 'never') {
+        if (creditorNeedsBic(profile, tx)) {
+          sink.add(
+            'bank',
+            'bic_required',
+            `${txPath(base, j)}.creditor.agent.bic`,
+            `${profile.bankName} needs the creditor agent BIC here`,
+            type,
+          );
+        }
+      }
+      if (addressRule) checkAddress(sink, profile, c, `${txPath(base, j)}.creditor`, type);
     }
-    // A flavour that splits a payment into several PmtInf suffixes `-<n>` to PmtInfId (Max35Text).
-    const parts =
-      f.grouping === 'per-transaction'
-        ? p.transactions.length
-        : f.grouping === 'per-currency'
-          ? new Set(p.transactions.map((t) => t.currency)).size
-          : 1;
-    if (parts > 1 && p.paymentId !== undefined && p.paymentId.length + 1 + String(parts).length > 35) {
-      sink.add(
-        'bank',
-        'bank_too_long',
-        `${base}.paymentId`,
-        `${profile.bankName} splits this payment into ${parts} blocks: paymentId must leave room for the -${parts} suffix`,
-        type,
-      );
-    }
-    // The November 2026 address rule follows the execution date (the inter-PSP settlement date).
-    const addressRule = (p.executionDate ?? '') >= f.structuredAddressFrom;
     if (addressRule) {
-      checkAddress(sink, profile, p.debtor, `${base}.debtor`, type);
-      checkAddress(sink, profile, p.ultimateDebtor, `${base}.ultimateDebtor`, type);
+      checkAddress(sink, profile, tx.ultimateCreditor, `${txPath(base, j)}.ultimateCreditor`, type);
+      checkAddress(sink, profile, tx.ultimateDebtor, `${txPath(base, j)}.ultimateDebtor`, type);
     }
-    if (p.debtor?.name && p.debtor.name.length > f.nameMaxLength && p.debtor.name.length <= ISO_TEXT) {
+    if (type === 'XB_SWIFT' && tx.regulatoryReporting?.code === undefined && needsRegulatoryReport(profile, plan, j)) {
       sink.add(
         'bank',
-        'bank_too_long',
-        `${base}.debtor.name`,
-        `${profile.bankName} takes names of at most ${f.nameMaxLength} characters`,
+        'regulatory_reporting_required',
+        `${txPath(base, j)}.regulatoryReporting.code`,
+        `${profile.countryCode} central bank reporting: cross-border payments from ${REPORTING_THRESHOLD[profile.countryCode]?.label} need a reporting code`,
         type,
       );
     }
-    const txs = p.transactions;
-    for (let j = 0; j < txs.length; j++) {
-      const tx = txs[j] as Transaction;
-      if (tx === INVALID_TRANSACTION) continue;
-      if (f.currencies.length > 0 && tx.currency !== undefined && !f.currencies.includes(tx.currency)) {
+    const rem = tx.remittance;
+    if (rem?.unstructured !== undefined) {
+      if (rem.unstructured.length > f.unstructuredMaxLength && rem.unstructured.length <= ISO_TEXT) {
         sink.add(
           'bank',
-          'currency_not_supported',
-          `${txPath(base, j)}.currency`,
-          `${profile.bankName} accepts ${f.currencies.join(', ')}`,
+          'bank_too_long',
+          `${txPath(base, j)}.remittance.unstructured`,
+          `${profile.bankName} takes at most ${f.unstructuredMaxLength} characters of free text`,
           type,
         );
       }
-      const c = tx.creditor;
-      if (c) {
-        if (c.name && c.name.length > f.nameMaxLength && c.name.length <= ISO_TEXT) {
-          sink.add(
-            'bank',
-            'bank_too_long',
-            `${txPath(base, j)}.creditor.name`,
-            `${profile.bankName} takes names of at most ${f.nameMaxLength} characters`,
-            type,
-          );
-        }
-        // Only a creditor without a BIC can miss one: the country lookup is skipped on the common path.
-        if (isBlank(c.agent?.bic) && f.creditorBicRequired !== 'never') {
-          const hasClearing = !isBlank(c.agent?.clearing?.memberId);
-          const country = creditorCountry(tx);
-          const needsBic =
-            f.creditorBicRequired === 'always' ||
-            (!hasClearing && country !== undefined && country !== profile.countryCode && !isSEPACountry(country));
-          if (needsBic) {
-            sink.add(
-              'bank',
-              'bic_required',
-              `${txPath(base, j)}.creditor.agent.bic`,
-              `${profile.bankName} needs the creditor agent BIC here`,
-              type,
-            );
-          }
-        }
-        if (addressRule) checkAddress(sink, profile, c, `${txPath(base, j)}.creditor`, type);
-      }
-      if (addressRule) {
-        checkAddress(sink, profile, tx.ultimateCreditor, `${txPath(base, j)}.ultimateCreditor`, type);
-        checkAddress(sink, profile, tx.ultimateDebtor, `${txPath(base, j)}.ultimateDebtor`, type);
-      }
-      if (
-        type === 'XB_SWIFT' &&
-        tx.regulatoryReporting?.code === undefined &&
-        needsRegulatoryReport(profile, plan, j)
-      ) {
+      if (f.noUnstructuredWithReference && !isBlank(rem.creditorReference)) {
         sink.add(
           'bank',
-          'regulatory_reporting_required',
-          `${txPath(base, j)}.regulatoryReporting.code`,
-          `${profile.countryCode} central bank reporting: cross-border payments from ${REPORTING_THRESHOLD[profile.countryCode]?.label} need a reporting code`,
+          'remittance_not_allowed',
+          `${txPath(base, j)}.remittance.unstructured`,
+          `${profile.bankName} refuses free text next to a structured reference`,
           type,
         );
-      }
-      const rem = tx.remittance;
-      if (rem?.unstructured !== undefined) {
-        if (rem.unstructured.length > f.unstructuredMaxLength && rem.unstructured.length <= ISO_TEXT) {
-          sink.add(
-            'bank',
-            'bank_too_long',
-            `${txPath(base, j)}.remittance.unstructured`,
-            `${profile.bankName} takes at most ${f.unstructuredMaxLength} characters of free text`,
-            type,
-          );
-        }
-        if (f.noUnstructuredWithReference && !isBlank(rem.creditorReference)) {
-          sink.add(
-            'bank',
-            'remittance_not_allowed',
-            `${txPath(base, j)}.remittance.unstructured`,
-            `${profile.bankName} refuses free text next to a structured reference`,
-            type,
-          );
-        }
       }
     }
   }

@@ -152,6 +152,26 @@ function transliterate(value: string, charset: CharsetName): CharsetResult {
   return { kind: 'transliterated', value: out, replacements, message };
 }
 
+/**
+ * Per-character classes of a charset for scanning loops (the fused converter reads a field once to check
+ * it and to learn whether it needs escaping): 1 allowed, 2 allowed but escaped in XML (`&`), 0 not allowed.
+ * Covers U+0000..U+017F, where every extra letter of every charset lies; anything above is class 0 and
+ * goes to checkCharset, which gives the definitive answer. Derived from the same regexes as checkCharset.
+ */
+export const CHARSET_CLASS_LIMIT = 0x180;
+const CLASSES = new Map<CharsetName, Uint8Array>();
+export function charsetClasses(charset: CharsetName): Uint8Array {
+  let t = CLASSES.get(charset);
+  if (!t) {
+    t = new Uint8Array(CHARSET_CLASS_LIMIT);
+    for (let c = 0; c < CHARSET_CLASS_LIMIT; c++) {
+      if (ALLOWED[charset].test(String.fromCharCode(c))) t[c] = c === 38 || c === 60 || c === 62 || c === 34 ? 2 : 1;
+    }
+    CLASSES.set(charset, t);
+  }
+  return t;
+}
+
 /** Identifiers (MsgId, PmtInfId, EndToEndId, InstrId) stay in the SEPA set, with no leading, trailing or double slash. */
 const ID_PATTERN = /^[a-zA-Z0-9/\-?:().,'+ ]*$/;
 export function isValidIdentifierText(value: string): boolean {

@@ -160,7 +160,8 @@ function checkTransactionRest(ctx: Ctx, tx: Transaction, base: string): void {
   }
 }
 
-function checkPayment(ctx: Ctx, payment: Payment, base: string, plan: PaymentPlan): void {
+/** A payment's own fields and its debtor: everything of checkPayment before the transactions. */
+function checkPaymentFields(ctx: Ctx, payment: Payment, base: string): void {
   const sink = ctx.sink;
   if (isBlank(payment.paymentId)) required(ctx, base, 'paymentId', 'paymentId');
   else checkIdentifier(sink, payment.paymentId as string, base, 'paymentId');
@@ -195,8 +196,12 @@ function checkPayment(ctx: Ctx, payment: Payment, base: string, plan: PaymentPla
     }
   }
   if (payment.ultimateDebtor) checkParty(ctx, payment.ultimateDebtor, base, 'ultimateDebtor.', false);
+  if (payment.transactions.length === 0) required(ctx, base, 'transactions', 'at least one transaction');
+}
+
+function checkPayment(ctx: Ctx, payment: Payment, base: string, plan: PaymentPlan): void {
+  checkPaymentFields(ctx, payment, base);
   const txs = payment.transactions;
-  if (txs.length === 0) required(ctx, base, 'transactions', 'at least one transaction');
   for (let j = 0; j < txs.length; j++) {
     const tx = txs[j] as Transaction;
     if (tx === INVALID_TRANSACTION) continue;
@@ -214,6 +219,34 @@ export function checkGeneric(
   nameMax: number,
 ): void {
   const ctx: Ctx = { sink, charset, nameMax, seenEndToEnd: new Set() };
+  checkDocumentFields(ctx, doc);
+  for (let i = 0; i < doc.payments.length; i++) {
+    const plan = plans[i];
+    if (plan) checkPayment(ctx, plan.payment, `payments[${i}]`, plan);
+  }
+}
+
+/**
+ * The generic level without the transactions, for the fused converter, which checks each transaction
+ * as it writes it (validation/fast-transaction.ts). Issues come in the same order as checkGeneric's.
+ */
+export function checkGenericHeaders(
+  doc: CanonicalPayment,
+  plans: PaymentPlan[],
+  sink: IssueSink,
+  charset: CharsetName,
+  nameMax: number,
+): void {
+  const ctx: Ctx = { sink, charset, nameMax, seenEndToEnd: new Set() };
+  checkDocumentFields(ctx, doc);
+  for (let i = 0; i < doc.payments.length; i++) {
+    const plan = plans[i];
+    if (plan) checkPaymentFields(ctx, plan.payment, `payments[${i}]`);
+  }
+}
+
+function checkDocumentFields(ctx: Ctx, doc: CanonicalPayment): void {
+  const sink = ctx.sink;
   if (!SCHEMA_VERSIONS.includes(doc.schemaVersion)) {
     sink.add('generic', 'unsupported_schema_version', 'schemaVersion', `supported: ${SCHEMA_VERSIONS.join(', ')}`);
   }
@@ -226,7 +259,7 @@ export function checkGeneric(
   if (!ip) required(ctx, '', 'initiatingParty', 'initiatingParty');
   else {
     if (isBlank(ip.name)) required(ctx, 'initiatingParty', 'name', 'initiating party name');
-    else checkLength(sink, ip.name as string, nameMax, 'initiatingParty', 'name');
+    else checkLength(sink, ip.name as string, ctx.nameMax, 'initiatingParty', 'name');
     const org = ip.organisationId;
     if (org) {
       if (org.id !== undefined) checkIdentifierLike(ctx, org.id, 35, 'initiatingParty.organisationId', 'id');
@@ -236,8 +269,4 @@ export function checkGeneric(
     }
   }
   if (doc.payments.length === 0) required(ctx, '', 'payments', 'at least one payment');
-  for (let i = 0; i < doc.payments.length; i++) {
-    const plan = plans[i];
-    if (plan) checkPayment(ctx, plan.payment, `payments[${i}]`, plan);
-  }
 }

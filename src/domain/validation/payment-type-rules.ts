@@ -20,7 +20,7 @@ function txPath(base: string, j: number): string {
 
 /** Payment-type level: the type's `requires`, currencies, charge bearer and check digits (DESIGN.md). */
 
-type Getter = (root: unknown) => unknown;
+export type Getter = (root: unknown) => unknown;
 
 function step(cur: unknown, key: string): unknown {
   return typeof cur === 'object' && cur !== null ? (cur as Record<string, unknown>)[key] : undefined;
@@ -59,6 +59,89 @@ const GENERIC_GUARANTEES = new Set([
   'transactions[].creditor.account.iban|transactions[].creditor.account.other.id',
 ]);
 
+/**
+ * The per-transaction requirements of a type that the generic level does not already guarantee, each as
+ * its alternatives' getters: the fused converter tests them on every transaction it reads.
+ */
+export function transactionRequirements(type: PaymentTypeEntry): Getter[][] {
+  const out: Getter[][] = [];
+  for (const req of type.requires) {
+    if (GENERIC_GUARANTEES.has(req) || !req.startsWith(TX_PREFIX)) continue;
+    out.push(req.split('|').map((o) => getter(o.slice(TX_PREFIX.length))));
+  }
+  return out;
+}
+
+export function meetsRequirements(tx: Transaction, requirements: Getter[][]): boolean {
+  for (const options of requirements) {
+    let ok = false;
+    for (const g of options) {
+      if (present(g(tx))) {
+        ok = true;
+        break;
+      }
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** Payment-type level without the per-transaction checks: type known, payment-level requires, charge bearer. */
+export function checkPaymentTypeHeader(sink: IssueSink, plan: PaymentPlan): void {
+  const base = `payments[${plan.index}]`;
+  const p = plan.payment;
+  const type = plan.type;
+  if (!type) {
+    if (p.paymentType !== undefined) unknownType(sink, base, p.paymentType);
+    return;
+  }
+  for (const req of type.requires) {
+    if (GENERIC_GUARANTEES.has(req) || req.startsWith(TX_PREFIX)) continue;
+    requirePaymentField(sink, type, plan, base, req.split('|'));
+  }
+  fixedChargeBearer(sink, type, plan, base);
+}
+
+function unknownType(sink: IssueSink, base: string, code: string): void {
+  sink.add(
+    'payment-type',
+    'unknown_payment_type',
+    `${base}.paymentType`,
+    `no payment type ${JSON.stringify(code)} in the catalog`,
+    code,
+  );
+}
+
+function requirePaymentField(
+  sink: IssueSink,
+  type: PaymentTypeEntry,
+  plan: PaymentPlan,
+  base: string,
+  options: string[],
+): void {
+  if (options.some((o) => present(getter(o)(plan.payment)))) return;
+  sink.add(
+    'payment-type',
+    'payment_type_requires',
+    `${base}.${options[0]}`,
+    `${type.code} requires ${options.join(' or ')}`,
+    type.code,
+  );
+}
+
+function fixedChargeBearer(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPlan, base: string): void {
+  const p = plan.payment;
+  if (type.chargeBearer?.fixed && p.chargeBearer !== undefined && p.chargeBearer !== type.chargeBearer.fixed) {
+    sink.add(
+      'payment-type',
+      'payment_type_charge_bearer',
+      `${base}.chargeBearer`,
+      `${type.code} uses charge bearer ${type.chargeBearer.fixed}`,
+      type.code,
+    );
+  }
+}
+
 function checkRequires(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPlan, base: string): void {
   for (const req of type.requires) {
     if (GENERIC_GUARANTEES.has(req)) continue;
@@ -87,15 +170,7 @@ function checkRequires(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPla
           );
         }
       }
-    } else if (!options.some((o) => present(getter(o)(plan.payment)))) {
-      sink.add(
-        'payment-type',
-        'payment_type_requires',
-        `${base}.${options[0]}`,
-        `${type.code} requires ${options.join(' or ')}`,
-        type.code,
-      );
-    }
+    } else requirePaymentField(sink, type, plan, base, options);
   }
 }
 
@@ -104,7 +179,7 @@ function referenceOf(tx: Transaction): string | undefined {
   return isBlank(r) ? undefined : (r as string);
 }
 
-function checkReference(sink: IssueSink, type: PaymentTypeEntry, tx: Transaction, tb: string): void {
+export function checkReference(sink: IssueSink, type: PaymentTypeEntry, tx: Transaction, tb: string): void {
   const ref = referenceOf(tx);
   const path = `${tb}.remittance.creditorReference`;
   const fail = (why: string) => sink.add('payment-type', 'invalid_reference', path, why, type.code);
@@ -189,7 +264,7 @@ function checkReference(sink: IssueSink, type: PaymentTypeEntry, tx: Transaction
   }
 }
 
-function checkAccount(sink: IssueSink, type: PaymentTypeEntry, tx: Transaction, tb: string): void {
+export function checkAccount(sink: IssueSink, type: PaymentTypeEntry, tx: Transaction, tb: string): void {
   const acct = tx.creditor?.account;
   const other = acct?.other?.id;
   const iban = acct?.iban;
@@ -243,27 +318,11 @@ export function checkPaymentTypes(sink: IssueSink, plans: PaymentPlan[]): void {
     const p = plan.payment;
     const type = plan.type;
     if (!type) {
-      if (p.paymentType !== undefined) {
-        sink.add(
-          'payment-type',
-          'unknown_payment_type',
-          `${base}.paymentType`,
-          `no payment type ${JSON.stringify(p.paymentType)} in the catalog`,
-          p.paymentType,
-        );
-      }
+      if (p.paymentType !== undefined) unknownType(sink, base, p.paymentType);
       continue;
     }
     checkRequires(sink, type, plan, base);
-    if (type.chargeBearer?.fixed && p.chargeBearer !== undefined && p.chargeBearer !== type.chargeBearer.fixed) {
-      sink.add(
-        'payment-type',
-        'payment_type_charge_bearer',
-        `${base}.chargeBearer`,
-        `${type.code} uses charge bearer ${type.chargeBearer.fixed}`,
-        type.code,
-      );
-    }
+    fixedChargeBearer(sink, type, plan, base);
     const txs = p.transactions;
     for (let j = 0; j < txs.length; j++) {
       const tx = txs[j] as Transaction;
