@@ -1,8 +1,10 @@
 import { type Amount, parseAmountText } from '../decimal.ts';
 import type { Direction } from '../types.ts';
-import { attr, child, textAt, type XNode } from '../xml/node.ts';
+import { attrOf } from '../xml/node.ts';
+import type { Tree } from '../xml/tree.ts';
+import { N } from './names.ts';
 
-/** Small readers shared by the camt statement, entry and summary mappers. */
+/** Small readers shared by the camt statement, entry and summary mappers (nodes are indexes of `t`, -1: missing). */
 
 /** ISO 20022 ActiveOrHistoricCurrencyAndAmount allows 5 fraction digits and 18 digits in all. */
 const MAX_FRACTION_DIGITS = 5;
@@ -13,11 +15,17 @@ export type CamtAmount = Amount & { currency: string };
 export class CamtDataError extends Error {}
 
 /** Reads `<X Ccy="EUR">12.30</X>`; throws CamtDataError (caught per statement block) on a broken amount. */
-export function readAmount(node: XNode | undefined, what: string, fallbackCurrency: string | null): CamtAmount | null {
-  if (!node) return null;
-  const raw = node.text.trim();
+export function readAmount(
+  t: Tree,
+  i: number,
+  what: string,
+  fallbackCurrency: string | null,
+  attrs?: string,
+): CamtAmount | null {
+  if (i < 0) return null;
+  const raw = t.trimmed(i);
   if (raw === '') return null;
-  const currency = attr(node, 'Ccy') ?? fallbackCurrency;
+  const currency = attrOf(attrs ?? (t.attrs[i] as string), 'Ccy') ?? fallbackCurrency;
   if (!currency || !/^[A-Z]{3}$/.test(currency))
     throw new CamtDataError(`${what}: missing or invalid currency "${currency ?? ''}"`);
   const amount = parseAmountText(raw, currency);
@@ -42,65 +50,81 @@ export function readAmount(node: XNode | undefined, what: string, fallbackCurren
   };
 }
 
-export function readDirection(node: XNode | undefined): Direction | null {
-  const t = node?.text.trim();
-  if (t === 'CRDT') return 'credit';
-  if (t === 'DBIT') return 'debit';
+export function readDirection(t: Tree, i: number): Direction | null {
+  if (t.textIs(i, 'CRDT')) return 'credit';
+  if (t.textIs(i, 'DBIT')) return 'debit';
   return null;
 }
 
+// Consecutive entries of a statement mostly share their dates: the last one read is handed out again
+// instead of a new ten-character copy per entry (compared in place, no string is cut to compare).
+let lastDate = '';
+
 /** `<BookgDt><Dt>..</Dt></BookgDt>` or `<DtTm>`; some banks put a date-time inside Dt. Returns the calendar date. */
-export function readDate(node: XNode | undefined): string | null {
-  if (!node) return null;
-  const t = textAt(node, 'Dt') ?? textAt(node, 'DtTm') ?? (node.children.length === 0 ? node.text.trim() : '');
-  if (!t) return null;
-  return /^\d{4}-\d\d-\d\d/.test(t) ? t.slice(0, 10) : t;
+export function readDate(t: Tree, i: number): string | null {
+  if (i < 0) return null;
+  let n = t.child(i, N.Dt);
+  if (n >= 0 && lastDate !== '' && t.textIs(n, lastDate)) return lastDate;
+  if (n < 0 || t.trimmed(n) === '') n = t.child(i, N.DtTm);
+  const v = n >= 0 ? t.trimmed(n) : '';
+  const s = v !== '' ? v : t.hasChildren(i) ? '' : t.trimmed(i);
+  if (!s) return null;
+  if (!/^\d{4}-\d\d-\d\d/.test(s)) return s;
+  lastDate = s.length === 10 ? s : s.slice(0, 10);
+  return lastDate;
 }
 
 /** Code-or-proprietary choice: `<Cd>` wins, then `<Prtry>` (which may itself wrap an Id). */
-export function codeOrProprietary(node: XNode | undefined): string | null {
-  if (!node) return null;
-  return textAt(node, 'Cd') ?? textAt(node, 'Prtry') ?? textAt(node, 'Prtry', 'Id') ?? null;
+export function codeOrProprietary(t: Tree, i: number): string | null {
+  if (i < 0) return null;
+  return t.textAt(i, N.Cd) ?? t.textAt(i, N.Prtry) ?? t.textAt(i, N.Prtry, N.Id) ?? null;
 }
 
 /** A party's name across versions: v02-v07 `Dbtr/Nm`, v08+ `Dbtr/Pty/Nm`. */
-export function partyOf(node: XNode | undefined): XNode | undefined {
-  if (!node) return undefined;
-  return child(node, 'Pty') ?? child(node, 'Agt') ?? node;
+export function partyOf(t: Tree, i: number): number {
+  if (i < 0) return -1;
+  const pty = t.child(i, N.Pty);
+  if (pty >= 0) return pty;
+  const agt = t.child(i, N.Agt);
+  return agt >= 0 ? agt : i;
 }
 
-export function bicOf(finInstnHolder: XNode | undefined): string | null {
-  if (!finInstnHolder) return null;
-  const fi = child(finInstnHolder, 'FinInstnId') ?? finInstnHolder;
-  return textAt(fi, 'BIC') ?? textAt(fi, 'BICFI') ?? null;
+export function bicOf(t: Tree, finInstnHolder: number): string | null {
+  if (finInstnHolder < 0) return null;
+  const id = t.child(finInstnHolder, N.FinInstnId);
+  const fi = id >= 0 ? id : finInstnHolder;
+  return t.textAt(fi, N.BIC) ?? t.textAt(fi, N.BICFI) ?? null;
 }
 
-export function addressOf(party: XNode | undefined): { country: string | null; address: string | null } {
-  const adr = child(party, 'PstlAdr');
-  if (!adr) return { country: textAt(party, 'CtryOfRes'), address: null };
+export function addressOf(t: Tree, party: number): { country: string | null; address: string | null } {
+  const adr = t.child(party, N.PstlAdr);
+  if (adr < 0) return { country: t.textAt(party, N.CtryOfRes), address: null };
   const parts: string[] = [];
-  const street = [textAt(adr, 'StrtNm'), textAt(adr, 'BldgNb')].filter(Boolean).join(' ');
+  const street = [t.textAt(adr, N.StrtNm), t.textAt(adr, N.BldgNb)].filter(Boolean).join(' ');
   if (street) parts.push(street);
-  const town = [textAt(adr, 'PstCd'), textAt(adr, 'TwnNm')].filter(Boolean).join(' ');
+  const town = [t.textAt(adr, N.PstCd), t.textAt(adr, N.TwnNm)].filter(Boolean).join(' ');
   if (town) parts.push(town);
-  for (const line of adr.children) if (line.name === 'AdrLine' && line.text.trim()) parts.push(line.text.trim());
+  for (let line = t.first[adr] as number; line >= 0; line = t.next[line] as number) {
+    if (t.id[line] !== N.AdrLine) continue;
+    const s = t.trimmed(line);
+    if (s) parts.push(s);
+  }
   return {
-    country: textAt(adr, 'Ctry') ?? textAt(party, 'CtryOfRes'),
+    country: t.textAt(adr, N.Ctry) ?? t.textAt(party, N.CtryOfRes),
     address: parts.length ? parts.join(', ') : null,
   };
 }
 
-export function isTrue(node: XNode | undefined): boolean {
-  const t = node?.text.trim();
-  return t === 'true' || t === '1';
+export function isTrue(t: Tree, i: number): boolean {
+  return t.textIs(i, 'true') || t.textIs(i, '1');
 }
 
 const STATUS: Record<string, string> = { BOOK: 'booked', PDNG: 'pending', INFO: 'info', FUTR: 'future' };
 
 /** Entry status: v02-v07 `<Sts>BOOK</Sts>`, v08+ `<Sts><Cd>BOOK</Cd></Sts>`. Missing means booked (statements book). */
-export function readStatus(node: XNode | undefined): string {
-  if (!node) return 'booked';
-  const code = node.children.length ? codeOrProprietary(node) : node.text.trim();
+export function readStatus(t: Tree, i: number): string {
+  if (i < 0) return 'booked';
+  const code = t.hasChildren(i) ? codeOrProprietary(t, i) : t.trimmed(i);
   if (!code) return 'booked';
   return STATUS[code] ?? code.toLowerCase();
 }

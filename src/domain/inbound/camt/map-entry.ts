@@ -1,7 +1,7 @@
 import { addDecimal, compareDecimal, type Decimal, formatDecimal, ZERO } from '../decimal.ts';
 import { newTransaction } from '../new-transaction.ts';
 import type { Direction, IntegrityWarning, ReferredDocument, StatementTransaction } from '../types.ts';
-import { at, child, textAt, type XNode } from '../xml/node.ts';
+import type { Tree } from '../xml/tree.ts';
 import {
   addressOf,
   bicOf,
@@ -15,11 +15,13 @@ import {
   readDirection,
   readStatus,
 } from './camt-values.ts';
+import { N } from './names.ts';
 
 /**
  * One camt `Ntry` to statement transactions: one per `TxDtls`, each with its own amount, so a
  * batch-booked entry (NtryDtls/Btch + n TxDtls) becomes n transactions whose amounts add up to the
  * entry, never n copies of the entry total. An entry without TxDtls becomes one transaction.
+ * The entry is read from the tokenizer's flat tree (`t`, node indexes) while it is still current.
  */
 export type MappedEntry = {
   amount: CamtAmount;
@@ -32,28 +34,28 @@ export type MappedEntry = {
 type Charges = { amount: string; currency: string } | null;
 
 /** v02: a list of `Chrgs/Amt`; v04+: `Chrgs/TtlChrgsAndTaxAmt` or `Chrgs/Rcrd/Amt`. */
-function readCharges(holder: XNode, fallbackCurrency: string | null): Charges {
+function readCharges(t: Tree, holder: number, fallbackCurrency: string | null): Charges {
   let total: Decimal = ZERO;
   let currency: string | null = null;
   let found = false;
-  for (const ch of holder.children) {
-    if (ch.name !== 'Chrgs') continue;
-    const ttl = readAmount(child(ch, 'TtlChrgsAndTaxAmt'), 'Chrgs/TtlChrgsAndTaxAmt', fallbackCurrency);
+  for (let ch = t.first[holder] as number; ch >= 0; ch = t.next[ch] as number) {
+    if (t.id[ch] !== N.Chrgs) continue;
+    const ttl = readAmount(t, t.child(ch, N.TtlChrgsAndTaxAmt), 'Chrgs/TtlChrgsAndTaxAmt', fallbackCurrency);
     if (ttl) {
       total = addDecimal(total, ttl);
       currency = ttl.currency;
       found = true;
       continue;
     }
-    const direct = readAmount(child(ch, 'Amt'), 'Chrgs/Amt', fallbackCurrency);
+    const direct = readAmount(t, t.child(ch, N.Amt), 'Chrgs/Amt', fallbackCurrency);
     if (direct) {
       total = addDecimal(total, direct);
       currency = direct.currency;
       found = true;
     }
-    for (const rec of ch.children) {
-      if (rec.name !== 'Rcrd') continue;
-      const a = readAmount(child(rec, 'Amt'), 'Chrgs/Rcrd/Amt', fallbackCurrency);
+    for (let rec = t.first[ch] as number; rec >= 0; rec = t.next[rec] as number) {
+      if (t.id[rec] !== N.Rcrd) continue;
+      const a = readAmount(t, t.child(rec, N.Amt), 'Chrgs/Rcrd/Amt', fallbackCurrency);
       if (a) {
         total = addDecimal(total, a);
         currency = a.currency;
@@ -64,88 +66,133 @@ function readCharges(holder: XNode, fallbackCurrency: string | null): Charges {
   return found && currency ? { amount: formatDecimal(total, currency), currency } : null;
 }
 
-function readRemittance(tx: XNode, t: StatementTransaction): void {
-  const rmt = child(tx, 'RmtInf');
-  if (!rmt) return;
-  const ustrd: string[] = [];
-  const docs: ReferredDocument[] = [];
-  const extra: string[] = [];
-  for (const part of rmt.children) {
-    if (part.name === 'Ustrd') {
-      const s = part.text.trim();
-      if (s) ustrd.push(s);
-    } else if (part.name === 'Strd') {
-      const cri = child(part, 'CdtrRefInf');
-      if (cri && t.creditorReference === null) {
-        t.creditorReference = textAt(cri, 'Ref');
-        const tp = child(cri, 'Tp');
-        t.creditorReferenceType = codeOrProprietary(child(tp, 'CdOrPrtry')) ?? textAt(tp, 'Issr');
+function readRemittance(t: Tree, tx: number, out: StatementTransaction): void {
+  const rmt = t.child(tx, N.RmtInf);
+  if (rmt < 0) return;
+  let text: string | null = null;
+  let ustrdCount = 0;
+  let ustrd: string[] | null = null; // only built for a second Ustrd
+  let docs: ReferredDocument[] | null = null;
+  let extra: string[] | null = null;
+  for (let part = t.first[rmt] as number; part >= 0; part = t.next[part] as number) {
+    const id = t.id[part];
+    if (id === N.Ustrd) {
+      const s = t.trimmed(part);
+      if (!s) continue;
+      if (ustrdCount === 0) text = s;
+      else (ustrd ??= [text as string]).push(s);
+      ustrdCount++;
+    } else if (id === N.Strd) {
+      const cri = t.child(part, N.CdtrRefInf);
+      if (cri >= 0 && out.creditorReference === null) {
+        out.creditorReference = t.textAt(cri, N.Ref);
+        const tp = t.child(cri, N.Tp);
+        out.creditorReferenceType = codeOrProprietary(t, t.child(tp, N.CdOrPrtry)) ?? t.textAt(tp, N.Issr);
       }
-      for (const doc of part.children) {
-        if (doc.name !== 'RfrdDocInf') continue;
-        docs.push({
-          type: codeOrProprietary(at(doc, 'Tp', 'CdOrPrtry')),
-          number: textAt(doc, 'Nb'),
-          date: textAt(doc, 'RltdDt'),
+      for (let doc = t.first[part] as number; doc >= 0; doc = t.next[doc] as number) {
+        if (t.id[doc] !== N.RfrdDocInf) continue;
+        (docs ??= []).push({
+          type: codeOrProprietary(t, t.at(doc, N.Tp, N.CdOrPrtry)),
+          number: t.textAt(doc, N.Nb),
+          date: t.textAt(doc, N.RltdDt),
         });
       }
-      for (const add of part.children) if (add.name === 'AddtlRmtInf' && add.text.trim()) extra.push(add.text.trim());
+      for (let add = t.first[part] as number; add >= 0; add = t.next[add] as number) {
+        if (t.id[add] !== N.AddtlRmtInf) continue;
+        const s = t.trimmed(add);
+        if (s) (extra ??= []).push(s);
+      }
     }
   }
-  const text = ustrd.length ? ustrd.join(' ') : extra.length ? extra.join(' ') : null;
-  t.remittance = text;
-  if (docs.length) t.referredDocuments = docs;
+  out.remittance = ustrd ? ustrd.join(' ') : ustrdCount ? text : extra ? extra.join(' ') : null;
+  if (docs) out.referredDocuments = docs;
 }
 
 /** The counterparty is the debtor of a credit and the creditor of a debit. */
-function readCounterparty(tx: XNode, direction: Direction, t: StatementTransaction): void {
-  const parties = child(tx, 'RltdPties');
-  const agents = child(tx, 'RltdAgts');
+function readCounterparty(t: Tree, tx: number, direction: Direction, out: StatementTransaction): void {
+  const parties = t.child(tx, N.RltdPties);
+  const agents = t.child(tx, N.RltdAgts);
   const credit = direction === 'credit';
-  // Constant names: a template string here would be built, and compared by content, on every transaction.
-  const party =
-    partyOf(child(parties, credit ? 'Dbtr' : 'Cdtr')) ?? partyOf(child(parties, credit ? 'UltmtDbtr' : 'UltmtCdtr'));
-  const account = child(parties, credit ? 'DbtrAcct' : 'CdtrAcct');
-  if (party) {
-    t.counterpartyName = textAt(party, 'Nm');
-    const adr = addressOf(party);
-    t.counterpartyCountry = adr.country;
-    t.counterpartyAddress = adr.address;
+  let party = partyOf(t, t.child(parties, credit ? N.Dbtr : N.Cdtr));
+  if (party < 0) party = partyOf(t, t.child(parties, credit ? N.UltmtDbtr : N.UltmtCdtr));
+  const account = t.child(parties, credit ? N.DbtrAcct : N.CdtrAcct);
+  if (party >= 0) {
+    out.counterpartyName = t.textAt(party, N.Nm);
+    const adr = addressOf(t, party);
+    out.counterpartyCountry = adr.country;
+    out.counterpartyAddress = adr.address;
   }
-  if (account) {
-    t.counterpartyIban = textAt(account, 'Id', 'IBAN');
-    t.counterpartyAccount = t.counterpartyIban ?? textAt(account, 'Id', 'Othr', 'Id');
+  if (account >= 0) {
+    out.counterpartyIban = t.textAt(account, N.Id, N.IBAN);
+    out.counterpartyAccount = out.counterpartyIban ?? t.textAt(account, N.Id, N.Othr, N.Id);
   }
-  t.counterpartyBic = bicOf(child(agents, credit ? 'DbtrAgt' : 'CdtrAgt'));
+  out.counterpartyBic = bicOf(t, t.child(agents, credit ? N.DbtrAgt : N.CdtrAgt));
 }
 
-function readTxAmount(tx: XNode, entry: CamtAmount, single: boolean): CamtAmount | null {
+function readTxAmount(t: Tree, tx: number, entry: CamtAmount, single: boolean): CamtAmount | null {
   const own =
-    readAmount(child(tx, 'Amt'), 'TxDtls/Amt', entry.currency) ??
-    readAmount(at(tx, 'AmtDtls', 'TxAmt', 'Amt'), 'TxDtls/AmtDtls/TxAmt', entry.currency);
+    readAmount(t, t.child(tx, N.Amt), 'TxDtls/Amt', entry.currency) ??
+    readAmount(t, t.at(tx, N.AmtDtls, N.TxAmt, N.Amt), 'TxDtls/AmtDtls/TxAmt', entry.currency);
   if (own) return own;
   if (single) return entry;
-  const instd = readAmount(at(tx, 'AmtDtls', 'InstdAmt', 'Amt'), 'TxDtls/AmtDtls/InstdAmt', entry.currency);
+  const instd = readAmount(t, t.at(tx, N.AmtDtls, N.InstdAmt, N.Amt), 'TxDtls/AmtDtls/InstdAmt', entry.currency);
   return instd && instd.currency === entry.currency ? instd : null;
 }
 
-function fillBankCode(holder: XNode | undefined, t: StatementTransaction): void {
-  const bk = child(holder, 'BkTxCd');
-  if (!bk) return;
-  const domn = child(bk, 'Domn');
-  if (domn) {
-    t.txCodeDomain = textAt(domn, 'Cd');
-    t.txCodeFamily = textAt(domn, 'Fmly', 'Cd');
-    t.txCodeSubFamily = textAt(domn, 'Fmly', 'SubFmlyCd');
-  }
-  const prtry = textAt(bk, 'Prtry', 'Cd');
-  if (prtry) t.txCodeProprietary = prtry;
+/** Bank transaction code of an entry, read once and shared by its transactions. */
+type BankCode = { domain: string | null; family: string | null; subFamily: string | null; proprietary: string | null };
+
+const NO_CODE: BankCode = { domain: null, family: null, subFamily: null, proprietary: null };
+
+// Codes repeat from entry to entry: the last one read is reused when the texts are the same.
+let lastCode: BankCode = NO_CODE;
+
+function sameOrNull(t: Tree, i: number, last: string | null): string | null {
+  if (last !== null && t.textIs(i, last)) return last;
+  return t.value(i);
 }
 
-export function mapEntry(ntry: XNode, entryIndex: number, accountCurrency: string | null): MappedEntry {
-  const amount = readAmount(child(ntry, 'Amt'), 'Ntry/Amt', accountCurrency);
+function readBankCode(t: Tree, holder: number): BankCode | null {
+  const bk = t.child(holder, N.BkTxCd);
+  if (bk < 0) return null;
+  const domn = t.child(bk, N.Domn);
+  const fmly = t.child(domn, N.Fmly);
+  const prtryNode = t.at(bk, N.Prtry, N.Cd);
+  const last = lastCode;
+  const domain = domn < 0 ? null : sameOrNull(t, t.child(domn, N.Cd), last.domain);
+  const family = domn < 0 ? null : sameOrNull(t, t.child(fmly, N.Cd), last.family);
+  const subFamily = domn < 0 ? null : sameOrNull(t, t.child(fmly, N.SubFmlyCd), last.subFamily);
+  const proprietary = sameOrNull(t, prtryNode, last.proprietary);
+  if (
+    domain === last.domain &&
+    family === last.family &&
+    subFamily === last.subFamily &&
+    proprietary === last.proprietary
+  )
+    return last;
+  lastCode = { domain, family, subFamily, proprietary };
+  return lastCode;
+}
+
+/** Fills the code fields as the XNode mapper did: a Domn sets all three, a Prtry/Cd only when present. */
+function fillBankCode(code: BankCode | null, hasDomain: boolean, out: StatementTransaction): void {
+  if (!code) return;
+  if (hasDomain) {
+    out.txCodeDomain = code.domain;
+    out.txCodeFamily = code.family;
+    out.txCodeSubFamily = code.subFamily;
+  }
+  if (code.proprietary) out.txCodeProprietary = code.proprietary;
+}
+
+function hasDomain(t: Tree, holder: number): boolean {
+  return t.at(holder, N.BkTxCd, N.Domn) >= 0;
+}
+
+export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurrency: string | null): MappedEntry {
+  const amount = readAmount(t, t.child(ntry, N.Amt), 'Ntry/Amt', accountCurrency);
   if (!amount) throw new CamtDataError(`entry ${entryIndex + 1}: no amount`);
-  const direction = readDirection(child(ntry, 'CdtDbtInd'));
+  const direction = readDirection(t, t.child(ntry, N.CdtDbtInd));
   if (!direction) throw new CamtDataError(`entry ${entryIndex + 1}: CdtDbtInd must be CRDT or DBIT`);
   const warnings: IntegrityWarning[] = [];
   if (amount.excessPrecision) {
@@ -154,63 +201,65 @@ export function mapEntry(ntry: XNode, entryIndex: number, accountCurrency: strin
       message: `entry ${entryIndex + 1}: ${amount.text} ${amount.currency} has more decimals than the currency`,
     });
   }
-  const status = readStatus(child(ntry, 'Sts'));
-  const bookingDate = readDate(child(ntry, 'BookgDt'));
-  const valueDate = readDate(child(ntry, 'ValDt'));
-  const bankRef = textAt(ntry, 'AcctSvcrRef');
-  const entryRef = textAt(ntry, 'NtryRef');
-  const reversal = isTrue(child(ntry, 'RvslInd'));
-  const entryCharges = readCharges(ntry, amount.currency);
-  const additional = textAt(ntry, 'AddtlNtryInf');
+  const status = readStatus(t, t.child(ntry, N.Sts));
+  const bookingDate = readDate(t, t.child(ntry, N.BookgDt));
+  const valueDate = readDate(t, t.child(ntry, N.ValDt));
+  const bankRef = t.textAt(ntry, N.AcctSvcrRef);
+  const entryRef = t.textAt(ntry, N.NtryRef);
+  const reversal = isTrue(t, t.child(ntry, N.RvslInd));
+  const entryCharges = readCharges(t, ntry, amount.currency);
+  const additional = t.textAt(ntry, N.AddtlNtryInf);
+  const entryCode = readBankCode(t, ntry);
+  const entryHasDomain = entryCode !== null && hasDomain(t, ntry);
 
-  const details: XNode[] = [];
-  let batchNode: XNode | undefined;
-  for (const d of ntry.children) {
-    if (d.name !== 'NtryDtls') continue;
-    batchNode ??= child(d, 'Btch');
-    for (const tx of d.children) if (tx.name === 'TxDtls') details.push(tx);
+  const details: number[] = [];
+  let batchNode = -1;
+  for (let d = t.first[ntry] as number; d >= 0; d = t.next[d] as number) {
+    if (t.id[d] !== N.NtryDtls) continue;
+    if (batchNode < 0) batchNode = t.child(d, N.Btch);
+    for (let tx = t.first[d] as number; tx >= 0; tx = t.next[tx] as number) if (t.id[tx] === N.TxDtls) details.push(tx);
   }
   let batch: StatementTransaction['batch'] = null;
-  if (batchNode) {
-    const count = textAt(batchNode, 'NbOfTxs');
-    const total = readAmount(child(batchNode, 'TtlAmt'), 'Btch/TtlAmt', amount.currency);
+  if (batchNode >= 0) {
+    const count = t.textAt(batchNode, N.NbOfTxs);
+    const total = readAmount(t, t.child(batchNode, N.TtlAmt), 'Btch/TtlAmt', amount.currency);
     batch = {
-      messageId: textAt(batchNode, 'MsgId'),
-      paymentInfoId: textAt(batchNode, 'PmtInfId'),
+      messageId: t.textAt(batchNode, N.MsgId),
+      paymentInfoId: t.textAt(batchNode, N.PmtInfId),
       count: count && /^\d+$/.test(count) ? Number(count) : null,
       total: total ? total.text : null,
     };
   }
 
   const base = (): StatementTransaction => {
-    const t = newTransaction(entryIndex, amount.currency, direction, amount.text);
-    t.bankRef = bankRef;
-    t.entryRef = entryRef;
-    t.status = status;
-    t.bookingDate = bookingDate;
-    t.valueDate = valueDate;
-    t.reversal = reversal;
-    t.batch = batch;
-    t.additionalInfo = additional;
-    fillBankCode(ntry, t);
-    return t;
+    const tr = newTransaction(entryIndex, amount.currency, direction, amount.text);
+    tr.bankRef = bankRef;
+    tr.entryRef = entryRef;
+    tr.status = status;
+    tr.bookingDate = bookingDate;
+    tr.valueDate = valueDate;
+    tr.reversal = reversal;
+    tr.batch = batch;
+    tr.additionalInfo = additional;
+    fillBankCode(entryCode, entryHasDomain, tr);
+    return tr;
   };
 
   const transactions: StatementTransaction[] = [];
   if (details.length === 0) {
-    const t = base();
-    t.amount = amount.text;
+    const tr = base();
+    tr.amount = amount.text;
     if (entryCharges) {
-      t.chargeAmount = entryCharges.amount;
-      t.chargeCurrency = entryCharges.currency;
+      tr.chargeAmount = entryCharges.amount;
+      tr.chargeCurrency = entryCharges.currency;
     }
-    if (batch) t.paymentInfoId = batch.paymentInfoId;
-    const instd = readAmount(at(ntry, 'AmtDtls', 'InstdAmt', 'Amt'), 'Ntry/AmtDtls/InstdAmt', amount.currency);
+    if (batch) tr.paymentInfoId = batch.paymentInfoId;
+    const instd = readAmount(t, t.at(ntry, N.AmtDtls, N.InstdAmt, N.Amt), 'Ntry/AmtDtls/InstdAmt', amount.currency);
     if (instd) {
-      t.originalAmount = instd.text;
-      t.originalCurrency = instd.currency;
+      tr.originalAmount = instd.text;
+      tr.originalCurrency = instd.currency;
     }
-    transactions.push(t);
+    transactions.push(tr);
     return { amount, direction, status, transactions, warnings };
   }
 
@@ -218,45 +267,46 @@ export function mapEntry(ntry: XNode, entryIndex: number, accountCurrency: strin
   let sum: Decimal = ZERO;
   let summable = true;
   for (const tx of details) {
-    const t = base();
-    const own = readTxAmount(tx, amount, single);
-    const txDirection = readDirection(child(tx, 'CdtDbtInd')) ?? direction;
-    t.direction = txDirection;
+    const tr = base();
+    const own = readTxAmount(t, tx, amount, single);
+    const txDirection = readDirection(t, t.child(tx, N.CdtDbtInd)) ?? direction;
+    tr.direction = txDirection;
     if (own) {
-      t.amount = own.text;
-      t.currency = own.currency;
+      tr.amount = own.text;
+      tr.currency = own.currency;
       if (own.currency === amount.currency)
         sum = addDecimal(sum, txDirection === direction ? own : { units: -own.units, scale: own.scale });
       else summable = false;
     } else summable = false;
-    const refs = child(tx, 'Refs');
-    if (refs) {
-      t.acctSvcrRef = textAt(refs, 'AcctSvcrRef');
-      t.endToEndId = textAt(refs, 'EndToEndId');
-      t.instructionId = textAt(refs, 'InstrId');
-      t.transactionId = textAt(refs, 'TxId');
-      t.paymentInfoId = textAt(refs, 'PmtInfId') ?? batch?.paymentInfoId ?? null;
-      t.mandateId = textAt(refs, 'MndtId');
-    } else if (batch) t.paymentInfoId = batch.paymentInfoId;
-    const instd = readAmount(at(tx, 'AmtDtls', 'InstdAmt', 'Amt'), 'TxDtls/AmtDtls/InstdAmt', t.currency);
+    const refs = t.child(tx, N.Refs);
+    if (refs >= 0) {
+      tr.acctSvcrRef = t.textAt(refs, N.AcctSvcrRef);
+      tr.endToEndId = t.textAt(refs, N.EndToEndId);
+      tr.instructionId = t.textAt(refs, N.InstrId);
+      tr.transactionId = t.textAt(refs, N.TxId);
+      tr.paymentInfoId = t.textAt(refs, N.PmtInfId) ?? batch?.paymentInfoId ?? null;
+      tr.mandateId = t.textAt(refs, N.MndtId);
+    } else if (batch) tr.paymentInfoId = batch.paymentInfoId;
+    const instd = readAmount(t, t.at(tx, N.AmtDtls, N.InstdAmt, N.Amt), 'TxDtls/AmtDtls/InstdAmt', tr.currency);
     if (instd) {
-      t.originalAmount = instd.text;
-      t.originalCurrency = instd.currency;
+      tr.originalAmount = instd.text;
+      tr.originalCurrency = instd.currency;
     }
-    t.exchangeRate =
-      textAt(tx, 'AmtDtls', 'InstdAmt', 'CcyXchg', 'XchgRate') ?? textAt(tx, 'AmtDtls', 'TxAmt', 'CcyXchg', 'XchgRate');
-    if (child(tx, 'BkTxCd')) fillBankCode(tx, t);
-    const charges = readCharges(tx, t.currency) ?? (single ? entryCharges : null);
+    tr.exchangeRate =
+      t.textAt(tx, N.AmtDtls, N.InstdAmt, N.CcyXchg, N.XchgRate) ??
+      t.textAt(tx, N.AmtDtls, N.TxAmt, N.CcyXchg, N.XchgRate);
+    if (t.child(tx, N.BkTxCd) >= 0) fillBankCode(readBankCode(t, tx), hasDomain(t, tx), tr);
+    const charges = readCharges(t, tx, tr.currency) ?? (single ? entryCharges : null);
     if (charges) {
-      t.chargeAmount = charges.amount;
-      t.chargeCurrency = charges.currency;
+      tr.chargeAmount = charges.amount;
+      tr.chargeCurrency = charges.currency;
     }
-    readCounterparty(tx, direction, t);
-    readRemittance(tx, t);
-    const rtr = child(tx, 'RtrInf');
-    if (rtr) t.returnReason = codeOrProprietary(child(rtr, 'Rsn')) ?? textAt(rtr, 'AddtlInf');
-    t.additionalInfo = textAt(tx, 'AddtlTxInf') ?? additional;
-    transactions.push(t);
+    readCounterparty(t, tx, direction, tr);
+    readRemittance(t, tx, tr);
+    const rtr = t.child(tx, N.RtrInf);
+    if (rtr >= 0) tr.returnReason = codeOrProprietary(t, t.child(rtr, N.Rsn)) ?? t.textAt(rtr, N.AddtlInf);
+    tr.additionalInfo = t.textAt(tx, N.AddtlTxInf) ?? additional;
+    transactions.push(tr);
   }
   if (!single) {
     if (!summable) {

@@ -7,7 +7,7 @@ import {
   pickOpeningClosing,
 } from '../statement-totals.ts';
 import type { Balance, EntrySummary, IntegrityWarning, NormalisedStatement, StatementTransaction } from '../types.ts';
-import { at, child, textAt, type XNode } from '../xml/node.ts';
+import type { Tree } from '../xml/tree.ts';
 import {
   bicOf,
   CamtDataError,
@@ -18,10 +18,12 @@ import {
   readDate,
   readDirection,
 } from './camt-values.ts';
+import { N } from './names.ts';
 
 /**
  * The statement-level part of a camt Stmt/Rpt/Ntfctn (everything except the entries, which were
- * mapped one by one while streaming) plus the integrity checks over the whole block.
+ * mapped one by one while streaming) plus the integrity checks over the whole block. The header is a
+ * small tree of its own (`header`, root 0) into which the statement's header elements were copied.
  */
 
 // Booked with booked first: PRCD ("previously closed booked") is what several banks send instead of
@@ -34,45 +36,46 @@ const PAIRS = [
   [['OPAV'], ['CLAV', 'ITAV']],
 ] as const;
 
-function readBalance(bal: XNode, index: number): Balance {
-  const tp = child(bal, 'Tp');
-  const type = codeOrProprietary(child(tp, 'CdOrPrtry')) ?? 'UNKNOWN';
-  const subType = codeOrProprietary(child(tp, 'SubTp'));
+function readBalance(t: Tree, bal: number, index: number): Balance {
+  const tp = t.child(bal, N.Tp);
+  const type = codeOrProprietary(t, t.child(tp, N.CdOrPrtry)) ?? 'UNKNOWN';
+  const subType = codeOrProprietary(t, t.child(tp, N.SubTp));
   const what = `balance ${index + 1} (${type})`;
-  const amount = readAmount(child(bal, 'Amt'), what, null);
+  const amount = readAmount(t, t.child(bal, N.Amt), what, null);
   if (!amount) throw new CamtDataError(`${what}: no amount`);
-  const direction = readDirection(child(bal, 'CdtDbtInd')) ?? 'credit';
-  const date = readDate(child(bal, 'Dt'));
+  const direction = readDirection(t, t.child(bal, N.CdtDbtInd)) ?? 'credit';
+  const date = readDate(t, t.child(bal, N.Dt));
   if (!date) throw new CamtDataError(`${what}: no date (Bal/Dt is mandatory)`);
-  const line = child(bal, 'CdtLine');
-  const lineAmount = readAmount(child(line, 'Amt'), `${what} credit line`, amount.currency);
+  const line = t.child(bal, N.CdtLine);
+  const lineAmount = readAmount(t, t.child(line, N.Amt), `${what} credit line`, amount.currency);
   return {
     type: subType ? `${type}/${subType}` : type,
     amount: amount.text,
     currency: amount.currency,
     direction,
     date,
-    creditLineIncluded: isTrue(child(line, 'Incl')),
+    creditLineIncluded: isTrue(t, t.child(line, N.Incl)),
     creditLineAmount: lineAmount ? lineAmount.text : null,
   };
 }
 
-function readFileSummary(sum: XNode | undefined, currency: string | null): Partial<EntrySummary> {
-  if (!sum) return {};
+function readFileSummary(t: Tree, sum: number, currency: string | null): Partial<EntrySummary> {
+  if (sum < 0) return {};
   const out: Partial<EntrySummary> = {};
-  const count = (n: XNode | undefined) => {
-    const t = textAt(n, 'NbOfNtries');
-    return t && /^\d+$/.test(t) ? Number(t) : undefined;
+  const count = (n: number) => {
+    const v = t.textAt(n, N.NbOfNtries);
+    return v && /^\d+$/.test(v) ? Number(v) : undefined;
   };
-  const amount = (n: XNode | undefined, path: string) => {
-    const s = child(n, 'Sum');
-    if (!s) return undefined;
-    const a = readAmount({ ...s, attrs: s.attrs || (currency ? `Ccy="${currency}"` : '') }, path, currency);
+  const amount = (n: number, path: string) => {
+    const s = t.child(n, N.Sum);
+    if (s < 0) return undefined;
+    const attrs = t.attrs[s] as string;
+    const a = readAmount(t, s, path, currency, attrs || (currency ? `Ccy="${currency}"` : ''));
     return a ? a.text : undefined;
   };
-  const ttl = child(sum, 'TtlNtries');
-  const cdt = child(sum, 'TtlCdtNtries');
-  const dbt = child(sum, 'TtlDbtNtries');
+  const ttl = t.child(sum, N.TtlNtries);
+  const cdt = t.child(sum, N.TtlCdtNtries);
+  const dbt = t.child(sum, N.TtlDbtNtries);
   const totalCount = count(ttl);
   if (totalCount !== undefined) out.totalCount = totalCount;
   const totalSum = amount(ttl, 'TxsSummry/TtlNtries/Sum');
@@ -95,24 +98,26 @@ export type StatementContext = {
   sourceFormat: string;
 };
 
-export function accountLabelOf(header: XNode): string | null {
-  return textAt(header, 'Acct', 'Id', 'IBAN') ?? textAt(header, 'Acct', 'Id', 'Othr', 'Id');
+export function accountLabelOf(header: Tree): string | null {
+  return header.textAt(0, N.Acct, N.Id, N.IBAN) ?? header.textAt(0, N.Acct, N.Id, N.Othr, N.Id);
 }
 
 export function mapStatement(
-  header: XNode,
+  t: Tree,
   ctx: StatementContext,
   totals: EntryTotals,
   transactions: StatementTransaction[],
   label: string,
 ): { statement: NormalisedStatement; warnings: IntegrityWarning[] } {
   const balances: Balance[] = [];
-  for (const b of header.children) if (b.name === 'Bal') balances.push(readBalance(b, balances.length));
-  const acct = child(header, 'Acct');
-  const accountCurrency = textAt(acct, 'Ccy') ?? totals.currency ?? balances[0]?.currency ?? null;
+  const header = 0;
+  for (let b = t.first[header] as number; b >= 0; b = t.next[b] as number)
+    if (t.id[b] === N.Bal) balances.push(readBalance(t, b, balances.length));
+  const acct = t.child(header, N.Acct);
+  const accountCurrency = t.textAt(acct, N.Ccy) ?? totals.currency ?? balances[0]?.currency ?? null;
   const { opening: openingBalance, closing: closingBalance, paired } = pickOpeningClosing(balances, PAIRS);
   const computed = computedSummary(totals);
-  const fileSummary = readFileSummary(child(header, 'TxsSummry'), accountCurrency);
+  const fileSummary = readFileSummary(t, t.child(header, N.TxsSummry), accountCurrency);
   const warnings: IntegrityWarning[] = [];
   const hasFileSummary = Object.keys(fileSummary).length > 0;
   if (hasFileSummary) warnings.push(...checkSummary(fileSummary, computed, label));
@@ -121,26 +126,32 @@ export function mapStatement(
   if (paired || expectsBalances) {
     warnings.push(...checkBalances(paired ? openingBalance : null, paired ? closingBalance : null, totals, label));
   }
-  const pg = child(header, 'StmtPgntn') ?? child(header, 'RptPgntn') ?? child(header, 'NtfctnPgntn');
-  const owner = partyOf(at(acct, 'Ownr'));
+  let pg = t.child(header, N.StmtPgntn);
+  if (pg < 0) pg = t.child(header, N.RptPgntn);
+  if (pg < 0) pg = t.child(header, N.NtfctnPgntn);
+  const owner = partyOf(t, t.child(acct, N.Ownr));
   const statement: NormalisedStatement = {
     messageId: ctx.messageId,
-    statementId: textAt(header, 'Id'),
-    createdAt: textAt(header, 'CreDtTm') ?? ctx.messageCreatedAt,
-    sequenceNumber: textAt(header, 'ElctrncSeqNb'),
-    legalSequenceNumber: textAt(header, 'LglSeqNb'),
+    statementId: t.textAt(header, N.Id),
+    createdAt: t.textAt(header, N.CreDtTm) ?? ctx.messageCreatedAt,
+    sequenceNumber: t.textAt(header, N.ElctrncSeqNb),
+    legalSequenceNumber: t.textAt(header, N.LglSeqNb),
     sourceFormat: ctx.sourceFormat,
-    accountIban: textAt(acct, 'Id', 'IBAN'),
-    accountOther: textAt(acct, 'Id', 'Othr', 'Id'),
+    accountIban: t.textAt(acct, N.Id, N.IBAN),
+    accountOther: t.textAt(acct, N.Id, N.Othr, N.Id),
     accountCurrency,
-    accountOwner: textAt(owner, 'Nm') ?? textAt(acct, 'Nm'),
-    accountServicerBic: bicOf(child(acct, 'Svcr')),
-    fromDate: textAt(header, 'FrToDt', 'FrDtTm') ?? textAt(header, 'FrToDt', 'FrDt'),
-    toDate: textAt(header, 'FrToDt', 'ToDtTm') ?? textAt(header, 'FrToDt', 'ToDt'),
-    copyDuplicate: textAt(header, 'CpyDplctInd'),
-    pagination: pg
-      ? { page: textAt(pg, 'PgNb'), last: textAt(pg, 'LastPgInd') === null ? null : isTrue(child(pg, 'LastPgInd')) }
-      : ctx.messagePage,
+    accountOwner: t.textAt(owner, N.Nm) ?? t.textAt(acct, N.Nm),
+    accountServicerBic: bicOf(t, t.child(acct, N.Svcr)),
+    fromDate: t.textAt(header, N.FrToDt, N.FrDtTm) ?? t.textAt(header, N.FrToDt, N.FrDt),
+    toDate: t.textAt(header, N.FrToDt, N.ToDtTm) ?? t.textAt(header, N.FrToDt, N.ToDt),
+    copyDuplicate: t.textAt(header, N.CpyDplctInd),
+    pagination:
+      pg >= 0
+        ? {
+            page: t.textAt(pg, N.PgNb),
+            last: t.textAt(pg, N.LastPgInd) === null ? null : isTrue(t, t.child(pg, N.LastPgInd)),
+          }
+        : ctx.messagePage,
     entryCount: totals.count,
     entrySummary: hasFileSummary ? mergeSummary(fileSummary, computed) : computed,
     balances,
@@ -148,7 +159,8 @@ export function mapStatement(
     closingBalance,
     transactions,
     droppedCurrencies: [...totals.otherCurrencies].sort(),
-    additionalInfo: textAt(header, 'AddtlStmtInf') ?? textAt(header, 'AddtlRptInf') ?? textAt(header, 'AddtlNtfctnInf'),
+    additionalInfo:
+      t.textAt(header, N.AddtlStmtInf) ?? t.textAt(header, N.AddtlRptInf) ?? t.textAt(header, N.AddtlNtfctnInf),
   };
   return { statement, warnings };
 }

@@ -1,16 +1,17 @@
 import { applySequenceChecks } from '../sequence-check.ts';
 import { addEntry, type EntryTotals, newTotals } from '../statement-totals.ts';
 import type { FileAlert, IntegrityWarning, StatementBlock, StatementTransaction } from '../types.ts';
-import { attr, child, textAt, type XNode } from '../xml/node.ts';
 import { streamXml, type XmlSink, type XmlStats } from '../xml/stream-xml.ts';
+import { Tree } from '../xml/tree.ts';
 import { CamtDataError } from './camt-values.ts';
 import { mapEntry } from './map-entry.ts';
 import { accountLabelOf, mapStatement, type StatementContext } from './map-statement.ts';
+import { N } from './names.ts';
 
 /**
  * camt.052 / camt.053 / camt.054 in one streaming pass: the group header and each statement's header
- * elements are captured as small trees, every Ntry is captured, mapped and dropped at once, so memory
- * is the output plus one entry. Each Stmt/Rpt/Ntfctn is its own block: a broken amount or balance
+ * elements are captured and copied into small trees, every Ntry is captured into the tokenizer's reused
+ * flat tree and mapped at once, so memory is the output plus one entry. Each Stmt/Rpt/Ntfctn is its own block: a broken amount or balance
  * quarantines that block only.
  */
 export type CamtParse = { ok: true; blocks: StatementBlock[]; alerts: FileAlert[] } | { ok: false; message: string };
@@ -27,7 +28,8 @@ const BLOCKS = new Set(['Stmt', 'Rpt', 'Ntfctn']);
 const MAX_MIXED_CONTENT = 3;
 
 type OpenBlock = {
-  header: XNode;
+  /** The statement's header elements (everything but Ntry), copied under root 0. */
+  header: Tree;
   totals: EntryTotals | null;
   transactions: StatementTransaction[];
   entryWarnings: IntegrityWarning[];
@@ -43,11 +45,14 @@ class CamtSink implements XmlSink {
   messageDepth = -1;
   blockDepth = -1;
   block: OpenBlock | null = null;
-  groupHeader: XNode | undefined = undefined;
+  /** GrpHdr copied under root 0, or null. */
+  groupHeader: Tree | null = null;
   readonly blocks: StatementBlock[] = [];
   readonly sourceFormat: string;
+  readonly xml: string;
 
-  constructor(sourceFormat: string) {
+  constructor(xml: string, sourceFormat: string) {
+    this.xml = xml;
     this.sourceFormat = sourceFormat;
   }
 
@@ -61,8 +66,11 @@ class CamtSink implements XmlSink {
       if (name === 'GrpHdr') return true;
       if (BLOCKS.has(name)) {
         this.blockDepth = depth;
+        const header = new Tree();
+        header.reset(this.xml);
+        header.add(-1, 0, name, '');
         this.block = {
-          header: { name, attrs: '', text: '', children: [] },
+          header,
           totals: null,
           transactions: [],
           entryWarnings: [],
@@ -74,12 +82,17 @@ class CamtSink implements XmlSink {
     return false;
   }
 
-  captured(node: XNode, depth: number): void {
+  captured(tree: Tree, root: number, depth: number): void {
     const block = this.block;
     if (block && depth === this.blockDepth + 1) {
-      if (node.name === 'Ntry') addEntryNode(block, node);
-      else block.header.children.push(node);
-    } else if (node.name === 'GrpHdr') this.groupHeader = node;
+      if (tree.id[root] === N.Ntry) addEntryNode(block, tree, root);
+      else block.header.copyFrom(tree, root, 0);
+    } else if (tree.id[root] === N.GrpHdr) {
+      const groupHeader = new Tree();
+      groupHeader.reset(this.xml);
+      groupHeader.copyFrom(tree, root, -1);
+      this.groupHeader = groupHeader;
+    }
   }
 
   close(_name: string, depth: number): void {
@@ -91,17 +104,19 @@ class CamtSink implements XmlSink {
   }
 
   private context(): StatementContext {
-    const groupHeader = this.groupHeader;
-    const pg = child(groupHeader, 'MsgPgntn');
+    const g = this.groupHeader ?? new Tree();
+    const root = this.groupHeader ? 0 : -1;
+    const pg = g.child(root, N.MsgPgntn);
     return {
-      messageId: textAt(groupHeader, 'MsgId'),
-      messageCreatedAt: textAt(groupHeader, 'CreDtTm'),
-      messagePage: pg
-        ? {
-            page: textAt(pg, 'PgNb'),
-            last: textAt(pg, 'LastPgInd') === null ? null : textAt(pg, 'LastPgInd') === 'true',
-          }
-        : null,
+      messageId: g.textAt(root, N.MsgId),
+      messageCreatedAt: g.textAt(root, N.CreDtTm),
+      messagePage:
+        pg >= 0
+          ? {
+              page: g.textAt(pg, N.PgNb),
+              last: g.textAt(pg, N.LastPgInd) === null ? null : g.textAt(pg, N.LastPgInd) === 'true',
+            }
+          : null,
       sourceFormat: this.sourceFormat,
     };
   }
@@ -116,7 +131,7 @@ class CamtSink implements XmlSink {
       return;
     }
     try {
-      const totals = block.totals ?? newTotals(textAt(block.header, 'Acct', 'Ccy'));
+      const totals = block.totals ?? newTotals(block.header.textAt(0, N.Acct, N.Ccy));
       const { statement, warnings } = mapStatement(block.header, this.context(), totals, block.transactions, label);
       blocks.push({ index, ok: true, account, statement, warnings: [...block.entryWarnings, ...warnings] });
     } catch (e) {
@@ -126,15 +141,16 @@ class CamtSink implements XmlSink {
   }
 }
 
-function addEntryNode(block: OpenBlock, ntry: XNode): void {
+function addEntryNode(block: OpenBlock, tree: Tree, ntry: number): void {
   const index = block.entryIndex++;
   if (block.error) return;
   if (!block.totals) {
-    const firstBal = child(block.header, 'Bal');
-    block.totals = newTotals(textAt(block.header, 'Acct', 'Ccy') ?? attr(child(firstBal, 'Amt'), 'Ccy'));
+    const h = block.header;
+    const firstBal = h.child(0, N.Bal);
+    block.totals = newTotals(h.textAt(0, N.Acct, N.Ccy) ?? h.attr(h.child(firstBal, N.Amt), 'Ccy'));
   }
   try {
-    const mapped = mapEntry(ntry, index, block.totals.currency);
+    const mapped = mapEntry(tree, ntry, index, block.totals.currency);
     addEntry(block.totals, mapped.amount, mapped.amount.currency, mapped.direction, mapped.status === 'booked');
     for (const t of mapped.transactions) block.transactions.push(t);
     if (mapped.warnings.length) block.entryWarnings.push(...mapped.warnings);
@@ -145,7 +161,7 @@ function addEntryNode(block: OpenBlock, ntry: XNode): void {
 }
 
 export function parseCamt(xml: string, sourceFormat: string, maxDepth: number): CamtParse {
-  const sink = new CamtSink(sourceFormat);
+  const sink = new CamtSink(xml, sourceFormat);
   const blocks = sink.blocks;
   const stats: XmlStats = { mixedContent: 0 };
   const error = streamXml(xml, sink, maxDepth, stats);

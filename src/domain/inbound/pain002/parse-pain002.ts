@@ -72,8 +72,8 @@ export function parsePain002(xml: string, sourceFormat: string, namespaced: bool
     xml,
     {
       open: (name) => message === undefined && MESSAGES.has(name),
-      captured: (node) => {
-        message ??= node;
+      captured: (tree, root) => {
+        message ??= tree.toXNode(root);
       },
       close: () => {},
     },

@@ -54,10 +54,15 @@ let lastValue: string | null = null;
 
 /** Attribute value by local name (prefix ignored); entity references were validated by the tokenizer. */
 export function attr(node: XNode | undefined, name: string): string | null {
-  if (!node || node.attrs === '') return null;
-  if (node.attrs === lastAttrs && name === lastName) return lastValue;
-  const value = scanAttr(node.attrs, name);
-  lastAttrs = node.attrs;
+  return node ? attrOf(node.attrs, name) : null;
+}
+
+/** Attribute value by local name in raw attribute text (see `attr`). */
+export function attrOf(attrs: string, name: string): string | null {
+  if (attrs === '') return null;
+  if (attrs === lastAttrs && name === lastName) return lastValue;
+  const value = scanAttr(attrs, name);
+  lastAttrs = attrs;
   lastName = name;
   lastValue = value;
   return value;

@@ -1,20 +1,24 @@
-import type { XNode } from './node.ts';
+import { knownNameId, Tree } from './tree.ts';
 
 /**
  * A hand-written, non-validating XML pull parser over a string, built for bank files:
  * - safe: a DOCTYPE is refused outright (no DTD, so no external or custom entities and no expansion
  *   bombs); only the five predefined entities and character references are decoded;
  * - bounded: element depth is limited and every step moves forward, so work is linear in the input;
- * - streaming: the sink decides per element whether to build its subtree (`open` returns true),
- *   everything else is only tracked on a name stack, so a 100,000-entry camt.053 never becomes a DOM.
+ * - streaming: the sink decides per element whether to build its subtree (`open` returns true) as a
+ *   flat, reused `Tree`; everything else is only tracked on a name stack, so a 100,000-entry camt.053
+ *   never becomes a DOM and a captured entry costs no objects.
  * Text of elements that have children (mixed content, e.g. a stray "-" pasted from a browser view)
  * is counted in `stats` and otherwise ignored; text of leaf elements is decoded and handed over untrimmed.
  */
 export type XmlSink = {
   /** An element outside any captured subtree opened; return true to capture its subtree. */
   open(name: string, attrs: string, depth: number): boolean;
-  /** A captured subtree closed. */
-  captured(node: XNode, depth: number): void;
+  /**
+   * A captured subtree closed; `root` is its index in `tree`. The tree is refilled by the next
+   * capture, so whatever must outlive the call is read (or copied) now.
+   */
+  captured(tree: Tree, root: number, depth: number): void;
   /** A non-captured element closed. */
   close(name: string, depth: number): void;
 };
@@ -122,6 +126,8 @@ function findTagEnd(xml: string, from: number): number {
 type NameInfo = {
   qname: string;
   local: string;
+  /** The registered id of the local name (0: no mapper asks for it). */
+  id: number;
   afterOpen: NameInfo | null;
   afterClose: NameInfo | null;
   /** The last attribute text as written and trimmed, already checked for entities. */
@@ -145,11 +151,13 @@ class NameTable {
     const info: NameInfo = {
       qname,
       local: colon < 0 ? qname : qname.slice(colon - start + 1),
+      id: 0,
       afterOpen: null,
       afterClose: null,
       rawAttrs: '',
       attrs: '',
     };
+    info.id = knownNameId(info.local);
     // Bounded: a hostile file with endless distinct names just stops being interned.
     if (this.byHash.size < 4096) {
       if (bucket) bucket.push(info);
@@ -157,13 +165,6 @@ class NameTable {
     }
     return info;
   }
-}
-
-/** Leaves share one empty array. */
-const NO_CHILDREN: XNode[] = [];
-
-function newNode(name: string, attrs: string): XNode {
-  return { name, attrs, text: '', children: NO_CHILDREN };
 }
 
 /**
@@ -184,12 +185,11 @@ export function streamXml(
   const table = new NameTable();
   let prev: NameInfo | null = null; // the last tag seen, and whether it was a start tag
   let prevWasOpen = false;
-  const nodes: (XNode | null)[] = []; // the node being built at each depth inside a capture, else null
-  // Children of the open elements of a capture, as one stack: an element's children become one array of
-  // the exact size at its end tag (growing an array child by child allocated a spare backing store each time).
-  const kids: XNode[] = [];
-  let kidsTop = 0;
-  const kidStart: number[] = []; // per depth, where the element's children start in `kids`
+  const tree = new Tree();
+  const nodes: number[] = []; // the tree index of the element open at each depth inside a capture
+  // The next '&' at or after the current text, so a leaf's text is checked for entities without a scan
+  // per leaf (-1: none left). Moves forward only, so the searches add up to one pass.
+  let nextAmp = xml.indexOf('&');
   let captureDepth = -1; // depth of the captured subtree's root, -1 when not capturing
   let rootSeen = false;
   let rootClosed = false;
@@ -269,21 +269,19 @@ export function streamXml(
       prevWasOpen = false;
       if (leafHasChild && !blank) stats.mixedContent++;
       if (captureDepth >= 0) {
-        const node = nodes[depth] as XNode;
-        const first = kidStart[depth] as number;
-        if (kidsTop > first) {
-          node.children = kids.slice(first, kidsTop);
-          kidsTop = first;
-        }
+        const node = nodes[depth] as number;
         if (!leafHasChild) {
-          const text = decodeEntities(pendingText + xml.slice(textStart, lt));
-          if (text === undefined) return { message: 'undefined entity or bad character reference', offset: textStart };
-          node.text = text;
+          if (nextAmp >= 0 && nextAmp < textStart) nextAmp = xml.indexOf('&', textStart);
+          if (pendingText !== '' || (nextAmp >= 0 && nextAmp < lt)) {
+            const text = decodeEntities(pendingText + xml.slice(textStart, lt));
+            if (text === undefined)
+              return { message: 'undefined entity or bad character reference', offset: textStart };
+            tree.setDecoded(node, text);
+          } else tree.setText(node, textStart, lt);
         }
-        nodes[depth] = null;
         if (depth === captureDepth) {
           captureDepth = -1;
-          sink.captured(node, depth);
+          sink.captured(tree, node, depth);
         }
       } else {
         sink.close(top.local, depth);
@@ -353,24 +351,19 @@ export function streamXml(
     }
     const name = info.local;
     if (captureDepth >= 0) {
-      const node = newNode(name, attrs);
-      kids[kidsTop++] = node;
-      nodes[depth] = node;
-      kidStart[depth] = kidsTop;
+      nodes[depth] = tree.add(nodes[depth - 1] as number, info.id, name, attrs);
     } else if (sink.open(name, attrs, depth)) {
       captureDepth = depth;
-      nodes[depth] = newNode(name, attrs);
-      kidStart[depth] = kidsTop;
+      tree.reset(xml);
+      nodes[depth] = tree.add(-1, info.id, name, attrs);
     }
     prev = info;
     prevWasOpen = !selfClosing;
     if (selfClosing) {
       if (captureDepth >= 0) {
-        const node = nodes[depth] as XNode;
-        nodes[depth] = null;
         if (depth === captureDepth) {
           captureDepth = -1;
-          sink.captured(node, depth);
+          sink.captured(tree, nodes[depth] as number, depth);
         }
       } else sink.close(name, depth);
       if (depth === 0) rootClosed = true;
