@@ -80,7 +80,10 @@ function readRemittance(t: Tree, tx: number, out: StatementTransaction): void {
       const s = t.trimmed(part);
       if (!s) continue;
       if (ustrdCount === 0) text = s;
-      else (ustrd ??= [text as string]).push(s);
+      else {
+        ustrd ??= [text as string];
+        ustrd.push(s);
+      }
       ustrdCount++;
     } else if (id === N.Strd) {
       const cri = t.child(part, N.CdtrRefInf);
@@ -91,7 +94,8 @@ function readRemittance(t: Tree, tx: number, out: StatementTransaction): void {
       }
       for (let doc = t.first[part] as number; doc >= 0; doc = t.next[doc] as number) {
         if (t.id[doc] !== N.RfrdDocInf) continue;
-        (docs ??= []).push({
+        docs ??= [];
+        docs.push({
           type: codeOrProprietary(t, t.at(doc, N.Tp, N.CdOrPrtry)),
           number: t.textAt(doc, N.Nb),
           date: t.textAt(doc, N.RltdDt),
@@ -100,7 +104,9 @@ function readRemittance(t: Tree, tx: number, out: StatementTransaction): void {
       for (let add = t.first[part] as number; add >= 0; add = t.next[add] as number) {
         if (t.id[add] !== N.AddtlRmtInf) continue;
         const s = t.trimmed(add);
-        if (s) (extra ??= []).push(s);
+        if (!s) continue;
+        extra ??= [];
+        extra.push(s);
       }
     }
   }
