@@ -97,7 +97,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const pool = openPool(database.url, 5);
   const mails: Mail[] = [];
   const mailer: Mailer = { send: async (mail) => void mails.push(mail) };
-  const logger = options.logger ?? createLogger('silent');
+  const logger = options.logger ?? createLogger((process.env.TEST_LOG_LEVEL ?? 'silent') as 'silent');
   // Enqueue-only by default; `workers: true` also runs the job handlers, as a worker process would.
   const jobQueue = await openJobQueue(database.url, logger, { supervise: options.workers ?? false });
   const ctx = buildContext({

@@ -4,9 +4,11 @@ import { runConversionJob } from '../app/conversion/run-job.ts';
 import { type DeliveryJob, deliverDocument } from '../app/delivery/deliver-document.ts';
 import { replyAsDemoBank } from '../app/delivery/demo-bank-reply.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
+import { relayQueuedDeliveries } from '../app/delivery/relay.ts';
 import { QUEUES } from '../app/jobs.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
+import { startPollingLoop } from './polling-loop.ts';
 import { startWebhookWorkers } from './webhooks.ts';
 
 /**
@@ -31,6 +33,9 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
       if (job) await runConversionJob(ctx, job.data);
     },
   );
+  // The delivery relay: queued host-to-host documents become bank-delivery jobs, exactly once.
+  const relay = startPollingLoop(ctx, 'delivery relay', async () => (await relayQueuedDeliveries(ctx)) > 0, 100);
+  boss.on('stopped', () => void relay.stop());
   // Bank delivery: the attempt number decides when a failure is final (retryLimit of the queue).
   await boss.work(
     QUEUES.bankDelivery,

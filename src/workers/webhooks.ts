@@ -3,6 +3,7 @@ import type { AppContext } from '../app/context.ts';
 import { QUEUES } from '../app/jobs.ts';
 import { runWebhookCycle } from '../app/webhooks/send.ts';
 import { createWebhookTransports, type WebhookTransports } from '../app/webhooks/transports.ts';
+import { startPollingLoop } from './polling-loop.ts';
 
 /**
  * Webhook delivery in a worker process: a polling loop (every `idleMs` when idle, at once while
@@ -17,38 +18,11 @@ export function startWebhookLoop(
   options: { idleMs?: number; transports?: WebhookTransports } = {},
 ): WebhookLoop {
   const transports = options.transports ?? createWebhookTransports(ctx);
-  const idleMs = options.idleMs ?? 250;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  let wake: (() => void) | undefined;
-
-  const tick = async () => {
-    while (!stopped) {
-      let busy = false;
-      try {
-        busy = await runWebhookCycle(ctx, transports);
-      } catch (err) {
-        if (!stopped) ctx.logger.warn({ err }, 'webhook cycle failed');
-      }
-      if (stopped) break;
-      if (!busy) {
-        await new Promise<void>((resolve) => {
-          wake = resolve;
-          timer = setTimeout(resolve, idleMs);
-          timer.unref();
-        });
-      }
-    }
-  };
-  running = tick();
+  const loop = startPollingLoop(ctx, 'webhook', () => runWebhookCycle(ctx, transports), options.idleMs ?? 250);
   return {
     transports,
     async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      wake?.();
-      await running;
+      await loop.stop();
       await transports.close();
     },
   };

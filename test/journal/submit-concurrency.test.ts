@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { relayQueuedDeliveries } from '../../src/app/delivery/relay.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
 
 /**
@@ -80,6 +81,7 @@ describe('50 simultaneous identical submits', () => {
     check(answers);
     assert.equal(await documentsWith(b.payment.messageId), 1);
     const id = answers.find((a) => a.status === 201)!.id!;
+    await relayQueuedDeliveries(t.ctx);
     const counts = await t.ctx.db.execute<{ lines: string; events: string; jobs: string }>(sql`
       SELECT (SELECT count(*) FROM payment_lines WHERE document_id = ${id})::text AS lines,
              (SELECT count(*) FROM activity_events WHERE metadata->>'documentId' = ${id})::text AS events,

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { relayQueuedDeliveries } from '../../src/app/delivery/relay.ts';
 import { firstPaymentRequest } from '../../src/app/sandbox/first-payment.ts';
 import { insertPolicy } from '../../src/db/repositories/approvals.ts';
 import { setBilling } from '../../src/db/repositories/billing.ts';
@@ -155,10 +156,26 @@ describe('POST /journal/payments', () => {
       events.rows.map((e) => e.type),
       ['payment.submitted'],
     );
-    const jobs = await t.ctx.db.execute<{ n: string }>(
-      sql`SELECT count(*)::text AS n FROM pgboss.job WHERE name = 'bank-delivery' AND data->>'documentId' = ${doc.id}`,
+    // The queued row is the delivery request; the relay makes its one bank-delivery job, once.
+    const deliveryJobs = async () =>
+      (
+        await t.ctx.db.execute<{ n: string }>(
+          sql`SELECT count(*)::text AS n FROM pgboss.job WHERE name = 'bank-delivery' AND data->>'documentId' = ${doc.id}`,
+        )
+      ).rows[0]?.n;
+    const queued = await t.ctx.db.execute<{ delivery_status: string; enqueued: boolean }>(
+      sql`SELECT delivery_status, delivery_enqueued_at IS NOT NULL AS enqueued FROM journal_documents WHERE id = ${doc.id}`,
     );
-    assert.equal(jobs.rows[0]?.n, '1');
+    assert.deepEqual(queued.rows, [{ delivery_status: 'queued', enqueued: false }]);
+    assert.equal(await deliveryJobs(), '0');
+    assert.ok((await relayQueuedDeliveries(t.ctx)) >= 1);
+    assert.equal(await deliveryJobs(), '1');
+    await relayQueuedDeliveries(t.ctx);
+    assert.equal(await deliveryJobs(), '1', 'a second relay pass adds no job');
+    const job = await t.ctx.db.execute<{ data: unknown }>(
+      sql`SELECT data FROM pgboss.job WHERE name = 'bank-delivery' AND data->>'documentId' = ${doc.id}`,
+    );
+    assert.deepEqual(job.rows[0]?.data, { documentId: doc.id, platformId: s.platformId, companyId: s.companyId });
   });
 
   test('journal numbers count up per company', async () => {
@@ -212,6 +229,7 @@ describe('POST /journal/payments', () => {
     const doc = body<Doc>(res);
     assert.equal(doc.deliveryMode, 'converted-only');
     assert.deepEqual(doc.delivery, { status: 'not-applicable' });
+    await relayQueuedDeliveries(t.ctx);
     const jobs = await t.ctx.db.execute<{ n: string }>(
       sql`SELECT count(*)::text AS n FROM pgboss.job WHERE name = 'bank-delivery' AND data->>'documentId' = ${doc.id}`,
     );
@@ -326,6 +344,7 @@ describe('approval policies', () => {
       sql`SELECT status, policy_id FROM approvals WHERE document_id = ${doc.id}`,
     );
     assert.deepEqual(approvals.rows, [{ status: 'pending', policy_id: 'apol_exact' }]);
+    await relayQueuedDeliveries(t.ctx);
     const jobs = await t.ctx.db.execute<{ n: string }>(
       sql`SELECT count(*)::text AS n FROM pgboss.job WHERE name = 'bank-delivery' AND data->>'documentId' = ${doc.id}`,
     );

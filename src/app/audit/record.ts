@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/executor.ts';
-import { appendEvent } from '../../db/repositories/activity-events.ts';
+import { appendEvent, type NewEvent } from '../../db/repositories/activity-events.ts';
 import type { AppContext } from '../context.ts';
 import { retentionUntil } from './retention-policy.ts';
 
@@ -21,8 +21,13 @@ export type AuditEvent = {
 };
 
 export async function recordEvent(ctx: AppContext, tx: Executor, event: AuditEvent) {
+  return appendEvent(tx, newEvent(ctx, event));
+}
+
+/** The stored shape of an event before the store chains it (gives it seq, prevHash and hash). */
+export function newEvent(ctx: AppContext, event: AuditEvent): NewEvent {
   const now = ctx.clock.now();
-  return appendEvent(tx, {
+  return {
     id: ctx.ids.next('evt'),
     chainId: event.companyId ?? event.platformId,
     platformId: event.platformId,
@@ -36,5 +41,5 @@ export async function recordEvent(ctx: AppContext, tx: Executor, event: AuditEve
     connectionId: event.connectionId ?? null,
     createdAt: now,
     expiresAt: retentionUntil(now, event.environment ?? null),
-  });
+  };
 }

@@ -1,47 +1,42 @@
-import type { Executor } from '../../db/executor.ts';
-import { insertApproval } from '../../db/repositories/approvals.ts';
+import type { JournalDocumentRow } from '../../db/repositories/journal-documents.ts';
 import {
-  insertNumberedDocument,
-  insertPaymentLines,
-  type JournalDocumentRow,
-} from '../../db/repositories/journal-documents.ts';
-import { findOutboundForSubmit, tryLockSubmit } from '../../db/repositories/journal-submit.ts';
-import {
-  type CompanySettings,
-  type ConvertSuccess,
-  convertPayment,
-  getProfile,
-} from '../../domain/conversion/index.ts';
+  claimSubmit,
+  findOutboundForSubmit,
+  journalOutbound,
+  type OutboundEntry,
+  submitOutbound,
+} from '../../db/repositories/journal-submit.ts';
+import { type CompanySettings, convertPayment, getProfile } from '../../domain/conversion/index.ts';
 import { matchPolicy } from '../../domain/journal/approval-match.ts';
 import { documentPaymentType, documentSummary, journalLines } from '../../domain/journal/payment-lines.ts';
 import { submitRequestDigest } from '../../domain/journal/submit-request.ts';
-import { recordEvent } from '../audit/record.ts';
+import { newEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { engineError, validationFailed } from '../conversion/engine-errors.ts';
 import { AppError } from '../errors.ts';
 import type { KeyPrincipal, Principal } from '../identity/principal.ts';
-import { QUEUES } from '../jobs.ts';
 import { passBillingGates } from './billing-gates.ts';
 import { documentView } from './document-view.ts';
 import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-request.ts';
 
 /**
  * POST /journal/payments: validate and convert with the company's bank settings, then journal the
- * document, its payment lines, its audit events and (host-to-host, no approval needed) its delivery
- * job in ONE transaction.
+ * document, its payment lines, its approval and its audit events atomically. A test submit is ONE
+ * SQL statement (journal_submit, migration 0007); a production one adds the billing gates in the
+ * same transaction. A host-to-host document is written `queued`: that row is the durable delivery
+ * request, and the delivery relay (src/app/delivery/relay.ts) turns it into its bank-delivery job
+ * exactly once (docs/adr/0008-one-statement-submit.md).
  *
  * Idempotency design: insert-first is not enough on its own (a retry racing the first request would
  * block on the unique index (company_id, idempotency_key) until the first commits, then fail, and
- * cannot tell "in flight" from "done"). So the transaction first takes NON-blocking,
- * transaction-scoped advisory locks on the company's idempotency key and on its payment.messageId
- * (pg_try_advisory_xact_lock): a second request arriving while the first is still open gets 409
- * conflict at once; one arriving after the commit takes the lock, then sees the committed document
- * (READ COMMITTED: each statement sees every commit before it) and replays or refuses it. The
- * unique index stays as the last line of defence: a duplicate can never be journaled.
- * Locks are taken in one order (advisory, billing row, job, journal counter, chain head) and the
- * per-company serialisation points (counter and chain head) come last, so they are held for a few
- * statements only.
+ * cannot tell "in flight" from "done"). So the claim first takes NON-blocking, transaction-scoped
+ * advisory locks on the company's idempotency key and on its payment.messageId: a second request
+ * arriving while the first is still open gets 409 conflict at once; one arriving after the commit
+ * takes the lock, then sees the committed document (READ COMMITTED) and replays or refuses it. The
+ * unique index stays as the last line of defence: a duplicate can never be journaled. Locks are
+ * taken in one order (advisory, billing row, journal counter, chain head), the per-company
+ * serialisation points last.
  */
 export type SubmitOutcome = { replayed: boolean; body: SubmitResponse };
 export type SubmitResponse = ReturnType<typeof documentView> & { xml: string; warnings?: unknown[] };
@@ -171,140 +166,46 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
     paymentType: documentPaymentType(input.payment, converted.autoSelected),
   };
 
-  return ctx.db.transaction(async (tx) => {
-    if (!(await tryLockSubmit(tx, input.companyId, key, docMessageId))) {
-      throw new AppError(
-        409,
-        'conflict',
-        'a request with this Idempotency-Key or messageId is still being processed; retry shortly',
-      );
-    }
-    const earlier = await findOutboundForSubmit(tx, scope, key, docMessageId);
-    const outcome = resolveEarlier(ctx, earlier, key, docMessageId, digest);
-    if (outcome) return outcome;
-
-    if (input.environment === 'production') await passBillingGates(ctx, tx, scope);
-    if (deliveryStatus === 'queued') {
-      await ctx.jobs.send(QUEUES.bankDelivery, { documentId, platformId, companyId: input.companyId }, { tx });
-    }
-    const row = await journal(tx, {
-      platformId,
-      input,
-      converted,
-      lines,
-      key,
-      digest,
-      messageId: docMessageId,
-      status,
-      deliveryMode: profile.deliveryMode,
-      deliveryStatus,
-      prepared,
-      now,
-    });
-    if (policy) {
-      await insertApproval(tx, {
-        id: ctx.ids.next('appr'),
-        platformId,
-        companyId: input.companyId,
-        documentId,
-        policyId: policy.id,
-        status: 'pending',
-        makerUserId: null,
-        decisions: [],
-        createdAt: now,
-        updatedAt: now,
-      });
-    }
-    const metadata = {
-      documentId,
-      journalNo: row.journalNo,
-      messageId: docMessageId,
-      status,
-      totals: converted.totals,
-      transactionCount: converted.transactionCount,
-      idempotencyKey: key,
-    };
-    await recordEvent(ctx, tx, {
+  const entry: OutboundEntry = {
+    document: {
+      id: documentId,
       platformId,
       companyId: input.companyId,
-      type: 'payment.submitted',
-      message: `${row.journalNo} submitted: ${prepared.summary}`,
-      metadata,
+      direction: 'outbound',
+      type: 'pain.001',
+      sourceFormat: converted.painVersion,
       bankKey: input.bankKey,
       environment: input.environment,
-    });
-    if (policy) {
-      await recordEvent(ctx, tx, {
-        platformId,
-        companyId: input.companyId,
-        type: 'payment.pending-approval',
-        message: `${row.journalNo} waits for approval under policy ${policy.id}`,
-        metadata: { ...metadata, policyId: policy.id },
-        bankKey: input.bankKey,
-        environment: input.environment,
-      });
-    }
-    return { replayed: false, body: submitResponse(ctx, row, converted.xml) };
-  });
-}
-
-async function journal(
-  tx: Executor,
-  d: {
-    platformId: string;
-    input: SubmitInput;
-    converted: ConvertSuccess;
-    lines: ReturnType<typeof journalLines>;
-    key: string;
-    digest: string;
-    messageId: string | null;
-    status: string;
-    deliveryMode: string;
-    deliveryStatus: string;
-    prepared: {
-      documentId: string;
-      payloadSealed: string;
-      fileSealed: string;
-      summary: string;
-      paymentType: string | null;
-    };
-    now: Date;
-  },
-): Promise<JournalDocumentRow> {
-  const { input, converted, prepared, now } = d;
-  const row = await insertNumberedDocument(tx, {
-    id: prepared.documentId,
-    platformId: d.platformId,
-    companyId: input.companyId,
-    direction: 'outbound',
-    type: 'pain.001',
-    sourceFormat: converted.painVersion,
-    bankKey: input.bankKey,
-    environment: input.environment,
-    status: d.status,
-    messageId: d.messageId,
-    importSource: 'api',
-    transactionCount: converted.transactionCount,
-    totals: converted.totals,
-    paymentType: prepared.paymentType,
-    idempotencyKey: d.key,
-    requestDigest: d.digest,
-    deliveryMode: d.deliveryMode,
-    deliveryStatus: d.deliveryStatus,
-    summary: prepared.summary,
-    payloadSealed: prepared.payloadSealed,
-    fileSealed: prepared.fileSealed,
-    warnings: converted.warnings.length > 0 ? converted.warnings : null,
-    createdAt: now,
-    updatedAt: now,
-    expiresAt: retentionUntil(now, input.environment),
-  });
-  await insertPaymentLines(
-    tx,
-    d.lines.map((l) => ({
-      documentId: prepared.documentId,
+      status,
+      messageId: docMessageId,
+      importSource: 'api',
+      transactionCount: converted.transactionCount,
+      totals: converted.totals,
+      paymentType: prepared.paymentType,
+      idempotencyKey: key,
+      requestDigest: digest,
+      deliveryMode: profile.deliveryMode,
+      deliveryStatus,
+      deliveryEnqueuedAt: null,
+      summary: prepared.summary,
+      accountIban: null,
+      accountCurrency: null,
+      contentDigest: null,
+      blockIndex: null,
+      payloadSealed: prepared.payloadSealed,
+      fileSealed: prepared.fileSealed,
+      warnings: converted.warnings.length > 0 ? converted.warnings : null,
+      details: null,
+      collected: false,
+      collectedAt: null,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: retentionUntil(now, input.environment),
+    },
+    lines: lines.map((l) => ({
+      documentId,
       lineIndex: l.lineIndex,
-      platformId: row.platformId,
+      platformId,
       companyId: input.companyId,
       paymentId: l.paymentId,
       endToEndId: l.endToEndId,
@@ -316,8 +217,94 @@ async function journal(
       payeeIban: l.payeeIban,
       executionDate: l.executionDate,
       state: 'pending',
+      evidence: null,
       updatedAt: now,
     })),
-  );
-  return row;
+    approval: policy
+      ? {
+          id: ctx.ids.next('appr'),
+          platformId,
+          companyId: input.companyId,
+          documentId,
+          policyId: policy.id,
+          status: 'pending',
+          makerUserId: null,
+          decisions: [],
+          createdAt: now,
+          updatedAt: now,
+        }
+      : null,
+    events: (journalNo) => {
+      const metadata = {
+        documentId,
+        journalNo,
+        messageId: docMessageId,
+        status,
+        totals: converted.totals,
+        transactionCount: converted.transactionCount,
+        idempotencyKey: key,
+      };
+      const about = { platformId, companyId: input.companyId, bankKey: input.bankKey, environment: input.environment };
+      const submitted = newEvent(ctx, {
+        ...about,
+        type: 'payment.submitted',
+        message: `${journalNo} submitted: ${prepared.summary}`,
+        metadata,
+      });
+      if (!policy) return [submitted];
+      return [
+        submitted,
+        newEvent(ctx, {
+          ...about,
+          type: 'payment.pending-approval',
+          message: `${journalNo} waits for approval under policy ${policy.id}`,
+          metadata: { ...metadata, policyId: policy.id },
+        }),
+      ];
+    },
+  };
+
+  // Twice at most: an earlier document that retention removed between the claim and the read is gone.
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const done = await journalEntry(ctx, scope, key, docMessageId, entry);
+    if ('journalNo' in done) {
+      return {
+        replayed: false,
+        body: submitResponse(ctx, { ...entry.document, journalNo: done.journalNo }, converted.xml),
+      };
+    }
+    if (done.claim === 'in-flight') {
+      throw new AppError(
+        409,
+        'conflict',
+        'a request with this Idempotency-Key or messageId is still being processed; retry shortly',
+      );
+    }
+    const earlier = await findOutboundForSubmit(ctx.db, scope, key, docMessageId);
+    const outcome = resolveEarlier(ctx, earlier, key, docMessageId, digest);
+    if (outcome) return outcome;
+  }
+  throw new AppError(409, 'conflict', 'the journal changed during this request; retry shortly');
+}
+
+/**
+ * Journals an entry. A test submit is one statement (claim and journal, journal_submit). A production
+ * submit also passes the billing gates, in one transaction: claim first (so a retry replays before
+ * any gate), then the billing row lock and count, then the journal; the per-company serialisation
+ * points (journal counter, chain head) come last, so they are held for the shortest time.
+ */
+async function journalEntry(
+  ctx: AppContext,
+  scope: { platformId: string; companyId: string },
+  key: string,
+  messageId: string | null,
+  entry: OutboundEntry,
+): Promise<{ journalNo: string } | { claim: 'in-flight' | 'earlier' }> {
+  if (entry.document.environment !== 'production') return submitOutbound(ctx.db, scope, key, messageId, entry);
+  return ctx.db.transaction(async (tx) => {
+    const claim = await claimSubmit(tx, scope, key, messageId);
+    if (claim !== 'clear') return { claim };
+    await passBillingGates(ctx, tx, scope);
+    return { journalNo: await journalOutbound(tx, entry) };
+  });
 }

@@ -1,18 +1,12 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { approvalPolicies, approvals } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
 export type ApprovalPolicyRow = typeof approvalPolicies.$inferSelect;
-export type ApprovalRow = typeof approvals.$inferSelect;
 
 export async function insertPolicy(q: Executor, row: typeof approvalPolicies.$inferInsert): Promise<ApprovalPolicyRow> {
   const [created] = await q.insert(approvalPolicies).values(row).returning();
-  return created!;
-}
-
-export async function insertApproval(tx: Executor, row: typeof approvals.$inferInsert): Promise<ApprovalRow> {
-  const [created] = await tx.insert(approvals).values(row).returning();
   return created!;
 }
 

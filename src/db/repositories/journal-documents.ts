@@ -21,18 +21,7 @@ export async function nextJournalNo(
   return result.rows[0]!.no;
 }
 
-/** Inserts a document that takes its journal number in the same statement (one round trip). */
-export async function insertNumberedDocument(
-  tx: Executor,
-  row: Omit<NewJournalDocument, 'journalNo'> & { direction: 'inbound' | 'outbound' },
-): Promise<JournalDocumentRow> {
-  const [created] = await tx
-    .insert(journalDocuments)
-    .values({ ...row, journalNo: sql`next_journal_no(${row.companyId}, ${row.direction})` })
-    .returning();
-  return created!;
-}
-
+/** Inserts a document whose journal number was taken with nextJournalNo in the same transaction. */
 export async function insertDocument(tx: Executor, row: NewJournalDocument): Promise<JournalDocumentRow> {
   const [created] = await tx.insert(journalDocuments).values(row).returning();
   return created!;

@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { approvalPolicies, approvals, companies, journalDocuments, users } from '../schema/index.ts';
+import { approvalPolicies, journalDocuments, users } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
 
@@ -49,7 +49,14 @@ export type DocumentMetaRow = JournalDocumentRow & { sortKey: string };
 function asMetaRow(
   row: Omit<
     DocumentMetaRow,
-    'requestDigest' | 'contentDigest' | 'blockIndex' | 'payloadSealed' | 'fileSealed' | 'warnings' | 'details'
+    | 'requestDigest'
+    | 'contentDigest'
+    | 'blockIndex'
+    | 'payloadSealed'
+    | 'fileSealed'
+    | 'warnings'
+    | 'details'
+    | 'deliveryEnqueuedAt'
   >,
 ): DocumentMetaRow {
   return {
@@ -61,6 +68,7 @@ function asMetaRow(
     fileSealed: null,
     warnings: null,
     details: null,
+    deliveryEnqueuedAt: null,
   };
 }
 

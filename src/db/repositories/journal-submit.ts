@@ -1,7 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { canonicalWithSeqHole } from '../../domain/audit/hash-chain.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { journalDocuments } from '../schema/index.ts';
+import { rowJson } from '../row-json.ts';
+import { approvals, journalDocuments, paymentLines } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
+import type { NewEvent } from './activity-events.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
 
 /** Queries of the journal submission path (POST /journal/payments, preview, cancel). */
@@ -74,23 +78,114 @@ export async function loadSubmitContext(
 }
 
 /**
- * Tries transaction-scoped advisory locks on a company's idempotency key and message id. False when
- * another transaction holds either: a submit with that key or message id is in flight right now.
- * Both locks end with the caller's transaction (commit or rollback).
+ * What a submit claim found (journal_submit_claim, migration 0007): `in-flight` when another open
+ * transaction holds the company's idempotency key or message id (transaction-scoped advisory
+ * locks, taken without waiting), `earlier` when an outbound document with either exists already,
+ * `clear` when the caller may journal. The locks end with the caller's transaction.
  */
-export async function tryLockSubmit(
+export type SubmitClaim = 'in-flight' | 'earlier' | 'clear';
+
+/** An outbound document ready to journal: everything but its journal number and chained events. */
+export type OutboundEntry = {
+  document: Omit<JournalDocumentRow, 'journalNo'>;
+  lines: Array<typeof paymentLines.$inferInsert>;
+  approval: typeof approvals.$inferInsert | null;
+  /** The audit events, built for the journal number the statement hands out. */
+  events: (journalNo: string) => NewEvent[];
+};
+
+export async function claimSubmit(
   tx: Executor,
-  companyId: string,
+  scope: CompanyScope,
   idempotencyKey: string,
   messageId: string | null,
-): Promise<boolean> {
-  const keyLock = `submit-key:${companyId}:${idempotencyKey}`;
-  const messageLock = messageId === null ? null : `submit-msg:${companyId}:${messageId}`;
-  const result = await tx.execute<{ key: boolean; msg: boolean }>(sql`
-    SELECT pg_try_advisory_xact_lock(hashtextextended(${keyLock}, 0)) AS key,
-           ${messageLock === null ? sql`true` : sql`pg_try_advisory_xact_lock(hashtextextended(${messageLock}, 0))`} AS msg`);
-  const row = result.rows[0];
-  return row?.key === true && row.msg === true;
+): Promise<SubmitClaim> {
+  const result = await tx.execute<{ claim: SubmitClaim }>(
+    sql`SELECT journal_submit_claim(${scope.platformId}, ${scope.companyId}, ${idempotencyKey}, ${messageId}) AS claim`,
+  );
+  return result.rows[0]!.claim;
+}
+
+/** Journals an entry inside the caller's transaction (after its claim); answers the journal number. */
+export async function journalOutbound(tx: Executor, entry: OutboundEntry): Promise<string> {
+  const a = entryArguments(entry);
+  const result = await tx.execute<{ journal_no: string }>(
+    sql`SELECT journal_outbound(${a.document}::jsonb, ${a.lines}::jsonb, ${a.approval}::jsonb, ${a.events}::jsonb) AS journal_no`,
+  );
+  return result.rows[0]!.journal_no;
+}
+
+/**
+ * Claim and journal in ONE statement, its own transaction (journal_submit, migration 0007): the hot
+ * path of a submit is one round trip. Answers the journal number, or the claim that stopped it.
+ */
+export async function submitOutbound(
+  q: Executor,
+  scope: CompanyScope,
+  idempotencyKey: string,
+  messageId: string | null,
+  entry: OutboundEntry,
+): Promise<{ journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> }> {
+  const a = entryArguments(entry);
+  const result = await q.execute<{ r: string }>(
+    sql`SELECT journal_submit(${scope.platformId}, ${scope.companyId}, ${idempotencyKey}, ${messageId},
+        ${a.document}::jsonb, ${a.lines}::jsonb, ${a.approval}::jsonb, ${a.events}::jsonb) AS r`,
+  );
+  const r = result.rows[0]!.r;
+  return r === 'in-flight' || r === 'earlier' ? { claim: r } : { journalNo: r };
+}
+
+/**
+ * The SQL function's arguments. The journal number and each event's seq only exist inside the
+ * statement, so events travel with placeholders: a random journal-number token in message and
+ * metadata, and the canonical JSON (what the hash covers) with a seq token; the function fills both
+ * in and hashes. Random tokens cannot collide with client-supplied text.
+ */
+function entryArguments(entry: OutboundEntry) {
+  const token = randomUUID();
+  const journalNoHole = `#journal-no:${token}#`;
+  const seqHole = `#seq:${token}#`;
+  const events = entry.events(journalNoHole).map((e) => {
+    const createdAt = e.createdAt.toISOString();
+    const expiresAt = e.expiresAt?.toISOString() ?? null;
+    return {
+      id: e.id,
+      chain_id: e.chainId,
+      platform_id: e.platformId,
+      company_id: e.companyId,
+      type: e.type,
+      message: e.message,
+      actor_user_id: e.actorUserId,
+      metadata: JSON.stringify(e.metadata),
+      bank_key: e.bankKey,
+      environment: e.environment,
+      connection_id: e.connectionId,
+      created_at: createdAt,
+      expires_at: expiresAt,
+      canonical: canonicalWithSeqHole(
+        {
+          id: e.id,
+          platformId: e.platformId,
+          companyId: e.companyId,
+          type: e.type,
+          message: e.message,
+          actorUserId: e.actorUserId,
+          metadata: e.metadata,
+          createdAt,
+          expiresAt,
+        },
+        seqHole,
+      ),
+      seq_hole: JSON.stringify(seqHole),
+      journal_no_hole: journalNoHole,
+    };
+  });
+  return {
+    document: JSON.stringify(rowJson(journalDocuments, { ...entry.document, journalNo: '' })),
+    lines: JSON.stringify(entry.lines.map((l) => rowJson(paymentLines, l))),
+    approval: entry.approval ? JSON.stringify(rowJson(approvals, entry.approval)) : null,
+    events: JSON.stringify(events),
+  };
 }
 
 /** Outbound documents of the company with this idempotency key or message id, newest first. */
@@ -150,4 +245,24 @@ export async function cancelOutboundDocument(
     )
     .returning();
   return row;
+}
+
+/**
+ * The delivery relay's claim: up to `limit` queued host-to-host documents of any tenant that have no
+ * bank-delivery job yet, oldest first, marked as enqueued in the caller's transaction (which creates
+ * their jobs). SKIP LOCKED lets several worker processes relay side by side without doubling a job.
+ * Cross-tenant by design, like every worker claim; each claimed row carries its own scope.
+ */
+export async function claimQueuedDeliveries(
+  tx: Executor,
+  limit: number,
+  now: Date,
+): Promise<Array<{ documentId: string; platformId: string; companyId: string }>> {
+  const result = await tx.execute<{ id: string; platform_id: string; company_id: string }>(sql`
+    UPDATE journal_documents d SET delivery_enqueued_at = ${now}
+     WHERE d.id IN (SELECT q.id FROM journal_documents q
+                     WHERE q.delivery_status = 'queued' AND q.delivery_enqueued_at IS NULL
+                     ORDER BY q.created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING d.id, d.platform_id, d.company_id`);
+  return result.rows.map((r) => ({ documentId: r.id, platformId: r.platform_id, companyId: r.company_id }));
 }

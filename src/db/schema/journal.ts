@@ -46,6 +46,9 @@ export const journalDocuments = pgTable(
     requestDigest: text('request_digest'),
     deliveryMode: text('delivery_mode'),
     deliveryStatus: text('delivery_status'),
+    // When the delivery relay created the bank-delivery job of a `queued` document (null until then):
+    // the document row is the durable delivery request, written in the submit's one statement.
+    deliveryEnqueuedAt: timestamp('delivery_enqueued_at', { withTimezone: true }),
     summary: text('summary').notNull().default(''),
     accountIban: text('account_iban'),
     accountCurrency: text('account_currency'),
@@ -73,6 +76,9 @@ export const journalDocuments = pgTable(
     index('journal_documents_page_idx').on(t.companyId, t.createdAt.desc(), t.id.desc()),
     index('journal_documents_message_idx').on(t.companyId, t.messageId),
     index('journal_documents_expiry_idx').on(t.expiresAt),
+    index('journal_documents_delivery_relay_idx')
+      .on(t.createdAt)
+      .where(sql`delivery_status = 'queued' AND delivery_enqueued_at IS NULL`),
   ],
 );
 

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import {
   type ChainedEvent,
   type ChainedFields,
   canonicalJson,
+  canonicalWithSeqHole,
   eventHash,
   GENESIS_HASH,
   verifyChain,
@@ -62,4 +64,32 @@ test('a removed event or a re-hashed forgery is detected at the next link', () =
 
 test('a chain whose start was removed by retention verifies from its first kept event', () => {
   assert.deepEqual(verifyChain(chain(6).slice(2)), { ok: true, checked: 4 });
+});
+
+test('the canonical JSON built with a seq placeholder becomes the event canonical JSON once the seq is filled in', () => {
+  const hole = '#seq:5f0c#';
+  for (const seq of [1, 9, 10, 12345678901]) {
+    const fields: ChainedFields = {
+      id: 'evt_1',
+      platformId: 'plat_1',
+      companyId: 'comp_1',
+      seq,
+      type: 'payment.submitted',
+      // Content that looks like a seq or a placeholder must not be touched.
+      message: 'seq 7 "seq":"#seq:5f0c" {"seq":1}',
+      actorUserId: null,
+      metadata: { seq: 3, nested: { seq: 'x' }, list: [1, 'seq'] },
+      createdAt: '2026-11-21T10:00:00.000Z',
+      expiresAt: '2027-11-21T10:00:00.000Z',
+    };
+    const { seq: _seq, ...rest } = fields;
+    const filled = canonicalWithSeqHole(rest, hole).replace(JSON.stringify(hole), String(seq));
+    assert.equal(filled, canonicalJson(fields));
+    assert.equal(
+      eventHash(GENESIS_HASH, fields),
+      createHash('sha256')
+        .update(GENESIS_HASH + filled)
+        .digest('hex'),
+    );
+  }
 });

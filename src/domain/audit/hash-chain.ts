@@ -38,6 +38,16 @@ export function eventHash(prevHash: string, fields: ChainedFields): string {
     .digest('hex');
 }
 
+/**
+ * What eventHash hashes after prevHash, built before the event's seq is known: the canonical JSON with
+ * seq as the placeholder string `seqHole`. Replacing JSON.stringify(seqHole) by the seq's digits gives
+ * exactly canonicalJson of the event (keys are sorted, so the placeholder sits where seq would).
+ * The store fills it in where the seq is handed out (the submit statement, migration 0007).
+ */
+export function canonicalWithSeqHole(fields: Omit<ChainedFields, 'seq'>, seqHole: string): string {
+  return canonicalJson({ ...fields, seq: seqHole });
+}
+
 export type ChainVerdict =
   | { ok: true; checked: number }
   | { ok: false; checked: number; brokenAtSeq: number; eventId: string; reason: string };
