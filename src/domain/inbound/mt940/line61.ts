@@ -17,8 +17,6 @@ export type Line61 = {
   supplementary: string | null;
 };
 
-const LINE61 = /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:,\d*)?)([NFS][A-Z0-9]{3})?(.*)$/;
-
 /** 20YY for YY < 80: statements are recent; 19YY otherwise (old test files). */
 // Consecutive lines of a statement share their dates: remembering the last conversion saves a string each.
 let lastYymmdd = '';
@@ -34,13 +32,14 @@ function yymmdd(s: string): string {
 }
 
 /** Entry date MMDD takes the value date's year, moved across a year end when the months say so. */
-let lastEntryKey = '';
+let lastEntryValueDate = '';
+let lastEntryMmdd = '';
 let lastEntryIso = '';
 
 function entryDateOf(valueDate: string, mmdd: string): string {
-  const key = valueDate + mmdd;
-  if (key === lastEntryKey) return lastEntryIso;
-  lastEntryKey = key;
+  if (valueDate === lastEntryValueDate && mmdd === lastEntryMmdd) return lastEntryIso;
+  lastEntryValueDate = valueDate;
+  lastEntryMmdd = mmdd;
   lastEntryIso = computeEntryDate(valueDate, mmdd);
   return lastEntryIso;
 }
@@ -54,16 +53,112 @@ function computeEntryDate(valueDate: string, mmdd: string): string {
   return `${year}-${mmdd.slice(0, 2)}-${mmdd.slice(2, 4)}`;
 }
 
+function isDigit(c: number): boolean {
+  return c >= 48 && c <= 57;
+}
+
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+
+/** `.` of a regular expression matches every character but these line terminators. */
+function hasLineTerminator(s: string, from: number): boolean {
+  for (let i = from; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 13 || c === 10 || c === 0x2028 || c === 0x2029) return true;
+  }
+  return false;
+}
+
+// The type code (NTRF, NMSC ...) repeats from line to line and is kept on every transaction: the last
+// one is handed out again when the four characters are the same.
+let lastType = '';
+
+function typeCodeAt(s: string, i: number): string {
+  const t = lastType;
+  if (
+    t.length === 4 &&
+    s.charCodeAt(i) === t.charCodeAt(0) &&
+    s.charCodeAt(i + 1) === t.charCodeAt(1) &&
+    s.charCodeAt(i + 2) === t.charCodeAt(2) &&
+    s.charCodeAt(i + 3) === t.charCodeAt(3)
+  )
+    return t;
+  lastType = s.slice(i, i + 4);
+  return lastType;
+}
+
+const NONREF = 'NONREF';
+
+/** Trimmed text, null when empty; the usual NONREF as one shared string. */
+function reference(s: string): string | null {
+  const t = s.trim();
+  return t === '' ? null : t === NONREF ? NONREF : t;
+}
+
+/**
+ * Reads the first line with the same result as the regular expression
+ * /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:,\d*)?)([NFS][A-Z0-9]{3})?(.*)$/
+ * (no backtracking can change its match: each optional part is taken whenever it can be), by index:
+ * no match array and no capture strings per statement line.
+ */
 export function parseLine61(value: string): Line61 | string {
   const nl = value.indexOf('\n');
   const first = (nl < 0 ? value : value.slice(0, nl)).trim();
-  const m = LINE61.exec(first);
-  if (!m) return `:61: "${first.slice(0, 40)}" is not a statement line (date, C/D mark, amount, type)`;
-  const valueDate = yymmdd(m[1] as string);
-  const rest = m[7] ?? '';
-  const sep = rest.indexOf('//');
-  const customerRef = (sep < 0 ? rest : rest.slice(0, sep)).trim();
-  const bankRef = sep < 0 ? '' : rest.slice(sep + 2).trim();
+  const n = first.length;
+  let i = 0;
+  for (; i < 6; i++) if (!isDigit(first.charCodeAt(i))) return notALine(first);
+  let entry = -1;
+  if (
+    isDigit(first.charCodeAt(6)) &&
+    isDigit(first.charCodeAt(7)) &&
+    isDigit(first.charCodeAt(8)) &&
+    isDigit(first.charCodeAt(9))
+  ) {
+    entry = 6;
+    i = 10;
+  }
+  const c = first.charCodeAt(i);
+  const d = first.charCodeAt(i + 1);
+  let mark: Line61['mark'];
+  if (c === 82 /* R */ && (d === 67 || d === 68)) mark = d === 67 ? 'RC' : 'RD';
+  else if (c === 69 /* E */ && (d === 67 || d === 68)) mark = d === 67 ? 'EC' : 'ED';
+  else if (c === 67) mark = 'C';
+  else if (c === 68) mark = 'D';
+  else return notALine(first);
+  i += mark.length;
+  let fundsCode: string | null = null;
+  if (isUpper(first.charCodeAt(i))) {
+    fundsCode = first[i] as string;
+    i++;
+  }
+  const amountStart = i;
+  while (i < n && i - amountStart < 15 && isDigit(first.charCodeAt(i))) i++;
+  if (i === amountStart) return notALine(first);
+  let amount: string;
+  if (first.charCodeAt(i) === 44 /* , */) {
+    const comma = i++;
+    while (isDigit(first.charCodeAt(i))) i++;
+    amount = `${first.slice(amountStart, comma)}.${first.slice(comma + 1, i)}`;
+  } else amount = first.slice(amountStart, i);
+  let typeCode: string | null = null;
+  const t = first.charCodeAt(i);
+  if (t === 78 || t === 70 || t === 83) {
+    let ok = true;
+    for (let k = i + 1; k < i + 4; k++) {
+      const x = first.charCodeAt(k);
+      if (!(isUpper(x) || isDigit(x))) ok = false;
+    }
+    if (ok) {
+      typeCode = typeCodeAt(first, i);
+      i += 4;
+    }
+  }
+  if (hasLineTerminator(first, i)) return notALine(first);
+  const valueDate = yymmdd(first.slice(0, 6));
+  const sep = first.indexOf('//', i);
+  const customerRef = reference(sep < 0 ? first.slice(i) : first.slice(i, sep));
+  const bankRef = sep < 0 ? null : reference(first.slice(sep + 2));
   const supplementary =
     nl < 0
       ? ''
@@ -73,15 +168,19 @@ export function parseLine61(value: string): Line61 | string {
           .trim();
   return {
     valueDate,
-    entryDate: m[2] ? entryDateOf(valueDate, m[2]) : null,
-    mark: m[3] as Line61['mark'],
-    fundsCode: m[4] ?? null,
-    amount: (m[5] as string).replace(',', '.'),
-    typeCode: m[6] ?? null,
-    customerRef: customerRef === '' ? null : customerRef,
-    bankRef: bankRef === '' ? null : bankRef,
+    entryDate: entry < 0 ? null : entryDateOf(valueDate, first.slice(entry, entry + 4)),
+    mark,
+    fundsCode,
+    amount,
+    typeCode,
+    customerRef,
+    bankRef,
     supplementary: supplementary === '' ? null : supplementary,
   };
+}
+
+function notALine(first: string): string {
+  return `:61: "${first.slice(0, 40)}" is not a statement line (date, C/D mark, amount, type)`;
 }
 
 /** True when YYYY-MM-DD names a real calendar day (February 30 does not). */

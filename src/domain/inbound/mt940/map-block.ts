@@ -121,10 +121,11 @@ function phaseOf(tag: string): number {
 }
 
 export function mapBlock(block: RawBlock, format: 'mt940' | 'mt942', blockIndex: number): MappedBlock {
-  const accountField = block.fields.find((f) => f.tag === '25');
-  const account = accountField ? accountField.value.trim() || null : null;
+  const accountField = block.tags.indexOf('25');
+  const account =
+    accountField >= 0 ? block.text.slice(block.starts[accountField], block.ends[accountField]).trim() || null : null;
   // "Closed" for the incomplete-file alert: the message ended properly or at least reached its closing balance.
-  const hasClosing = block.fields.some((f) => f.tag === '62F' || f.tag === '62M');
+  const hasClosing = block.tags.some((tag) => tag === '62F' || tag === '62M');
   const closed = !block.unclosedSwift && (hasClosing || block.terminated);
   try {
     return { ...mapFields(block, format, blockIndex, account), account, closed };
@@ -163,8 +164,10 @@ function mapFields(
   let fileSummary: Partial<EntrySummary> = {};
   const invalidDates: string[] = [];
 
-  for (const f of block.fields) {
-    const tag = f.tag;
+  const { text, tags, starts, ends, lines } = block;
+  for (let k = 0; k < tags.length; k++) {
+    const tag = tags[k] as string;
+    const f = { value: text.slice(starts[k], ends[k]), line: lines[k] as number };
     if (!KNOWN_TAGS.has(tag)) throw new BlockError(`unknown tag :${tag}: on line ${f.line}`);
     // Reference, sequence and balance fields are SWIFT x-charset: a byte outside printable ASCII there is
     // corruption. Free text (:86:, the references inside :61:) may carry national letters (mBank writes

@@ -5,10 +5,17 @@
  * A block keeps its raw fields; it is parsed on its own later, so one broken block cannot sink the file.
  * The scan works on offsets (no array of lines): a field's value is sliced once, wrapped lines and all.
  */
-type Field = { tag: string; value: string; line: number };
-
+/**
+ * A block's fields as parallel arrays of tags and source ranges (value = text.slice(start, end), wrapped
+ * lines and all): a 100,000-entry statement then holds numbers until it is mapped, not 200,000 field
+ * objects and value strings that would all outlive the young generation.
+ */
 export type RawBlock = {
-  fields: Field[];
+  text: string;
+  tags: string[];
+  starts: number[];
+  ends: number[];
+  lines: number[];
   /** Tag-shaped text before the first :20: (a wrong header such as ":9401:"). */
   junk: string | null;
   /** The SWIFT text block around it was opened with "{4:" but never closed with "-}". */
@@ -112,8 +119,12 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
   let lineNo = 0;
 
   const flush = () => {
-    if (fieldTag !== null && current)
-      current.fields.push({ tag: fieldTag, value: text.slice(fieldStart, fieldEnd), line: fieldLine });
+    if (fieldTag !== null && current) {
+      current.tags.push(fieldTag);
+      current.starts.push(fieldStart);
+      current.ends.push(fieldEnd);
+      current.lines.push(fieldLine);
+    }
     fieldTag = null;
   };
   const startField = (tag: string, start: number, end: number) => {
@@ -124,7 +135,11 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
         onBlock(current); // nothing changes a block once the next one has started
       }
       current = {
-        fields: [],
+        text,
+        tags: [],
+        starts: [],
+        ends: [],
+        lines: [],
         junk: pendingJunk.length ? pendingJunk.join(' | ') : null,
         unclosedSwift: false,
         terminated: false,

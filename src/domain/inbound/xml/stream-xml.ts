@@ -204,7 +204,7 @@ export function streamXml(
     // text before them blank. Past the end charCodeAt gives NaN, which ends the loop.
     let p = pos;
     let c = xml.charCodeAt(p);
-    while (c === 32 || c === 10 || c === 13 || c === 9) c = xml.charCodeAt(++p);
+    while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = xml.charCodeAt(++p);
     const lt = c === LT ? p : xml.indexOf('<', p);
     const blank = lt === p; // only spaces, tabs and line breaks between pos (= textStart) and lt
     if (lt < 0) {
