@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { ConnectivityProfile } from '../banks/connectivity.ts';
 import { connectivityProfiles as connectivityData } from '../banks/connectivity.ts';
 import { findPaymentType, PAYMENT_TYPES } from '../banks/payment-types.ts';
@@ -5,13 +6,14 @@ import { BANK_PROFILES, findBankProfile } from '../banks/profiles.ts';
 import type { AutoSelection } from '../banks/select-type.ts';
 import type { BankProfile, PainVersion, PaymentTypeEntry } from '../banks/types.ts';
 import { isPainVersion, PAIN_VERSIONS } from '../banks/types.ts';
-import type { ChunkSink } from '../pain001/chunk-writer.ts';
-import { pain001ToString, writePain001 } from '../pain001/write-pain001.ts';
+import type { CanonicalPayment } from '../canonical/types.ts';
+import { pain001ToString } from '../pain001/write-pain001.ts';
 import type { ValidationIssue } from '../validation/issue.ts';
 import type { CompanySettings } from '../validation/prepare.ts';
 import type { ValidationRun } from '../validation/validate.ts';
 import { runValidation } from '../validation/validate.ts';
 import type { ConversionError } from './errors.ts';
+import { convertFused } from './fused.ts';
 
 /** `validate=true`: schema model always, official XSD when the caller passes its text; says which ran. */
 export { validateGeneratedXml } from '../xsd/index.ts';
@@ -22,7 +24,6 @@ export { validateGeneratedXml } from '../xsd/index.ts';
 export type {
   AutoSelection,
   BankProfile,
-  ChunkSink,
   CompanySettings,
   ConnectivityProfile,
   ConversionError,
@@ -39,6 +40,8 @@ export type EngineOptions = {
   now?: Date;
   /** Per-company defaults a journal route passes; /convert and /validate do not. */
   company?: CompanySettings;
+  /** `false` skips the fused converter and validates level by level (tests compare the two paths). */
+  fused?: boolean;
 };
 
 export type ValidateResult = {
@@ -52,7 +55,10 @@ export type ValidateResult = {
 
 export type ConvertSuccess = {
   ok: true;
+  /** The file; empty when `bytes` was asked for. */
   xml: string;
+  /** The file as UTF-8 bytes, only with the `bytes` option (large batches: no 100 MB string). */
+  bytes?: Buffer;
   painVersion: PainVersion;
   /** Warning-severity issues only (for `X-Validation-Warnings`). */
   warnings: ValidationIssue[];
@@ -102,8 +108,8 @@ function resolve(
 }
 
 /** xs:dateTime without fraction: `2026-11-21T08:55:00` plus `Z` unless the bank wants no offset (SEB). */
-function creationDateTime(run: ValidationRun, profile: BankProfile, now: Date | undefined): string {
-  const given = run.doc.creationDateTime;
+function creationDateTime(doc: CanonicalPayment, profile: BankProfile, now: Date | undefined): string {
+  const given = doc.creationDateTime;
   if (given !== undefined) {
     // SEB reads CreDtTm as local time without an offset: keep the wall-clock part as given.
     return profile.flavour.creationDateTimeWithoutOffset ? given.replace(/(Z|[+-]\d{2}:\d{2})$/, '') : given;
@@ -163,17 +169,41 @@ function formatDecimal(minor: bigint, exp: number): string {
 }
 
 /**
- * Validates and, when no error-severity issue was found, writes the file. `sink` streams the XML in
- * chunks instead of building the string (then `xml` is empty); the benchmark and large jobs use it.
+ * Validates and, when no error-severity issue was found, writes the file. The fused converter
+ * (fused.ts) does both in one pass; when it declines (any error, or a shape it does not read itself)
+ * the full path below validates level by level and writes from the normalised document, so issues and
+ * output are the same either way. `bytes: true` returns the file as UTF-8 bytes instead of a string
+ * (the benchmark and large jobs).
  */
 export function convertPayment(
   raw: unknown,
   bankKey: string,
-  opts: EngineOptions & { sink?: ChunkSink } = {},
+  opts: EngineOptions & { bytes?: boolean } = {},
 ): EngineResult<ConvertResult> {
   const r = resolve(bankKey, opts.painVersion);
   if (!r.ok) return r;
   const { profile, version } = r.value;
+  const fused =
+    opts.fused === false
+      ? undefined
+      : convertFused(raw, profile, version, opts.now, opts.company, (doc) => creationDateTime(doc, profile, opts.now));
+  if (fused) {
+    if (fused.doc.creationDateTime === undefined) fused.autoFilled.push('creationDateTime');
+    const success: ConvertSuccess = {
+      ok: true,
+      xml: opts.bytes ? '' : fused.bytes.toString('utf8'),
+      painVersion: version,
+      warnings: fused.issues,
+      autoSelected: fused.autoSelected,
+      autoFilled: fused.autoFilled,
+      unknownFieldsDropped: fused.unknownFieldsDropped,
+      messageId: fused.doc.messageId ?? '',
+      transactionCount: fused.transactionCount,
+      totals: fused.totals,
+    };
+    if (opts.bytes) success.bytes = fused.bytes;
+    return { ok: true, value: success };
+  }
   const run = runValidation(raw, profile, version, opts.now, opts.company);
   if (run.errorCount > 0) {
     return {
@@ -192,27 +222,24 @@ export function convertPayment(
     profile,
     painVersion: version,
     payments: run.plans,
-    creationDateTime: creationDateTime(run, profile, opts.now),
+    creationDateTime: creationDateTime(run.doc, profile, opts.now),
   };
-  let xml = '';
-  if (opts.sink) writePain001(plan, opts.sink);
-  else xml = pain001ToString(plan);
+  const xml = pain001ToString(plan);
   if (run.doc.creationDateTime === undefined) run.autoFilled.push('creationDateTime');
-  return {
+  const success: ConvertSuccess = {
     ok: true,
-    value: {
-      ok: true,
-      xml,
-      painVersion: version,
-      warnings: run.issues.filter((i) => i.severity === 'warning'),
-      autoSelected: run.autoSelected,
-      autoFilled: run.autoFilled,
-      unknownFieldsDropped: run.unknownFieldsDropped,
-      messageId: run.doc.messageId ?? '',
-      transactionCount: run.plans.reduce((n, p) => n + p.payment.transactions.length, 0),
-      totals: totalsOf(run),
-    },
+    xml: opts.bytes ? '' : xml,
+    painVersion: version,
+    warnings: run.issues.filter((i) => i.severity === 'warning'),
+    autoSelected: run.autoSelected,
+    autoFilled: run.autoFilled,
+    unknownFieldsDropped: run.unknownFieldsDropped,
+    messageId: run.doc.messageId ?? '',
+    transactionCount: run.plans.reduce((n, p) => n + p.payment.transactions.length, 0),
+    totals: totalsOf(run),
   };
+  if (opts.bytes) success.bytes = Buffer.from(xml, 'utf8');
+  return { ok: true, value: success };
 }
 
 /** Profile summary as the contract's "Bank profile" resource, plus delivery details the routes show. */

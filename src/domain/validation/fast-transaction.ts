@@ -1,0 +1,383 @@
+import type { BankProfile, PaymentTypeEntry } from '../banks/types.ts';
+import type { Transaction } from '../canonical/types.ts';
+import { currencyExponent } from '../money/currencies.ts';
+import { formatMinor, plainMinor } from '../money/money.ts';
+import { creditorNeedsBic, needsRegulatoryReport } from './bank-rules.ts';
+import type { CharsetName } from './charset.ts';
+import { CHARSET_CLASS_LIMIT, charsetClasses, checkCharset } from './charset.ts';
+import { isCountryCode } from './countries.ts';
+import { isBicShape, isExternalCode } from './formats.ts';
+import { isValidIban } from './iban.ts';
+import type { IssueSink } from './issue.ts';
+import type { Getter } from './payment-type-rules.ts';
+import { checkAccount, checkReference, meetsRequirements } from './payment-type-rules.ts';
+import type { PaymentPlan } from './plan.ts';
+import { isBlank } from './text-rules.ts';
+
+/**
+ * The fused converter's reading of one transaction: the caller's object is read once, checked against all
+ * three levels and turned into the fields the writer needs, with no normalised copy. It takes the common
+ * shape only (ids, amount, a creditor with name, address, IBAN and BIC, free text or a creditor reference,
+ * purpose) and only a transaction without errors: for anything else it answers false and the caller runs
+ * the full path, which reports every issue in its order. The only issue this reader raises itself is the
+ * normaliser's transliteration warning, with the same path and message.
+ * Each check here is the predicate of a rule in generic.ts, bank-rules.ts or payment-type-rules.ts; the
+ * property test in test/domain-conversion/fused-equivalence.test.ts holds both paths to the same output.
+ */
+
+/** Bits of `TxFields.amp`: which text fields contain `&` and need escaping. */
+export const AMP_NAME = 1;
+export const AMP_STREET = 2;
+export const AMP_BUILDING = 4;
+export const AMP_POST_CODE = 8;
+export const AMP_TOWN = 16;
+export const AMP_UNSTRUCTURED = 32;
+
+/** One transaction as the writer needs it; values are transliterated and not yet escaped. Reused for every transaction. */
+export type TxFields = {
+  endToEndId: string;
+  instructionId: string | undefined;
+  currency: string;
+  /** The amount as written: the caller's text when it has the currency's fraction digits, else formatted. */
+  amount: string;
+  minor: number;
+  exponent: number;
+  bic: string | undefined;
+  name: string;
+  country: string | undefined;
+  address: boolean;
+  streetName: string | undefined;
+  buildingNumber: string | undefined;
+  postCode: string | undefined;
+  townName: string | undefined;
+  iban: string;
+  unstructured: string | undefined;
+  creditorReference: string | undefined;
+  purposeCode: string | undefined;
+  amp: number;
+};
+
+export function emptyFields(): TxFields {
+  return {
+    endToEndId: '',
+    instructionId: undefined,
+    currency: '',
+    amount: '',
+    minor: 0,
+    exponent: 2,
+    bic: undefined,
+    name: '',
+    country: undefined,
+    address: false,
+    streetName: undefined,
+    buildingNumber: undefined,
+    postCode: undefined,
+    townName: undefined,
+    iban: '',
+    unstructured: undefined,
+    creditorReference: undefined,
+    purposeCode: undefined,
+    amp: 0,
+  };
+}
+
+/** What stays the same for every transaction of one payment. */
+export type TxRun = {
+  sink: IssueSink;
+  profile: BankProfile;
+  plan: PaymentPlan;
+  type: PaymentTypeEntry;
+  requirements: Getter[][];
+  charset: CharsetName;
+  classes: Uint8Array;
+  /** `payments[i]`, for the rare issue path. */
+  base: string;
+  addressRule: boolean;
+  /** Generic (Max140Text) and bank name limits folded into one. */
+  nameLimit: number;
+  unstructuredLimit: number;
+  seenEndToEnd: Set<string>;
+};
+
+export function transactionRun(
+  sink: IssueSink,
+  profile: BankProfile,
+  plan: PaymentPlan,
+  type: PaymentTypeEntry,
+  requirements: Getter[][],
+  addressRule: boolean,
+  genericNameMax: number,
+  seenEndToEnd: Set<string>,
+): TxRun {
+  const f = profile.flavour;
+  return {
+    sink,
+    profile,
+    plan,
+    type,
+    requirements,
+    charset: f.charset,
+    classes: charsetClasses(f.charset),
+    base: `payments[${plan.index}]`,
+    addressRule,
+    nameLimit: Math.min(genericNameMax, f.nameMaxLength),
+    unstructuredLimit: Math.min(140, f.unstructuredMaxLength),
+    seenEndToEnd,
+  };
+}
+
+type Rec = Record<string, unknown>;
+
+function isObject(v: unknown): v is Rec {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Own and inherited enumerable keys, as the normaliser's unknown-key check sees them. */
+function keyCount(o: Rec): number {
+  let n = 0;
+  for (const _ in o) n++;
+  return n;
+}
+
+const SEPA = charsetClasses('sepa');
+
+/** checkIdentifier's two rules for ids of at most 35 characters: SEPA set, no leading, trailing or double slash. */
+function isIdentifier(s: string): boolean {
+  const n = s.length;
+  if (n > 35) return false;
+  let prev = 47;
+  for (let i = 0; i < n; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= CHARSET_CLASS_LIMIT || SEPA[c] !== 1 || (c === 47 && prev === 47)) return false;
+    prev = c;
+  }
+  return prev !== 47 || n === 0;
+}
+
+function isSepaText(s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= CHARSET_CLASS_LIMIT || SEPA[c] !== 1) return false;
+  }
+  return true;
+}
+
+/** -1: something outside the charset's fast table; 0: clean; 1: clean but holds `&`. */
+function scan(s: string, classes: Uint8Array): number {
+  let amp = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= CHARSET_CLASS_LIMIT) return -1;
+    const k = classes[c];
+    if (k !== 1) {
+      if (k === 0) return -1;
+      amp = 1;
+    }
+  }
+  return amp;
+}
+
+/**
+ * A free-text field as the normaliser's `txt` leaves it: as given, or transliterated with its warning.
+ * Undefined for characters without a safe replacement (an error: the full path reports it).
+ */
+function text(v: string, run: TxRun, f: TxFields, bit: number, j: number, rel: string): string | undefined {
+  const k = scan(v, run.classes);
+  if (k >= 0) {
+    if (k === 1) f.amp |= bit;
+    return v;
+  }
+  const r = checkCharset(v, run.charset);
+  if (r.kind === 'invalid') return undefined;
+  const value = r.kind === 'ok' ? v : r.value;
+  if (r.kind === 'transliterated') {
+    run.sink.add(
+      'generic',
+      'charset_transliterated',
+      `${run.base}.transactions[${j}].${rel}`,
+      r.message,
+      undefined,
+      'warning',
+    );
+  }
+  if (value.includes('&')) f.amp |= bit;
+  return value;
+}
+
+/** An optional address line: undefined when absent, null when the fast path cannot take it. */
+function addressText(
+  v: unknown,
+  max: number,
+  run: TxRun,
+  f: TxFields,
+  bit: number,
+  j: number,
+  rel: string,
+): string | undefined | null {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') return null;
+  const s = text(v, run, f, bit, j, rel);
+  return s === undefined || s.length > max ? null : s;
+}
+
+/** Reads transaction `j` into `f`; false when the full path must take over (see above). */
+export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boolean {
+  const e2e = o['endToEndId'];
+  const instr = o['instructionId'];
+  const amount = o['amount'];
+  const currency = o['currency'];
+  const c = o['creditor'];
+  const rem = o['remittance'];
+  const purpose = o['purposeCode'];
+  let keys = 4;
+  if (typeof e2e !== 'string' || typeof amount !== 'string' || typeof currency !== 'string' || !isObject(c)) {
+    return false;
+  }
+  if (instr !== undefined) {
+    if (typeof instr !== 'string' || !isIdentifier(instr)) return false;
+    keys++;
+  }
+  if (rem !== undefined) {
+    if (!isObject(rem)) return false;
+    keys++;
+  }
+  if (purpose !== undefined) {
+    if (typeof purpose !== 'string' || !isExternalCode(purpose)) return false;
+    keys++;
+  }
+  if (keyCount(o) !== keys) return false;
+  f.amp = 0;
+
+  // Generic: ids, amount and currency.
+  if (isBlank(e2e) || !isIdentifier(e2e)) return false;
+  const seen = run.seenEndToEnd;
+  const before = seen.size;
+  seen.add(e2e);
+  if (seen.size === before) return false;
+  const exponent = currencyExponent(currency);
+  if (exponent === undefined) return false;
+  const minor = plainMinor(amount, exponent);
+  if (minor <= 0) return false;
+
+  // The creditor, in the normaliser's order (name, country, address, account, agent) so warnings keep theirs.
+  const name = c['name'];
+  const country = c['country'];
+  const pa = c['postalAddress'];
+  const account = c['account'];
+  const agent = c['agent'];
+  if (typeof name !== 'string' || !isObject(account)) return false;
+  let creditorKeys = 2;
+  if (country !== undefined) {
+    if (typeof country !== 'string' || !isCountryCode(country)) return false;
+    creditorKeys++;
+  }
+  if (pa !== undefined) {
+    if (!isObject(pa)) return false;
+    creditorKeys++;
+  }
+  if (agent !== undefined) {
+    if (!isObject(agent)) return false;
+    creditorKeys++;
+  }
+  if (keyCount(c) !== creditorKeys) return false;
+  const nm = text(name, run, f, AMP_NAME, j, 'creditor.name');
+  if (nm === undefined || isBlank(nm) || nm.length > run.nameLimit) return false;
+  f.address = pa !== undefined;
+  if (pa !== undefined) {
+    const street = addressText(pa['streetName'], 70, run, f, AMP_STREET, j, 'creditor.postalAddress.streetName');
+    const building = addressText(
+      pa['buildingNumber'],
+      16,
+      run,
+      f,
+      AMP_BUILDING,
+      j,
+      'creditor.postalAddress.buildingNumber',
+    );
+    const post = addressText(pa['postCode'], 16, run, f, AMP_POST_CODE, j, 'creditor.postalAddress.postCode');
+    const town = addressText(pa['townName'], 35, run, f, AMP_TOWN, j, 'creditor.postalAddress.townName');
+    if (street === null || building === null || post === null || town === null) return false;
+    const n = +(street !== undefined) + +(building !== undefined) + +(post !== undefined) + +(town !== undefined);
+    if (keyCount(pa) !== n) return false;
+    // Bank: the November 2026 rule wants town and country in every address.
+    if (run.addressRule && run.profile.flavour.addressMode !== 'any' && (isBlank(town) || isBlank(country as string))) {
+      return false;
+    }
+    f.streetName = street;
+    f.buildingNumber = building;
+    f.postCode = post;
+    f.townName = town;
+  }
+  const iban = account['iban'];
+  if (typeof iban !== 'string' || keyCount(account) !== 1 || !isValidIban(iban)) return false;
+  let bic: string | undefined;
+  if (agent !== undefined) {
+    const b = agent['bic'];
+    if (typeof b !== 'string' || keyCount(agent) !== 1 || !isBicShape(b)) return false;
+    bic = b;
+  } else if (creditorNeedsBic(run.profile, o as Transaction)) return false;
+
+  // Remittance: free text (charset, generic and bank limits) and a creditor reference (SEPA set, 35).
+  let unstructured: string | undefined;
+  let ref: string | undefined;
+  if (rem !== undefined) {
+    const u = rem['unstructured'];
+    const r = rem['creditorReference'];
+    const rt = rem['creditorReferenceType'];
+    let remKeys = 0;
+    if (u !== undefined) {
+      if (typeof u !== 'string') return false;
+      unstructured = text(u, run, f, AMP_UNSTRUCTURED, j, 'remittance.unstructured');
+      if (unstructured === undefined || unstructured.length > run.unstructuredLimit) return false;
+      remKeys++;
+    }
+    if (r !== undefined) {
+      if (typeof r !== 'string' || r === '' || r.length > 35 || !isSepaText(r)) return false;
+      ref = r;
+      remKeys++;
+    }
+    if (rt !== undefined) {
+      if (typeof rt !== 'string' || rt.length > 35) return false;
+      remKeys++;
+    }
+    if (keyCount(rem) !== remKeys) return false;
+    if (u !== undefined && run.profile.flavour.noUnstructuredWithReference && !isBlank(ref)) return false;
+  }
+
+  // Bank: currencies; payment type: its currencies and per-transaction requirements.
+  const currencies = run.profile.flavour.currencies;
+  if (currencies.length > 0 && !currencies.includes(currency)) return false;
+  const type = run.type;
+  if (type.currencies && !type.currencies.includes(currency)) return false;
+  if (run.requirements.length > 0 && !meetsRequirements(o as Transaction, run.requirements)) return false;
+  const plan = run.plan;
+  plan.minors[j] = minor;
+  plan.exponents[j] = exponent;
+  if (type.code === 'XB_SWIFT' && needsRegulatoryReport(run.profile, plan, j)) return false;
+  if (type.referenceRule !== undefined || ref !== undefined || type.accountRule !== undefined) {
+    // Check digits: the rules themselves, on the caller's object (they read no transliterated field).
+    const errors = run.sink.errorCount;
+    const tb = `${run.base}.transactions[${j}]`;
+    if (type.referenceRule !== undefined || ref !== undefined) checkReference(run.sink, type, o as Transaction, tb);
+    if (type.accountRule !== undefined) checkAccount(run.sink, type, o as Transaction, tb);
+    if (run.sink.errorCount > errors) return false;
+  }
+
+  f.endToEndId = e2e;
+  f.instructionId = instr as string | undefined;
+  f.currency = currency;
+  const dot = amount.indexOf('.');
+  // Keep the caller's text when it already has the currency's fraction digits (as the general writer does).
+  const canonical = exponent === 0 ? dot < 0 : dot > 0 && amount.length - dot - 1 === exponent;
+  f.amount = canonical ? amount : formatMinor(BigInt(minor), exponent);
+  f.minor = minor;
+  f.exponent = exponent;
+  f.bic = bic;
+  f.name = nm;
+  f.country = country as string | undefined;
+  f.iban = iban;
+  f.unstructured = unstructured;
+  f.creditorReference = ref;
+  f.purposeCode = purpose as string | undefined;
+  return true;
+}
