@@ -30,20 +30,22 @@ function toBenchTransaction(t: StatementTransaction): BenchTransaction {
 
 function toBenchStatement(s: NormalisedStatement): { id: string | null; entries: BenchEntry[] } {
   const entries: BenchEntry[] = [];
-  let current: BenchEntry | null = null;
-  let currentIndex = -1;
-  for (const t of s.transactions) {
-    if (t.entryIndex !== currentIndex || !current) {
-      currentIndex = t.entryIndex;
-      current = {
-        amount: t.entryAmount,
-        creditDebit: t.direction === 'credit' ? 'CRDT' : 'DBIT',
-        acctSvcrRef: t.bankRef,
-        transactions: [],
-      };
-      entries.push(current);
-    }
-    current.transactions.push(toBenchTransaction(t));
+  const txs = s.transactions;
+  // An entry's transactions are consecutive: each entry gets an array of its exact size (pushing into []
+  // would reserve room for 17 on the first push, for entries that mostly have one transaction).
+  for (let i = 0; i < txs.length; ) {
+    const t = txs[i] as StatementTransaction;
+    let j = i + 1;
+    while (j < txs.length && (txs[j] as StatementTransaction).entryIndex === t.entryIndex) j++;
+    const transactions: BenchTransaction[] = j - i === 1 ? [toBenchTransaction(t)] : new Array(j - i);
+    if (j - i > 1) for (let k = i; k < j; k++) transactions[k - i] = toBenchTransaction(txs[k] as StatementTransaction);
+    entries.push({
+      amount: t.entryAmount,
+      creditDebit: t.direction === 'credit' ? 'CRDT' : 'DBIT',
+      acctSvcrRef: t.bankRef,
+      transactions,
+    });
+    i = j;
   }
   return { id: s.statementId, entries };
 }

@@ -278,7 +278,8 @@ export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurre
     const txDirection = readDirection(t, t.child(tx, N.CdtDbtInd)) ?? direction;
     tr.direction = txDirection;
     if (own) {
-      tr.amount = own.text;
+      // The entry's own text when equal (a single transaction repeats the entry amount): one string kept, not two.
+      tr.amount = own.text === amount.text ? amount.text : own.text;
       tr.currency = own.currency;
       if (own.currency === amount.currency)
         sum = addDecimal(sum, txDirection === direction ? own : { units: -own.units, scale: own.scale });
@@ -286,7 +287,8 @@ export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurre
     } else summable = false;
     const refs = t.child(tx, N.Refs);
     if (refs >= 0) {
-      tr.acctSvcrRef = t.textAt(refs, N.AcctSvcrRef);
+      const ref = t.textAt(refs, N.AcctSvcrRef);
+      tr.acctSvcrRef = ref !== null && ref === bankRef ? bankRef : ref;
       tr.endToEndId = t.textAt(refs, N.EndToEndId);
       tr.instructionId = t.textAt(refs, N.InstrId);
       tr.transactionId = t.textAt(refs, N.TxId);

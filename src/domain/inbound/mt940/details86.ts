@@ -1,3 +1,4 @@
+import { isTrimSpace } from '../trim-space.ts';
 /**
  * The :86: information-to-account-owner field in the dialects banks actually send:
  * - german: 3-digit GVC then `?NN` subfields (?00 booking text, ?20-?29 and ?60-?63 purpose with SEPA
@@ -192,8 +193,7 @@ const SWIFT_KEYS = new Set([
   'USTD',
 ]);
 
-function assignSwiftTag(d: Details, key: string, v: string): void {
-  const value = nonEmpty(v);
+function assignSwiftTag(d: Details, key: string, value: string | null): void {
   if (value === null) return;
   switch (key) {
     case 'EREF':
@@ -279,9 +279,73 @@ function knownKey(body: string, start: number, len: number): string | null {
   return null;
 }
 
+/**
+ * A wrapped :86: with its line breaks removed (`body`, where keys are found: banks wrap mid-key), and
+ * values handed out as pieces of the original text rather than of `body`: the values are kept on the
+ * transaction, and slices of `body` would keep a copy of the whole field alive with each of them.
+ */
+class Unwrapped {
+  readonly raw: string;
+  readonly body: string;
+  /** Body positions where a line break was removed, and the raw position just after each break. */
+  private readonly cuts: number[] = [];
+  private readonly rawAfter: number[] = [];
+
+  constructor(raw: string) {
+    this.raw = raw;
+    let nl = raw.indexOf('\n');
+    if (nl < 0) {
+      this.body = raw;
+      return;
+    }
+    let body = '';
+    let from = 0;
+    while (nl >= 0) {
+      // The same breaks as /\r?\n/g: a CR only counts right before the LF.
+      const cut = nl > from && raw.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+      body += raw.slice(from, cut);
+      from = nl + 1;
+      this.cuts.push(body.length);
+      this.rawAfter.push(from);
+      nl = raw.indexOf('\n', from);
+    }
+    this.body = body + raw.slice(from);
+  }
+
+  /** Raw position of body position `p` (a position at a cut maps to just after the break). */
+  private toRaw(p: number): number {
+    let shift = 0;
+    for (let k = 0; k < this.cuts.length && (this.cuts[k] as number) <= p; k++)
+      shift = (this.rawAfter[k] as number) - (this.cuts[k] as number);
+    return p + shift;
+  }
+
+  /** body.slice(a, b).trim(), or null when empty, built from the raw text. */
+  value(a: number, b: number): string | null {
+    const body = this.body;
+    while (a < b && isTrimSpace(body.charCodeAt(a))) a++;
+    while (b > a && isTrimSpace(body.charCodeAt(b - 1))) b--;
+    if (a >= b) return null; // also a key closed right where the next one opens
+    if (this.cuts.length === 0) return this.raw.slice(a, b);
+    let out = '';
+    let from = a;
+    for (let k = 0; k < this.cuts.length; k++) {
+      const cut = this.cuts[k] as number;
+      if (cut <= from) continue;
+      if (cut >= b) break;
+      const start = this.toRaw(from);
+      out += this.raw.slice(start, start + (cut - from));
+      from = cut;
+    }
+    const start = this.toRaw(from);
+    return out + this.raw.slice(start, start + (b - from));
+  }
+}
+
 function parseSwiftTags(text: string): Details {
   const d = empty('swift-tags');
-  const body = text.includes('\n') ? text.replace(/\r?\n/g, '') : text;
+  const u = new Unwrapped(text);
+  const body = u.body;
   let key: string | null = null;
   let valueStart = 0;
   // Scans from slash to slash (no regex): an unknown /XX/ is text, and a key's closing "/" may open the next key.
@@ -296,7 +360,7 @@ function parseSwiftTags(text: string): Details {
       slash = body.indexOf('/', slash + 1);
       continue;
     }
-    if (key !== null) assignSwiftTag(d, key, body.slice(valueStart, slash));
+    if (key !== null) assignSwiftTag(d, key, u.value(valueStart, slash));
     key = k;
     valueStart = slash + len + 2;
     slash = valueStart - 1;
@@ -304,10 +368,11 @@ function parseSwiftTags(text: string): Details {
   if (key !== null) {
     let end = body.length;
     while (end > valueStart && body.charCodeAt(end - 1) === 47) end--;
-    assignSwiftTag(d, key, body.slice(valueStart, end));
+    assignSwiftTag(d, key, u.value(valueStart, end));
   }
   d.counterpartyAccount ??= d.counterpartyIban;
-  if (d.remittance) {
+  const c0 = d.remittance?.charCodeAt(0);
+  if (d.remittance && (c0 === 83 || c0 === 67)) {
     // ING/Rabo structured remittance: /REMI/STRD/CUR/1234567890123456.
     const strd = /^(?:STRD\/)?CUR\/(.+)$/.exec(d.remittance);
     if (strd) {

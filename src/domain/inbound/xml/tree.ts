@@ -1,3 +1,4 @@
+import { isTrimSpace } from '../trim-space.ts';
 import { attrOf, type XNode } from './node.ts';
 
 /**
@@ -24,24 +25,6 @@ export function nameId(local: string): number {
 /** Id of a name read from a file: 0 when no mapper asks for it (such elements are never looked up by name). */
 export function knownNameId(local: string): number {
   return ids.get(local) ?? 0;
-}
-
-/** String.prototype.trim's whitespace (WhiteSpace and LineTerminator), so in-place trimming cuts the same text. */
-function isTrimSpace(c: number): boolean {
-  if (c > 32 && c < 127) return false;
-  return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
 }
 
 const INITIAL = 256;
