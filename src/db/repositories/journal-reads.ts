@@ -1,6 +1,6 @@
 import { and, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { approvalPolicies, journalDocuments, users } from '../schema/index.ts';
+import { approvalPolicies, approvals, journalDocuments, users } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
 

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { canonicalWithSeqHole } from '../../domain/audit/hash-chain.ts';
+import type { Db } from '../client.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { rowJson } from '../row-json.ts';
 import { approvals, journalDocuments, paymentLines } from '../schema/index.ts';
@@ -120,17 +121,19 @@ export async function journalOutbound(tx: Executor, entry: OutboundEntry): Promi
  * path of a submit is one round trip. Answers the journal number, or the claim that stopped it.
  */
 export async function submitOutbound(
-  q: Executor,
+  db: Db,
   scope: CompanyScope,
   idempotencyKey: string,
   messageId: string | null,
   entry: OutboundEntry,
 ): Promise<{ journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> }> {
   const a = entryArguments(entry);
-  const result = await q.execute<{ r: string }>(
-    sql`SELECT journal_submit(${scope.platformId}, ${scope.companyId}, ${idempotencyKey}, ${messageId},
-        ${a.document}::jsonb, ${a.lines}::jsonb, ${a.approval}::jsonb, ${a.events}::jsonb) AS r`,
-  );
+  // A named statement: each pooled connection parses and plans it once.
+  const result = await db.$client.query<{ r: string }>({
+    name: 'journal_submit',
+    text: 'SELECT journal_submit($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::jsonb) AS r',
+    values: [scope.platformId, scope.companyId, idempotencyKey, messageId, a.document, a.lines, a.approval, a.events],
+  });
   const r = result.rows[0]!.r;
   return r === 'in-flight' || r === 'earlier' ? { claim: r } : { journalNo: r };
 }
