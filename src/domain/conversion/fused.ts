@@ -8,7 +8,7 @@ import { fastTransactionXml } from '../pain001/fast-transaction-xml.ts';
 import { DOCUMENT_END, documentHead, PMTINF_END, pmtInfHeader, versionTags } from '../pain001/write-pain001.ts';
 import { XmlBytes } from '../pain001/xml-bytes.ts';
 import { checkBankDocument, checkBankPayment } from '../validation/bank-rules.ts';
-import { emptyFields, readTransaction, transactionRun } from '../validation/fast-transaction.ts';
+import { emptyFields, READER_GUARANTEES, readTransaction, transactionRun } from '../validation/fast-transaction.ts';
 import { checkGenericHeaders } from '../validation/generic.ts';
 import type { ValidationIssue } from '../validation/issue.ts';
 import { IssueSink } from '../validation/issue.ts';
@@ -111,7 +111,7 @@ export function convertFused(
       profile,
       plan,
       type,
-      transactionRequirements(type),
+      transactionRequirements(type, READER_GUARANTEES),
       addressRules[i] as boolean,
       NAME_MAX,
       seen,

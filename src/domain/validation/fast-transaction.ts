@@ -25,6 +25,15 @@ import { isBlank } from './text-rules.ts';
  * property test in test/domain-conversion/fused-equivalence.test.ts holds both paths to the same output.
  */
 
+/** Fields every transaction the reader accepts has, non-blank: a type requiring one of them needs no further check. */
+export const READER_GUARANTEES: ReadonlySet<string> = new Set([
+  'endToEndId',
+  'amount',
+  'currency',
+  'creditor.name',
+  'creditor.account.iban',
+]);
+
 /** Bits of `TxFields.amp`: which text fields contain `&` and need escaping. */
 export const AMP_NAME = 1;
 export const AMP_STREET = 2;

@@ -63,11 +63,14 @@ const GENERIC_GUARANTEES = new Set([
  * The per-transaction requirements of a type that the generic level does not already guarantee, each as
  * its alternatives' getters: the fused converter tests them on every transaction it reads.
  */
-export function transactionRequirements(type: PaymentTypeEntry): Getter[][] {
+export function transactionRequirements(type: PaymentTypeEntry, guaranteed: ReadonlySet<string>): Getter[][] {
   const out: Getter[][] = [];
   for (const req of type.requires) {
     if (GENERIC_GUARANTEES.has(req) || !req.startsWith(TX_PREFIX)) continue;
-    out.push(req.split('|').map((o) => getter(o.slice(TX_PREFIX.length))));
+    const options = req.split('|').map((o) => o.slice(TX_PREFIX.length));
+    // A field the caller's reader has already found present satisfies the whole requirement.
+    if (options.some((o) => guaranteed.has(o))) continue;
+    out.push(options.map(getter));
   }
   return out;
 }
