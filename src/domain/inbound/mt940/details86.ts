@@ -254,29 +254,57 @@ function assignSwiftTag(d: Details, key: string, value: string | null): void {
 }
 
 /**
- * Length of the key at `slash` ("/" + 2-9 capital letters + "/"), or 0. The same matches as the regex
- * /\/([A-Z]{2,9})\//: the letter run after the slash must be 2-9 long and end at a slash.
+ * The known key at `slash` ("/" + 2-9 capital letters + "/") as the shared constant, or null; its length
+ * is left in `keyLen`. The same keys as the regex /\/([A-Z]{2,9})\// followed by a lookup in SWIFT_KEYS,
+ * recognised by a number computed from the letters while they are read (no string is cut or compared).
  */
-function keyLength(body: string, slash: number): number {
-  let j = slash + 1;
-  let c = body.charCodeAt(j);
-  while (c >= 65 && c <= 90 && j - slash <= 9) c = body.charCodeAt(++j);
-  const len = j - slash - 1;
-  return len >= 2 && len <= 9 && c === 47 ? len : 0;
+let keyLen = 0;
+
+/** Letters A-Z as base-27 digits: exact for up to 9 letters (27^9 < 2^53). */
+const KEY_BUCKETS = 64;
+const keyCodes: number[][] = Array.from({ length: KEY_BUCKETS }, () => []);
+const keyNames: string[][] = Array.from({ length: KEY_BUCKETS }, () => []);
+for (const k of SWIFT_KEYS) {
+  let code = 0;
+  let hash = 0;
+  for (let i = 0; i < k.length; i++) {
+    code = code * 27 + (k.charCodeAt(i) - 64);
+    hash = (hash * 31 + k.charCodeAt(i)) | 0;
+  }
+  keyCodes[hash & (KEY_BUCKETS - 1)]?.push(code);
+  keyNames[hash & (KEY_BUCKETS - 1)]?.push(k);
 }
 
-// Known keys by length and first letter, so a key is recognised in place, without slicing and hashing it.
-const KEYS_BY_HEAD: string[][] = Array.from({ length: 10 * 26 }, () => []);
-for (const k of SWIFT_KEYS) KEYS_BY_HEAD[k.length * 26 + k.charCodeAt(0) - 65]?.push(k);
-
-/** The known key of `len` capital letters at `start`, as the shared constant, or null. */
-function knownKey(body: string, start: number, len: number): string | null {
-  const list = KEYS_BY_HEAD[len * 26 + body.charCodeAt(start) - 65] as string[];
-  for (let i = 0; i < list.length; i++) {
-    const k = list[i] as string;
-    if (body.startsWith(k, start)) return k;
+function keyAt(body: string, slash: number): string | null {
+  let j = slash + 1;
+  let c = body.charCodeAt(j);
+  let code = 0;
+  let hash = 0;
+  while (c >= 65 && c <= 90 && j - slash <= 9) {
+    code = code * 27 + (c - 64);
+    hash = (hash * 31 + c) | 0;
+    c = body.charCodeAt(++j);
+  }
+  const len = j - slash - 1;
+  if (len < 2 || len > 9 || c !== 47) return null;
+  const codes = keyCodes[hash & (KEY_BUCKETS - 1)] as number[];
+  for (let i = 0; i < codes.length; i++) {
+    if (codes[i] === code) {
+      keyLen = len;
+      return (keyNames[hash & (KEY_BUCKETS - 1)] as string[])[i] as string;
+    }
   }
   return null;
+}
+
+/** Whether `text` opens with "/" + 2-9 capital letters + "/" (any key, known or not). */
+function opensWithKey(text: string): boolean {
+  if (text.charCodeAt(0) !== 47) return false;
+  let j = 1;
+  let c = text.charCodeAt(1);
+  while (c >= 65 && c <= 90 && j <= 9) c = text.charCodeAt(++j);
+  const len = j - 1;
+  return len >= 2 && len <= 9 && c === 47;
 }
 
 /**
@@ -284,12 +312,14 @@ function knownKey(body: string, start: number, len: number): string | null {
  * values handed out as pieces of the original text rather than of `body`: the values are kept on the
  * transaction, and slices of `body` would keep a copy of the whole field alive with each of them.
  */
+const NO_CUTS: number[] = [];
+
 class Unwrapped {
   readonly raw: string;
   readonly body: string;
   /** Body positions where a line break was removed, and the raw position just after each break. */
-  private readonly cuts: number[] = [];
-  private readonly rawAfter: number[] = [];
+  private readonly cuts: number[] = NO_CUTS;
+  private readonly rawAfter: number[] = NO_CUTS;
 
   constructor(raw: string) {
     this.raw = raw;
@@ -298,6 +328,8 @@ class Unwrapped {
       this.body = raw;
       return;
     }
+    this.cuts = [];
+    this.rawAfter = [];
     let body = '';
     let from = 0;
     while (nl >= 0) {
@@ -350,19 +382,14 @@ function parseSwiftTags(text: string): Details {
   let valueStart = 0;
   // Scans from slash to slash (no regex): an unknown /XX/ is text, and a key's closing "/" may open the next key.
   for (let slash = body.indexOf('/'); slash >= 0; ) {
-    const len = keyLength(body, slash);
-    if (len === 0) {
-      slash = body.indexOf('/', slash + 1);
-      continue;
-    }
-    const k = knownKey(body, slash + 1, len);
+    const k = keyAt(body, slash);
     if (k === null) {
       slash = body.indexOf('/', slash + 1);
       continue;
     }
     if (key !== null) assignSwiftTag(d, key, u.value(valueStart, slash));
     key = k;
-    valueStart = slash + len + 2;
+    valueStart = slash + keyLen + 2;
     slash = valueStart - 1;
   }
   if (key !== null) {
@@ -411,8 +438,9 @@ export function parseDetails86(raw: string): Details {
   // Printable ASCII other than a space is never \s: the common case needs no regex.
   const c0 = raw.charCodeAt(0);
   const text = c0 > 32 && c0 < 127 ? raw : raw.replace(/^\s+/, '');
-  const sub = SUBFIELD_START.exec(text);
+  // A "/" cannot start a German or Polish subfield field: the common /TAG/ field skips that regex.
+  const sub = text.charCodeAt(0) === 47 ? null : SUBFIELD_START.exec(text);
   if (sub) return parseSubfields(text, sub[2] as string, sub[1] ?? null);
-  if (/^\/[A-Z]{2,9}\//.test(text) || /^[A-Z]{2,9}\/\//.test(text)) return parseSwiftTags(text);
+  if (opensWithKey(text) || /^[A-Z]{2,9}\/\//.test(text)) return parseSwiftTags(text);
   return parseFreeText(text);
 }

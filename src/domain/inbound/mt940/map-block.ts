@@ -125,7 +125,7 @@ export function mapBlock(block: RawBlock, format: 'mt940' | 'mt942', blockIndex:
   const account =
     accountField >= 0 ? block.text.slice(block.starts[accountField], block.ends[accountField]).trim() || null : null;
   // "Closed" for the incomplete-file alert: the message ended properly or at least reached its closing balance.
-  const hasClosing = block.tags.some((tag) => tag === '62F' || tag === '62M');
+  const hasClosing = block.tags.includes('62F') || block.tags.includes('62M');
   const closed = !block.unclosedSwift && (hasClosing || block.terminated);
   try {
     return { ...mapFields(block, format, blockIndex, account), account, closed };
