@@ -5,7 +5,7 @@ import { QUEUES } from '../jobs.ts';
 const BATCH = 200;
 
 /**
- * The delivery relay (docs/adr/0008-one-statement-submit.md): a submit writes its host-to-host
+ * The delivery relay (docs/adr/0010-one-statement-submit.md): a submit writes its host-to-host
  * document `queued` in one statement, and this turns each such row into its bank-delivery job, in one
  * transaction per batch: the jobs and the rows' `delivery_enqueued_at` commit together, so every
  * queued document gets exactly one job, also across a crash (an uncommitted batch is claimed again).

@@ -26,7 +26,7 @@ import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-re
  * SQL statement (journal_submit, migration 0007); a production one adds the billing gates in the
  * same transaction. A host-to-host document is written `queued`: that row is the durable delivery
  * request, and the delivery relay (src/app/delivery/relay.ts) turns it into its bank-delivery job
- * exactly once (docs/adr/0008-one-statement-submit.md).
+ * exactly once (docs/adr/0010-one-statement-submit.md).
  *
  * Idempotency design: insert-first is not enough on its own (a retry racing the first request would
  * block on the unique index (company_id, idempotency_key) until the first commits, then fail, and
