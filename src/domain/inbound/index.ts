@@ -2,7 +2,11 @@
  * Inbound bank files: camt.052/053/054, pain.002 and MT940/MT942 parsed into one normalised shape.
  * Pure domain code: no I/O, no clock, no randomness; never throws (a bug is reported as a typed error).
  *
- *   parseBankFile(input: Uint8Array | string, opts?: { maxBytes?, maxDepth? }): ParseBankFileResult
+ *   parseBankFile(input: Uint8Array | string, opts?: { maxBytes?, maxDepth?, onTransaction? }): ParseBankFileResult
+ *
+ * `onTransaction(t, blockIndex)` streams a large statement: each transaction is handed over as it is read
+ * and not collected (`statement.transactions` stays empty); a block that fails later is reported failed,
+ * and the consumer drops what it received for it.
  *
  * Bytes are decoded here (BOM, XML encoding declaration, strict UTF-8, else a Windows-1250 /
  * ISO-8859-2 / Windows-1252 guess; the Swedish 7-bit MT variant is undone); a string is taken as is.
@@ -38,4 +42,6 @@ export type {
   NormalisedStatusReport,
   ParseBankFileResult,
   ParseError,
+  StatementTransaction,
+  TransactionSink,
 } from './types.ts';

@@ -3,7 +3,14 @@ import { decodeBytes } from './decode-text.ts';
 import { detectFormat } from './detect-format.ts';
 import { parseMt94x } from './mt940/parse-mt94x.ts';
 import { parsePain002 } from './pain002/parse-pain002.ts';
-import type { EncodingName, IntegrityWarning, ParseBankFileResult, ParseErrorCode, StatementBlock } from './types.ts';
+import type {
+  EncodingName,
+  IntegrityWarning,
+  ParseBankFileResult,
+  ParseErrorCode,
+  StatementBlock,
+  TransactionSink,
+} from './types.ts';
 import { DEFAULT_MAX_DEPTH } from './xml/stream-xml.ts';
 
 export type ParseOptions = {
@@ -11,6 +18,8 @@ export type ParseOptions = {
   maxBytes?: number;
   /** Deepest XML element nesting accepted. Default 64 (camt needs about 15). */
   maxDepth?: number;
+  /** Stream transactions to this consumer instead of collecting them (large files: see TransactionSink). */
+  onTransaction?: TransactionSink;
 };
 
 const DEFAULT_MAX_BYTES = 512 * 1024 * 1024;
@@ -42,7 +51,7 @@ function parseDecoded(text: string, encoding: EncodingName, opts: ParseOptions):
     case 'unrecognised':
       return fail('unrecognised_format', detected.message);
     case 'camt': {
-      const r = parseCamt(text, detected.sourceFormat, maxDepth);
+      const r = parseCamt(text, detected.sourceFormat, maxDepth, opts.onTransaction ?? null);
       if (!r.ok) return fail('unparseable_file', r.message);
       const failed = allFailed(r.blocks);
       if (failed) return fail('unparseable_file', failed);
@@ -77,7 +86,7 @@ function parseDecoded(text: string, encoding: EncodingName, opts: ParseOptions):
       };
     }
     case 'mt': {
-      const r = parseMt94x(text, detected.format);
+      const r = parseMt94x(text, detected.format, opts.onTransaction ?? null);
       if (!r.ok) return fail(r.code, r.message);
       const failed = allFailed(r.blocks);
       if (failed) return fail('unparseable_file', failed);

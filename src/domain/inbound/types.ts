@@ -197,6 +197,14 @@ export type NormalisedStatusReport = {
   pendingTransactions: StatusTransaction[];
 };
 
+/**
+ * Streaming consumer of statement transactions: each one is handed over, fully normalised, as soon as it
+ * is read, with the index of its statement block, and is then not kept in `statement.transactions`
+ * (which stays empty; `entryCount` and all checks still cover every entry). A block reported failed in
+ * the result may already have handed over some transactions: the consumer drops them.
+ */
+export type TransactionSink = (transaction: StatementTransaction, blockIndex: number) => void;
+
 export type ParseErrorCode =
   /** Zero bytes or only whitespace. */
   | 'empty'

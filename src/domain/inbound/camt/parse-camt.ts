@@ -1,6 +1,6 @@
 import { applySequenceChecks } from '../sequence-check.ts';
 import { addEntry, type EntryTotals, newTotals } from '../statement-totals.ts';
-import type { FileAlert, IntegrityWarning, StatementBlock, StatementTransaction } from '../types.ts';
+import type { FileAlert, IntegrityWarning, StatementBlock, StatementTransaction, TransactionSink } from '../types.ts';
 import { streamXml, type XmlSink, type XmlStats } from '../xml/stream-xml.ts';
 import { Tree } from '../xml/tree.ts';
 import { CamtDataError } from './camt-values.ts';
@@ -50,10 +50,12 @@ class CamtSink implements XmlSink {
   readonly blocks: StatementBlock[] = [];
   readonly sourceFormat: string;
   readonly xml: string;
+  readonly onTransaction: TransactionSink | null;
 
-  constructor(xml: string, sourceFormat: string) {
+  constructor(xml: string, sourceFormat: string, onTransaction: TransactionSink | null) {
     this.xml = xml;
     this.sourceFormat = sourceFormat;
+    this.onTransaction = onTransaction;
   }
 
   open(name: string, _attrs: string, depth: number): boolean {
@@ -85,7 +87,7 @@ class CamtSink implements XmlSink {
   captured(tree: Tree, root: number, depth: number): void {
     const block = this.block;
     if (block && depth === this.blockDepth + 1) {
-      if (tree.id[root] === N.Ntry) addEntryNode(block, tree, root);
+      if (tree.id[root] === N.Ntry) addEntryNode(block, tree, root, this.onTransaction, this.blocks.length);
       else block.header.copyFrom(tree, root, 0);
     } else if (tree.id[root] === N.GrpHdr) {
       const groupHeader = new Tree();
@@ -141,7 +143,13 @@ class CamtSink implements XmlSink {
   }
 }
 
-function addEntryNode(block: OpenBlock, tree: Tree, ntry: number): void {
+function addEntryNode(
+  block: OpenBlock,
+  tree: Tree,
+  ntry: number,
+  onTransaction: TransactionSink | null,
+  blockIndex: number,
+): void {
   const index = block.entryIndex++;
   if (block.error) return;
   if (!block.totals) {
@@ -152,7 +160,8 @@ function addEntryNode(block: OpenBlock, tree: Tree, ntry: number): void {
   try {
     const mapped = mapEntry(tree, ntry, index, block.totals.currency);
     addEntry(block.totals, mapped.amount, mapped.amount.currency, mapped.direction, mapped.status === 'booked');
-    for (const t of mapped.transactions) block.transactions.push(t);
+    if (onTransaction) for (const t of mapped.transactions) onTransaction(t, blockIndex);
+    else for (const t of mapped.transactions) block.transactions.push(t);
     if (mapped.warnings.length) block.entryWarnings.push(...mapped.warnings);
   } catch (e) {
     if (!(e instanceof CamtDataError)) throw e;
@@ -160,8 +169,13 @@ function addEntryNode(block: OpenBlock, tree: Tree, ntry: number): void {
   }
 }
 
-export function parseCamt(xml: string, sourceFormat: string, maxDepth: number): CamtParse {
-  const sink = new CamtSink(xml, sourceFormat);
+export function parseCamt(
+  xml: string,
+  sourceFormat: string,
+  maxDepth: number,
+  onTransaction: TransactionSink | null = null,
+): CamtParse {
+  const sink = new CamtSink(xml, sourceFormat, onTransaction);
   const blocks = sink.blocks;
   const stats: XmlStats = { mixedContent: 0 };
   const error = streamXml(xml, sink, maxDepth, stats);

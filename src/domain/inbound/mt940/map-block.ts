@@ -9,7 +9,14 @@ import {
   newTotals,
   pickBalance,
 } from '../statement-totals.ts';
-import type { Balance, EntrySummary, IntegrityWarning, NormalisedStatement, StatementTransaction } from '../types.ts';
+import type {
+  Balance,
+  EntrySummary,
+  IntegrityWarning,
+  NormalisedStatement,
+  StatementTransaction,
+  TransactionSink,
+} from '../types.ts';
 import { parseDetails86 } from './details86.ts';
 import { isRealDate, parseLine61, yymmdd } from './line61.ts';
 import { KNOWN_TAGS, type RawBlock } from './split-blocks.ts';
@@ -120,7 +127,12 @@ function phaseOf(tag: string): number {
   }
 }
 
-export function mapBlock(block: RawBlock, format: 'mt940' | 'mt942', blockIndex: number): MappedBlock {
+export function mapBlock(
+  block: RawBlock,
+  format: 'mt940' | 'mt942',
+  blockIndex: number,
+  onTransaction: TransactionSink | null = null,
+): MappedBlock {
   const accountField = block.tags.indexOf('25');
   const account =
     accountField >= 0 ? block.text.slice(block.starts[accountField], block.ends[accountField]).trim() || null : null;
@@ -128,7 +140,7 @@ export function mapBlock(block: RawBlock, format: 'mt940' | 'mt942', blockIndex:
   const hasClosing = block.tags.includes('62F') || block.tags.includes('62M');
   const closed = !block.unclosedSwift && (hasClosing || block.terminated);
   try {
-    return { ...mapFields(block, format, blockIndex, account), account, closed };
+    return { ...mapFields(block, format, blockIndex, account, onTransaction), account, closed };
   } catch (e) {
     if (!(e instanceof BlockError)) throw e;
     return {
@@ -145,6 +157,7 @@ function mapFields(
   format: 'mt940' | 'mt942',
   blockIndex: number,
   account: string | null,
+  onTransaction: TransactionSink | null,
 ): { ok: true; statement: NormalisedStatement; warnings: IntegrityWarning[] } {
   if (block.junk) throw new BlockError(`unexpected text before :20: "${block.junk.slice(0, 40)}"`);
   const warnings: IntegrityWarning[] = [];
@@ -161,12 +174,18 @@ function mapFields(
   let totals = newTotals(null);
   let entryIndex = -1;
   let lastTx: StatementTransaction | null = null;
+  // Streaming: a transaction is handed over once its :86: (if any) is applied, i.e. when the next field is not its :86:.
+  let pending: StatementTransaction | null = null;
   let fileSummary: Partial<EntrySummary> = {};
   const invalidDates: string[] = [];
 
   const { text, tags, starts, ends, lines } = block;
   for (let k = 0; k < tags.length; k++) {
     const tag = tags[k] as string;
+    if (pending !== null && tag !== '86') {
+      (onTransaction as TransactionSink)(pending, blockIndex);
+      pending = null;
+    }
     const f = { value: text.slice(starts[k], ends[k]), line: lines[k] as number };
     if (!KNOWN_TAGS.has(tag)) throw new BlockError(`unknown tag :${tag}: on line ${f.line}`);
     // Reference, sequence and balance fields are SWIFT x-charset: a byte outside printable ASCII there is
@@ -266,7 +285,8 @@ function mapFields(
         t.bankRef = line.bankRef;
         t.additionalInfo = line.supplementary;
         if (!isRealDate(line.valueDate)) invalidDates.push(line.valueDate);
-        transactions.push(t);
+        if (onTransaction) pending = t;
+        else transactions.push(t);
         addEntry(totals, amount, cur, direction, t.status === 'booked');
         lastTx = t;
         if (phase < 2) phase = 2;
@@ -276,6 +296,10 @@ function mapFields(
         if (lastTx) {
           applyDetails(lastTx, f.value);
           lastTx = null;
+          if (pending !== null) {
+            (onTransaction as TransactionSink)(pending, blockIndex);
+            pending = null;
+          }
         } else info = info ? `${info}\n${f.value.trim()}` : f.value.trim();
         break;
       }
@@ -283,6 +307,7 @@ function mapFields(
         break;
     }
   }
+  if (pending !== null) (onTransaction as TransactionSink)(pending, blockIndex);
   if (format === 'mt940') {
     if (!balances.some((b) => b.type === '60F' || b.type === '60M'))
       throw new BlockError('no opening balance :60F:/:60M:');
@@ -322,7 +347,7 @@ function mapFields(
     toDate: closingBalance?.date ?? null,
     copyDuplicate: null,
     pagination: null,
-    entryCount: transactions.length,
+    entryCount: entryIndex + 1,
     entrySummary: hasFileSummary ? mergeSummary(fileSummary, computed) : computed,
     balances,
     openingBalance,

@@ -1,5 +1,5 @@
 import { applySequenceChecks } from '../sequence-check.ts';
-import type { EncodingName, FileAlert, ParseErrorCode, StatementBlock } from '../types.ts';
+import type { EncodingName, FileAlert, ParseErrorCode, StatementBlock, TransactionSink } from '../types.ts';
 import { mapBlock } from './map-block.ts';
 import { splitBlocks } from './split-blocks.ts';
 
@@ -12,13 +12,17 @@ export type Mt94xParse =
   | { ok: true; blocks: StatementBlock[]; alerts: FileAlert[]; encoding: EncodingName | null }
   | { ok: false; code: ParseErrorCode; message: string };
 
-export function parseMt94x(text: string, format: 'mt940' | 'mt942'): Mt94xParse {
+export function parseMt94x(
+  text: string,
+  format: 'mt940' | 'mt942',
+  onTransaction: TransactionSink | null = null,
+): Mt94xParse {
   const blocks: StatementBlock[] = [];
   let unclosed = 0;
   // Each block is mapped as soon as the splitter has finished it.
   const split = splitBlocks(text, (raw) => {
     const index = blocks.length;
-    const mapped = mapBlock(raw, format, index);
+    const mapped = mapBlock(raw, format, index, onTransaction);
     if (!mapped.closed && format === 'mt940') unclosed++;
     if (mapped.ok)
       blocks.push({ index, ok: true, account: mapped.account, statement: mapped.statement, warnings: mapped.warnings });
