@@ -1,4 +1,5 @@
 import { and, asc, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import type { Db } from '../client.ts';
 import type { Executor, PlatformScope } from '../executor.ts';
 import { apiKeys } from '../schema/index.ts';
 
@@ -9,14 +10,21 @@ export async function insertApiKey(q: Executor, row: typeof apiKeys.$inferInsert
   return created!;
 }
 
-/** Credential lookup: the digest identifies the key and, through it, the platform. */
-export async function findActiveApiKeyByDigest(q: Executor, digest: string): Promise<ApiKeyRow | undefined> {
-  const rows = await q
-    .select()
-    .from(apiKeys)
-    .where(and(eq(apiKeys.digest, digest), isNull(apiKeys.revokedAt)))
-    .limit(1);
-  return rows[0];
+/**
+ * Credential lookup: the digest identifies the key and, through it, the platform. A named statement
+ * (parsed and planned once per connection): it runs on every API-key request.
+ */
+export async function findActiveApiKeyByDigest(
+  db: Db,
+  digest: string,
+): Promise<{ id: string; platformId: string } | undefined> {
+  const result = await db.$client.query<{ id: string; platform_id: string }>({
+    name: 'find_active_api_key',
+    text: 'SELECT id, platform_id FROM api_keys WHERE digest = $1 AND revoked_at IS NULL LIMIT 1',
+    values: [digest],
+  });
+  const row = result.rows[0];
+  return row ? { id: row.id, platformId: row.platform_id } : undefined;
 }
 
 export async function listActiveApiKeys(

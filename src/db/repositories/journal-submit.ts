@@ -35,12 +35,13 @@ export type SubmitContext = {
  * approval policies. Settings and policies are read under the caller's scope only.
  */
 export async function loadSubmitContext(
-  q: Executor,
+  db: Db,
   scope: CompanyScope,
   bankKey: string,
   environment: string,
 ): Promise<SubmitContext> {
-  const result = await q.execute<{
+  // A named statement (parsed and planned once per connection): it runs on every submit and preview.
+  const result = await db.$client.query<{
     platform_id: string;
     settings: SubmitContext['settings'];
     policies: Array<{
@@ -51,17 +52,20 @@ export async function loadSubmitContext(
       min_amount: string;
       bank_keys: string[] | null;
     }> | null;
-  }>(sql`
+  }>({
+    name: 'load_submit_context',
+    text: `
     SELECT c.platform_id,
       (SELECT x.settings FROM connections x
-        WHERE x.platform_id = ${scope.platformId} AND x.company_id = c.id
-          AND x.bank_key = ${bankKey} AND x.environment = ${environment}) AS settings,
+        WHERE x.platform_id = $1 AND x.company_id = c.id AND x.bank_key = $3 AND x.environment = $4) AS settings,
       (SELECT json_agg(json_build_object('id', p.id, 'enabled', p.enabled, 'environment', p.environment,
                 'currency', p.currency, 'min_amount', p.min_amount, 'bank_keys', p.bank_keys)
               ORDER BY p.created_at, p.id)
          FROM approval_policies p
-        WHERE p.platform_id = ${scope.platformId} AND p.company_id = c.id AND p.enabled) AS policies
-      FROM companies c WHERE c.id = ${scope.companyId}`);
+        WHERE p.platform_id = $1 AND p.company_id = c.id AND p.enabled) AS policies
+      FROM companies c WHERE c.id = $2`,
+    values: [scope.platformId, scope.companyId, bankKey, environment],
+  });
   const row = result.rows[0];
   if (!row) return { companyPlatformId: undefined, settings: null, policies: [] };
   return {
