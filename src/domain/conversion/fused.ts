@@ -8,7 +8,14 @@ import { fastTransactionXml } from '../pain001/fast-transaction-xml.ts';
 import { DOCUMENT_END, documentHead, PMTINF_END, pmtInfHeader, versionTags } from '../pain001/write-pain001.ts';
 import { XmlBytes } from '../pain001/xml-bytes.ts';
 import { checkBankDocument, checkBankPayment } from '../validation/bank-rules.ts';
-import { emptyFields, READER_GUARANTEES, readTransaction, transactionRun } from '../validation/fast-transaction.ts';
+import type { TxRun } from '../validation/fast-transaction.ts';
+import {
+  emptyFields,
+  READER_GUARANTEES,
+  readTransaction,
+  transactionRun,
+  transliterationWarnings,
+} from '../validation/fast-transaction.ts';
 import { checkGenericHeaders } from '../validation/generic.ts';
 import type { ValidationIssue } from '../validation/issue.ts';
 import { IssueSink } from '../validation/issue.ts';
@@ -97,7 +104,7 @@ export function convertFused(
   const fields = emptyFields();
   // Transaction warnings go to their own sink and are put back after their payment's own issues.
   const txSink = new IssueSink(profile.key);
-  const txIssueStarts: number[] = [];
+  const runs: TxRun[] = [];
   const seen = new Set<string>();
   const docSum = { sum: 0, exp: 0 };
   const totals: Total[] = [];
@@ -105,7 +112,6 @@ export function convertFused(
   for (let i = 0; i < plans.length; i++) {
     const plan = plans[i] as (typeof plans)[number];
     const type = plan.type as NonNullable<typeof plan.type>;
-    txIssueStarts.push(txSink.issues.length);
     const run = transactionRun(
       txSink,
       profile,
@@ -116,6 +122,7 @@ export function convertFused(
       NAME_MAX,
       seen,
     );
+    runs.push(run);
     const txs = plan.payment.transactions;
     const n = txs.length;
     const id = plan.payment.paymentId ?? '';
@@ -157,6 +164,11 @@ export function convertFused(
     }
   }
   out.write(DOCUMENT_END);
+  const txIssueStarts: number[] = [];
+  for (const run of runs) {
+    txIssueStarts.push(txSink.issues.length);
+    transliterationWarnings(run, txSink);
+  }
   out.prepend(documentHead(docPlan, expected, formatMinor(BigInt(docSum.sum), docSum.exp)));
 
   return {

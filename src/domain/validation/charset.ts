@@ -154,18 +154,21 @@ function transliterate(value: string, charset: CharsetName): CharsetResult {
 
 /**
  * Per-character classes of a charset for scanning loops (the fused converter reads a field once to check
- * it and to learn whether it needs escaping): 1 allowed, 2 allowed but escaped in XML (`&`), 0 not allowed.
- * Covers U+0000..U+017F, where every extra letter of every charset lies; anything above is class 0 and
- * goes to checkCharset, which gives the definitive answer. Derived from the same regexes as checkCharset.
+ * it and to learn whether it needs escaping), indexed by UTF-16 unit so a scan needs no range test:
+ * 0 allowed, CHAR_ESCAPE allowed but escaped in XML (`&`), CHAR_REFUSED outside the charset (checkCharset
+ * then says whether it can be transliterated). Derived from the same regexes as checkCharset.
  */
-export const CHARSET_CLASS_LIMIT = 0x180;
+export const CHAR_REFUSED = 1;
+export const CHAR_ESCAPE = 2;
 const CLASSES = new Map<CharsetName, Uint8Array>();
 export function charsetClasses(charset: CharsetName): Uint8Array {
   let t = CLASSES.get(charset);
   if (!t) {
-    t = new Uint8Array(CHARSET_CLASS_LIMIT);
-    for (let c = 0; c < CHARSET_CLASS_LIMIT; c++) {
-      if (ALLOWED[charset].test(String.fromCharCode(c))) t[c] = c === 38 || c === 60 || c === 62 || c === 34 ? 2 : 1;
+    t = new Uint8Array(0x10000).fill(CHAR_REFUSED);
+    // Every extra letter of every charset lies below U+0180.
+    for (let c = 0; c < 0x180; c++) {
+      if (ALLOWED[charset].test(String.fromCharCode(c)))
+        t[c] = c === 38 || c === 60 || c === 62 || c === 34 ? CHAR_ESCAPE : 0;
     }
     CLASSES.set(charset, t);
   }

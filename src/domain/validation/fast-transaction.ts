@@ -4,7 +4,7 @@ import { currencyExponent } from '../money/currencies.ts';
 import { formatMinor, plainMinor } from '../money/money.ts';
 import { creditorNeedsBic, needsRegulatoryReport } from './bank-rules.ts';
 import type { CharsetName } from './charset.ts';
-import { CHARSET_CLASS_LIMIT, charsetClasses, checkCharset } from './charset.ts';
+import { CHAR_REFUSED, charsetClasses, checkCharset } from './charset.ts';
 import { isCountryCode } from './countries.ts';
 import { isBicShape, isExternalCode } from './formats.ts';
 import { isValidIban } from './iban.ts';
@@ -106,6 +106,9 @@ export type TxRun = {
   nameLimit: number;
   unstructuredLimit: number;
   seenEndToEnd: Set<string>;
+  /** Transliteration warnings: (transaction, field bit) pairs and their messages (transliterationWarnings). */
+  warned: number[];
+  warnMessages: string[];
 };
 
 export function transactionRun(
@@ -132,6 +135,8 @@ export function transactionRun(
     nameLimit: Math.min(genericNameMax, f.nameMaxLength),
     unstructuredLimit: Math.min(140, f.unstructuredMaxLength),
     seenEndToEnd,
+    warned: [],
+    warnMessages: [],
   };
 }
 
@@ -154,43 +159,65 @@ const SEPA = charsetClasses('sepa');
 function isIdentifier(s: string): boolean {
   const n = s.length;
   if (n > 35) return false;
+  let acc = 0;
   let prev = 47;
   for (let i = 0; i < n; i++) {
     const c = s.charCodeAt(i);
-    if (c >= CHARSET_CLASS_LIMIT || SEPA[c] !== 1 || (c === 47 && prev === 47)) return false;
+    acc |= SEPA[c] as number;
+    if (c === 47 && prev === 47) return false;
     prev = c;
   }
-  return prev !== 47 || n === 0;
+  return acc === 0 && (prev !== 47 || n === 0);
 }
 
 function isSepaText(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= CHARSET_CLASS_LIMIT || SEPA[c] !== 1) return false;
-  }
-  return true;
+  let acc = 0;
+  for (let i = 0; i < s.length; i++) acc |= SEPA[s.charCodeAt(i)] as number;
+  return acc === 0;
 }
 
-/** -1: something outside the charset's fast table; 0: clean; 1: clean but holds `&`. */
+/** -1: something outside the charset; 0: clean; 1: clean but holds `&`. Branch-free over the characters. */
 function scan(s: string, classes: Uint8Array): number {
-  let amp = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= CHARSET_CLASS_LIMIT) return -1;
-    const k = classes[c];
-    if (k !== 1) {
-      if (k === 0) return -1;
-      amp = 1;
-    }
+  let acc = 0;
+  const n = s.length;
+  for (let i = 0; i < n; i++) acc |= classes[s.charCodeAt(i)] as number;
+  return acc & CHAR_REFUSED ? -1 : acc >> 1;
+}
+
+/** Where the normaliser reports a transliterated field, by its AMP_ bit. */
+const FIELD_PATHS: Record<number, string> = {
+  [AMP_NAME]: 'creditor.name',
+  [AMP_STREET]: 'creditor.postalAddress.streetName',
+  [AMP_BUILDING]: 'creditor.postalAddress.buildingNumber',
+  [AMP_POST_CODE]: 'creditor.postalAddress.postCode',
+  [AMP_TOWN]: 'creditor.postalAddress.townName',
+  [AMP_UNSTRUCTURED]: 'remittance.unstructured',
+};
+
+/**
+ * The transliteration warnings of one payment's transactions, in the normaliser's order, as issues. During
+ * the pass they are kept as numbers (transaction, field) and a shared message, so a batch where a third of
+ * the transactions has one keeps no object per warning alive while it is converted (young-generation churn).
+ */
+export function transliterationWarnings(run: TxRun, sink: IssueSink): void {
+  const w = run.warned;
+  for (let k = 0; k < w.length; k += 2) {
+    sink.add(
+      'generic',
+      'charset_transliterated',
+      `${run.base}.transactions[${w[k]}].${FIELD_PATHS[w[k + 1] as number]}`,
+      run.warnMessages[k >> 1] as string,
+      undefined,
+      'warning',
+    );
   }
-  return amp;
 }
 
 /**
  * A free-text field as the normaliser's `txt` leaves it: as given, or transliterated with its warning.
  * Undefined for characters without a safe replacement (an error: the full path reports it).
  */
-function text(v: string, run: TxRun, f: TxFields, bit: number, j: number, rel: string): string | undefined {
+function text(v: string, run: TxRun, f: TxFields, bit: number, j: number): string | undefined {
   const k = scan(v, run.classes);
   if (k >= 0) {
     if (k === 1) f.amp |= bit;
@@ -200,14 +227,8 @@ function text(v: string, run: TxRun, f: TxFields, bit: number, j: number, rel: s
   if (r.kind === 'invalid') return undefined;
   const value = r.kind === 'ok' ? v : r.value;
   if (r.kind === 'transliterated') {
-    run.sink.add(
-      'generic',
-      'charset_transliterated',
-      `${run.base}.transactions[${j}].${rel}`,
-      r.message,
-      undefined,
-      'warning',
-    );
+    run.warned.push(j, bit);
+    run.warnMessages.push(r.message);
   }
   if (value.includes('&')) f.amp |= bit;
   return value;
@@ -221,11 +242,10 @@ function addressText(
   f: TxFields,
   bit: number,
   j: number,
-  rel: string,
 ): string | undefined | null {
   if (v === undefined) return undefined;
   if (typeof v !== 'string') return null;
-  const s = text(v, run, f, bit, j, rel);
+  const s = text(v, run, f, bit, j);
   return s === undefined || s.length > max ? null : s;
 }
 
@@ -289,22 +309,14 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     creditorKeys++;
   }
   if (keyCount(c) !== creditorKeys) return false;
-  const nm = text(name, run, f, AMP_NAME, j, 'creditor.name');
+  const nm = text(name, run, f, AMP_NAME, j);
   if (nm === undefined || isBlank(nm) || nm.length > run.nameLimit) return false;
   f.address = pa !== undefined;
   if (pa !== undefined) {
-    const street = addressText(pa['streetName'], 70, run, f, AMP_STREET, j, 'creditor.postalAddress.streetName');
-    const building = addressText(
-      pa['buildingNumber'],
-      16,
-      run,
-      f,
-      AMP_BUILDING,
-      j,
-      'creditor.postalAddress.buildingNumber',
-    );
-    const post = addressText(pa['postCode'], 16, run, f, AMP_POST_CODE, j, 'creditor.postalAddress.postCode');
-    const town = addressText(pa['townName'], 35, run, f, AMP_TOWN, j, 'creditor.postalAddress.townName');
+    const street = addressText(pa['streetName'], 70, run, f, AMP_STREET, j);
+    const building = addressText(pa['buildingNumber'], 16, run, f, AMP_BUILDING, j);
+    const post = addressText(pa['postCode'], 16, run, f, AMP_POST_CODE, j);
+    const town = addressText(pa['townName'], 35, run, f, AMP_TOWN, j);
     if (street === null || building === null || post === null || town === null) return false;
     const n = +(street !== undefined) + +(building !== undefined) + +(post !== undefined) + +(town !== undefined);
     if (keyCount(pa) !== n) return false;
@@ -336,7 +348,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     let remKeys = 0;
     if (u !== undefined) {
       if (typeof u !== 'string') return false;
-      unstructured = text(u, run, f, AMP_UNSTRUCTURED, j, 'remittance.unstructured');
+      unstructured = text(u, run, f, AMP_UNSTRUCTURED, j);
       if (unstructured === undefined || unstructured.length > run.unstructuredLimit) return false;
       remKeys++;
     }
