@@ -39,6 +39,18 @@ function isNameEnd(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9 || c === GT || c === SLASH;
 }
 
+function codeUnits(s: string): number[] {
+  const codes: number[] = [];
+  for (let k = 0; k < s.length; k++) codes.push(s.charCodeAt(k));
+  return codes;
+}
+
+/** Whether the name with these code units is written at `at`. */
+function sameName(xml: string, at: number, codes: number[]): boolean {
+  for (let k = 0; k < codes.length; k++) if (xml.charCodeAt(at + k) !== codes[k]) return false;
+  return true;
+}
+
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
@@ -128,6 +140,8 @@ type NameInfo = {
   local: string;
   /** The registered id of the local name (0: no mapper asks for it). */
   id: number;
+  /** The qualified name's code units: compared with charCodeAt, which beats startsWith on names this short. */
+  codes: number[];
   afterOpen: NameInfo | null;
   afterClose: NameInfo | null;
   /** The last attribute text as written and trimmed, already checked for entities. */
@@ -152,6 +166,7 @@ class NameTable {
       qname,
       local: colon < 0 ? qname : qname.slice(colon - start + 1),
       id: 0,
+      codes: codeUnits(qname),
       afterOpen: null,
       afterClose: null,
       rawAttrs: '',
@@ -258,7 +273,7 @@ export function streamXml(
       const top = depth >= 0 ? open[depth] : undefined;
       const qname = top ? top.qname : '';
       let gt = lt + 2 + qname.length;
-      const matches = top !== undefined && xml.startsWith(qname, lt + 2);
+      const matches = top !== undefined && sameName(xml, lt + 2, top.codes);
       if (matches) while (gt < n && isSpace(xml.charCodeAt(gt))) gt++;
       if (!top || !matches || xml.charCodeAt(gt) !== GT) {
         const end = xml.indexOf('>', lt + 2);
@@ -304,7 +319,7 @@ export function streamXml(
     let info: NameInfo;
     let i = lt + 1;
     const guess: NameInfo | null = prev === null ? null : prevWasOpen ? prev.afterOpen : prev.afterClose;
-    if (guess !== null && xml.startsWith(guess.qname, i) && isNameEnd(xml.charCodeAt(i + guess.qname.length))) {
+    if (guess !== null && sameName(xml, i, guess.codes) && isNameEnd(xml.charCodeAt(i + guess.qname.length))) {
       info = guess;
       i += guess.qname.length;
     } else {
