@@ -23,6 +23,7 @@ import { checkPaymentTypeHeader, transactionRequirements } from '../validation/p
 import type { DocumentPlan } from '../validation/plan.ts';
 import type { CompanySettings } from '../validation/prepare.ts';
 import { preparePayments } from '../validation/prepare.ts';
+import { UniqueIds } from '../validation/unique-ids.ts';
 
 /**
  * The fused converter: validate and write in one pass over the transactions. The document and its
@@ -105,7 +106,7 @@ export function convertFused(
   // Transaction warnings go to their own sink and are put back after their payment's own issues.
   const txSink = new IssueSink(profile.key);
   const runs: TxRun[] = [];
-  const seen = new Set<string>();
+  const seen = new UniqueIds();
   const docSum = { sum: 0, exp: 0 };
   const totals: Total[] = [];
   let total: Total | undefined;

@@ -13,6 +13,7 @@ import type { Getter } from './payment-type-rules.ts';
 import { checkAccount, checkReference, meetsRequirements } from './payment-type-rules.ts';
 import type { PaymentPlan } from './plan.ts';
 import { isBlank } from './text-rules.ts';
+import type { UniqueIds } from './unique-ids.ts';
 
 /**
  * The fused converter's reading of one transaction: the caller's object is read once, checked against all
@@ -105,10 +106,12 @@ export type TxRun = {
   /** Generic (Max140Text) and bank name limits folded into one. */
   nameLimit: number;
   unstructuredLimit: number;
-  seenEndToEnd: Set<string>;
+  seenEndToEnd: UniqueIds;
   /** Transliteration warnings: (transaction, field bit) pairs and their messages (transliterationWarnings). */
   warned: number[];
   warnMessages: string[];
+  /** The last currency both the bank and the type accepted (batches rarely change currency). */
+  acceptedCurrency: string;
 };
 
 export function transactionRun(
@@ -119,7 +122,7 @@ export function transactionRun(
   requirements: Getter[][],
   addressRule: boolean,
   genericNameMax: number,
-  seenEndToEnd: Set<string>,
+  seenEndToEnd: UniqueIds,
 ): TxRun {
   const f = profile.flavour;
   return {
@@ -137,6 +140,7 @@ export function transactionRun(
     seenEndToEnd,
     warned: [],
     warnMessages: [],
+    acceptedCurrency: '',
   };
 }
 
@@ -279,10 +283,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
 
   // Generic: ids, amount and currency.
   if (isBlank(e2e) || !isIdentifier(e2e)) return false;
-  const seen = run.seenEndToEnd;
-  const before = seen.size;
-  seen.add(e2e);
-  if (seen.size === before) return false;
+  if (!run.seenEndToEnd.add(e2e)) return false;
   const exponent = currencyExponent(currency);
   if (exponent === undefined) return false;
   const minor = plainMinor(amount, exponent);
@@ -366,10 +367,13 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   }
 
   // Bank: currencies; payment type: its currencies and per-transaction requirements.
-  const currencies = run.profile.flavour.currencies;
-  if (currencies.length > 0 && !currencies.includes(currency)) return false;
   const type = run.type;
-  if (type.currencies && !type.currencies.includes(currency)) return false;
+  if (currency !== run.acceptedCurrency) {
+    const currencies = run.profile.flavour.currencies;
+    if (currencies.length > 0 && !currencies.includes(currency)) return false;
+    if (type.currencies && !type.currencies.includes(currency)) return false;
+    run.acceptedCurrency = currency;
+  }
   if (run.requirements.length > 0 && !meetsRequirements(o as Transaction, run.requirements)) return false;
   const plan = run.plan;
   plan.minors[j] = minor;
