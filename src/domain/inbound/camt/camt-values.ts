@@ -1,3 +1,4 @@
+import { currencyExponent } from '../../money/currencies.ts';
 import { type Amount, parseAmountText } from '../decimal.ts';
 import type { Direction } from '../types.ts';
 import { attrOf } from '../xml/node.ts';
@@ -26,8 +27,17 @@ export function readAmount(
   const raw = t.trimmed(i);
   if (raw === '') return null;
   const currency = attrOf(attrs ?? (t.attrs[i] as string), 'Ccy') ?? fallbackCurrency;
-  if (!currency || !/^[A-Z]{3}$/.test(currency))
-    throw new CamtDataError(`${what}: missing or invalid currency "${currency ?? ''}"`);
+  if (currency !== lastCurrency) {
+    if (!currency || !/^[A-Z]{3}$/.test(currency))
+      throw new CamtDataError(`${what}: missing or invalid currency "${currency ?? ''}"`);
+    lastCurrency = currency;
+    lastExponent = currencyExponent(currency) ?? 2;
+  }
+  // Most amounts are "123.45" in a two-decimal currency: read in place, as parseAmountText's fast path would.
+  if (lastExponent === 2) {
+    const units = plainTwoUnits(raw);
+    if (units >= 0) return { text: raw, units: BigInt(units), scale: 2, excessPrecision: false, currency };
+  }
   const amount = parseAmountText(raw, currency);
   if (!amount || !/^\d*(?:\.\d*)?$/.test(raw)) throw new CamtDataError(`${what}: "${raw}" is not a decimal amount`);
   const dot = raw.indexOf('.');
@@ -48,6 +58,30 @@ export function readAmount(
     excessPrecision: amount.excessPrecision,
     currency,
   };
+}
+
+// The last currency that passed the check, with its exponent: every amount of a statement repeats it.
+let lastCurrency = '';
+let lastExponent = 2;
+
+/**
+ * Units of "123.45" (no sign, no leading zero unless "0.xx", up to 15 integer digits, exactly two
+ * decimals: decimal.ts's PLAIN_TWO shape), or -1 for any other text. Up to 15 + 2 digits... only up to
+ * 15 digits in all are exact as a double, so longer texts take the general path.
+ */
+function plainTwoUnits(raw: string): number {
+  const n = raw.length;
+  if (n < 4 || n > 16 || raw.charCodeAt(n - 3) !== 46) return -1;
+  const first = raw.charCodeAt(0);
+  if (first === 48 ? n !== 4 : first < 49 || first > 57) return -1;
+  let v = 0;
+  for (let k = 0; k < n; k++) {
+    if (k === n - 3) continue;
+    const c = raw.charCodeAt(k) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
+  }
+  return v;
 }
 
 export function readDirection(t: Tree, i: number): Direction | null {
