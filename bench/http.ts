@@ -3,6 +3,7 @@
  * authenticated GET (API key) on the real app and a real PostgreSQL, at 1 and 32 connections, next to
  * a bare Fastify route measured in the same run. The servers run in a child process so the load
  * generator (autocannon) does not share their event loop; on a 2-core machine they still share CPUs.
+ * The delivery relay runs in the server process during the submit rows, as in the default ROLE=all.
  */
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
@@ -32,6 +33,17 @@ async function serve(): Promise<void> {
     const sb = res.json() as { apiKey: string; firstPayment: { body: unknown } };
     tenants.push({ apiKey: sb.apiKey, body: sb.firstPayment.body });
   }
+  // The delivery relay runs beside the API, as in the default ROLE=all process: every journaled
+  // host-to-host document gets its delivery job during the measurement (deliveries themselves do not
+  // run, so the demo bank does not answer).
+  const { relayQueuedDeliveries } = await import('../src/app/delivery/relay.ts');
+  const { startPollingLoop } = await import('../src/workers/polling-loop.ts');
+  const relay = startPollingLoop(
+    bench.ctx,
+    'delivery relay',
+    async () => (await relayQueuedDeliveries(bench.ctx)) > 0,
+    100,
+  );
   await app.listen({ port: 0, host: '127.0.0.1' });
 
   const bare = Fastify();
@@ -44,6 +56,12 @@ async function serve(): Promise<void> {
   );
   process.stdin.resume();
   process.stdin.on('end', async () => {
+    await relay.stop();
+    const queued = await bench.ctx.db.$client.query(
+      `SELECT count(*) FILTER (WHERE delivery_enqueued_at IS NULL)::int AS pending, count(*)::int AS documents
+         FROM journal_documents WHERE delivery_status = 'queued'`,
+    );
+    process.stderr.write(`relay: ${JSON.stringify(queued.rows[0])} (queued documents without a job / in all)\n`);
     await bare.close();
     await bench.close();
     process.exit(0);

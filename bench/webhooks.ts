@@ -31,7 +31,7 @@ async function worker(): Promise<void> {
     db: pool.db,
     config,
     logger: createLogger('silent'),
-    jobs: { send: async () => null },
+    jobs: { send: async () => null, sendMany: async () => {} },
     encryptor: createEncryptor(Buffer.from(config.masterKey!, 'base64')),
     mailer: { send: async () => {} },
   });

@@ -25,4 +25,8 @@ export type SendOptions = {
   singletonKey?: string;
 };
 
-export type JobQueue = { send(queue: QueueName, data: object, options?: SendOptions): Promise<string | null> };
+export type JobQueue = {
+  send(queue: QueueName, data: object, options?: SendOptions): Promise<string | null>;
+  /** Many jobs of one queue in one statement (optionally inside `tx`), with the queue's own policy. */
+  sendMany(queue: QueueName, items: object[], options?: Pick<SendOptions, 'tx'>): Promise<void>;
+};

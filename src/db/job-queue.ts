@@ -33,13 +33,22 @@ export async function openJobQueue(connectionString: string, logger: Logger, opt
   for (const [name, opts] of Object.entries(QUEUE_OPTIONS)) {
     if (!(await boss.getQueue(name))) await boss.createQueue(name, opts);
   }
+  const inTx = (tx: unknown) => (tx ? { db: fromDrizzle(tx as Parameters<typeof fromDrizzle>[0], sql) } : {});
   const queue: JobQueue = {
     send: (name, data, sendOptions = {}) =>
       boss.send(name, data, {
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
         ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
-        ...(sendOptions.tx ? { db: fromDrizzle(sendOptions.tx as Parameters<typeof fromDrizzle>[0], sql) } : {}),
+        ...inTx(sendOptions.tx),
       }),
+    sendMany: async (name, items, sendOptions = {}) => {
+      if (items.length === 0) return;
+      await boss.insert(
+        name,
+        items.map((data) => ({ data })),
+        { returnId: false, ...inTx(sendOptions.tx) },
+      );
+    },
   };
   return { queue, boss, stop: () => boss.stop({ graceful: true, timeout: 10_000 }) } satisfies JobQueueHandle;
 }

@@ -14,7 +14,7 @@ const BATCH = 200;
 export async function relayQueuedDeliveries(ctx: AppContext): Promise<number> {
   return ctx.db.transaction(async (tx) => {
     const claimed = await claimQueuedDeliveries(tx, BATCH, ctx.clock.now());
-    for (const job of claimed) await ctx.jobs.send(QUEUES.bankDelivery, job, { tx });
+    await ctx.jobs.sendMany(QUEUES.bankDelivery, claimed, { tx });
     return claimed.length;
   });
 }
