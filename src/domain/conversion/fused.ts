@@ -4,7 +4,7 @@ import type { BankProfile, PainVersion } from '../banks/types.ts';
 import { normaliseShell } from '../canonical/normalise.ts';
 import type { CanonicalPayment } from '../canonical/types.ts';
 import { formatMinor } from '../money/money.ts';
-import { fastTransactionXml } from '../pain001/fast-transaction-xml.ts';
+import { transactionTemplates, writeTransaction } from '../pain001/fast-transaction-xml.ts';
 import { DOCUMENT_END, documentHead, PMTINF_END, pmtInfHeader, versionTags } from '../pain001/write-pain001.ts';
 import { XmlBytes } from '../pain001/xml-bytes.ts';
 import { checkBankDocument, checkBankPayment } from '../validation/bank-rules.ts';
@@ -99,6 +99,7 @@ export function convertFused(
     creationDateTime: creationDateTime(doc),
   };
   const t = versionTags(painVersion);
+  const templates = transactionTemplates(t);
   let expected = 0;
   for (const plan of plans) expected += plan.payment.transactions.length;
   const out = new XmlBytes(expected);
@@ -150,11 +151,11 @@ export function convertFused(
       if (perTransaction) {
         const head = { plan, pmtInfId: `${id}-${j + 1}`, count: 1, ctrlSum: formatMinor(BigInt(minor), e) };
         out.write(pmtInfHeader(docPlan, head, t));
-        out.write(fastTransactionXml(fields, t, type.code));
+        if (!writeTransaction(out, fields, run, templates, j, type.code)) return undefined;
         out.write(PMTINF_END);
       } else {
         if (!addScaled(group, minor, e)) return undefined;
-        out.write(fastTransactionXml(fields, t, type.code));
+        if (!writeTransaction(out, fields, run, templates, j, type.code)) return undefined;
       }
       out.written++;
     }

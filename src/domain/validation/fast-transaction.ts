@@ -20,8 +20,11 @@ import type { UniqueIds } from './unique-ids.ts';
  * three levels and turned into the fields the writer needs, with no normalised copy. It takes the common
  * shape only (ids, amount, a creditor with name, address, IBAN and BIC, free text or a creditor reference,
  * purpose) and only a transaction without errors: for anything else it answers false and the caller runs
- * the full path, which reports every issue in its order. The only issue this reader raises itself is the
- * normaliser's transliteration warning, with the same path and message.
+ * the full path, which reports every issue in its order.
+ * Free text is checked against the bank's charset while it is written (pain001/fast-transaction-xml.ts):
+ * the writer reads each character once, and only a field with a character outside the charset goes to
+ * `transliterate`, which raises the normaliser's warning. Lengths are checked here on the text as given
+ * (transliteration never shortens a text) and again by the writer on what it wrote.
  * Each check here is the predicate of a rule in generic.ts, bank-rules.ts or payment-type-rules.ts; the
  * property test in test/domain-conversion/fused-equivalence.test.ts holds both paths to the same output.
  */
@@ -35,15 +38,15 @@ export const READER_GUARANTEES: ReadonlySet<string> = new Set([
   'creditor.account.iban',
 ]);
 
-/** Bits of `TxFields.amp`: which text fields contain `&` and need escaping. */
-export const AMP_NAME = 1;
-export const AMP_STREET = 2;
-export const AMP_BUILDING = 4;
-export const AMP_POST_CODE = 8;
-export const AMP_TOWN = 16;
-export const AMP_UNSTRUCTURED = 32;
+/** The free-text fields, as ids for transliteration warnings. */
+export const FIELD_NAME = 1;
+export const FIELD_STREET = 2;
+export const FIELD_BUILDING = 3;
+export const FIELD_POST_CODE = 4;
+export const FIELD_TOWN = 5;
+export const FIELD_UNSTRUCTURED = 6;
 
-/** One transaction as the writer needs it; values are transliterated and not yet escaped. Reused for every transaction. */
+/** One transaction as the writer needs it: values as given (text not yet checked against the charset). Reused. */
 export type TxFields = {
   endToEndId: string;
   instructionId: string | undefined;
@@ -64,7 +67,6 @@ export type TxFields = {
   unstructured: string | undefined;
   creditorReference: string | undefined;
   purposeCode: string | undefined;
-  amp: number;
 };
 
 export function emptyFields(): TxFields {
@@ -87,7 +89,6 @@ export function emptyFields(): TxFields {
     unstructured: undefined,
     creditorReference: undefined,
     purposeCode: undefined,
-    amp: 0,
   };
 }
 
@@ -180,22 +181,21 @@ function isSepaText(s: string): boolean {
   return acc === 0;
 }
 
-/** -1: something outside the charset; 0: clean; 1: clean but holds `&`. Branch-free over the characters. */
-function scan(s: string, classes: Uint8Array): number {
+/** False when a character lies outside the charset (a text the writer would have to transliterate). */
+export function inCharset(s: string, classes: Uint8Array): boolean {
   let acc = 0;
-  const n = s.length;
-  for (let i = 0; i < n; i++) acc |= classes[s.charCodeAt(i)] as number;
-  return acc & CHAR_REFUSED ? -1 : acc >> 1;
+  for (let i = 0; i < s.length; i++) acc |= classes[s.charCodeAt(i)] as number;
+  return (acc & CHAR_REFUSED) === 0;
 }
 
-/** Where the normaliser reports a transliterated field, by its AMP_ bit. */
+/** Where the normaliser reports a transliterated field. */
 const FIELD_PATHS: Record<number, string> = {
-  [AMP_NAME]: 'creditor.name',
-  [AMP_STREET]: 'creditor.postalAddress.streetName',
-  [AMP_BUILDING]: 'creditor.postalAddress.buildingNumber',
-  [AMP_POST_CODE]: 'creditor.postalAddress.postCode',
-  [AMP_TOWN]: 'creditor.postalAddress.townName',
-  [AMP_UNSTRUCTURED]: 'remittance.unstructured',
+  [FIELD_NAME]: 'creditor.name',
+  [FIELD_STREET]: 'creditor.postalAddress.streetName',
+  [FIELD_BUILDING]: 'creditor.postalAddress.buildingNumber',
+  [FIELD_POST_CODE]: 'creditor.postalAddress.postCode',
+  [FIELD_TOWN]: 'creditor.postalAddress.townName',
+  [FIELD_UNSTRUCTURED]: 'remittance.unstructured',
 };
 
 /**
@@ -218,39 +218,22 @@ export function transliterationWarnings(run: TxRun, sink: IssueSink): void {
 }
 
 /**
- * A free-text field as the normaliser's `txt` leaves it: as given, or transliterated with its warning.
- * Undefined for characters without a safe replacement (an error: the full path reports it).
+ * A text with a character outside the charset, as the normaliser's `txt` leaves it: transliterated, with
+ * its warning recorded; undefined when some character has no safe replacement (an error).
  */
-function text(v: string, run: TxRun, f: TxFields, bit: number, j: number): string | undefined {
-  const k = scan(v, run.classes);
-  if (k >= 0) {
-    if (k === 1) f.amp |= bit;
-    return v;
-  }
+export function transliterate(v: string, run: TxRun, field: number, j: number): string | undefined {
   const r = checkCharset(v, run.charset);
   if (r.kind === 'invalid') return undefined;
-  const value = r.kind === 'ok' ? v : r.value;
-  if (r.kind === 'transliterated') {
-    run.warned.push(j, bit);
-    run.warnMessages.push(r.message);
-  }
-  if (value.includes('&')) f.amp |= bit;
-  return value;
+  if (r.kind === 'ok') return v;
+  run.warned.push(j, field);
+  run.warnMessages.push(r.message);
+  return r.value;
 }
 
-/** An optional address line: undefined when absent, null when the fast path cannot take it. */
-function addressText(
-  v: unknown,
-  max: number,
-  run: TxRun,
-  f: TxFields,
-  bit: number,
-  j: number,
-): string | undefined | null {
+/** An optional address line as given: undefined when absent, null when the fast path cannot take it. */
+function addressText(v: unknown, max: number): string | undefined | null {
   if (v === undefined) return undefined;
-  if (typeof v !== 'string') return null;
-  const s = text(v, run, f, bit, j);
-  return s === undefined || s.length > max ? null : s;
+  return typeof v !== 'string' || v.length > max ? null : v;
 }
 
 /** Reads transaction `j` into `f`; false when the full path must take over (see above). */
@@ -279,7 +262,6 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     keys++;
   }
   if (keyCount(o) !== keys) return false;
-  f.amp = 0;
 
   // Generic: ids, amount and currency.
   if (isBlank(e2e) || !isIdentifier(e2e)) return false;
@@ -310,14 +292,14 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     creditorKeys++;
   }
   if (keyCount(c) !== creditorKeys) return false;
-  const nm = text(name, run, f, AMP_NAME, j);
-  if (nm === undefined || isBlank(nm) || nm.length > run.nameLimit) return false;
+  // Transliteration keeps a blank text blank and a non-blank one non-blank, and never shortens it.
+  if (isBlank(name) || name.length > run.nameLimit) return false;
   f.address = pa !== undefined;
   if (pa !== undefined) {
-    const street = addressText(pa['streetName'], 70, run, f, AMP_STREET, j);
-    const building = addressText(pa['buildingNumber'], 16, run, f, AMP_BUILDING, j);
-    const post = addressText(pa['postCode'], 16, run, f, AMP_POST_CODE, j);
-    const town = addressText(pa['townName'], 35, run, f, AMP_TOWN, j);
+    const street = addressText(pa['streetName'], 70);
+    const building = addressText(pa['buildingNumber'], 16);
+    const post = addressText(pa['postCode'], 16);
+    const town = addressText(pa['townName'], 35);
     if (street === null || building === null || post === null || town === null) return false;
     const n = +(street !== undefined) + +(building !== undefined) + +(post !== undefined) + +(town !== undefined);
     if (keyCount(pa) !== n) return false;
@@ -348,9 +330,8 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     const rt = rem['creditorReferenceType'];
     let remKeys = 0;
     if (u !== undefined) {
-      if (typeof u !== 'string') return false;
-      unstructured = text(u, run, f, AMP_UNSTRUCTURED, j);
-      if (unstructured === undefined || unstructured.length > run.unstructuredLimit) return false;
+      if (typeof u !== 'string' || u.length > run.unstructuredLimit) return false;
+      unstructured = u;
       remKeys++;
     }
     if (r !== undefined) {
@@ -398,7 +379,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   f.minor = minor;
   f.exponent = exponent;
   f.bic = bic;
-  f.name = nm;
+  f.name = name;
   f.country = country as string | undefined;
   f.iban = iban;
   f.unstructured = unstructured;
