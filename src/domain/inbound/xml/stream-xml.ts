@@ -340,9 +340,10 @@ export function streamXml(
       }
     }
     const qname = info.qname;
-    const gt = findTagEnd(xml, i);
+    // Most start tags end right after the name: no attribute scan, and the name cannot end in "/".
+    const gt = xml.charCodeAt(i) === GT ? i : findTagEnd(xml, i);
     if (gt < 0) return { message: `unterminated start tag <${qname}`, offset: lt };
-    const selfClosing = xml.charCodeAt(gt - 1) === SLASH;
+    const selfClosing = gt !== i && xml.charCodeAt(gt - 1) === SLASH;
     const attrEnd = selfClosing ? gt - 1 : gt;
     let attrs = '';
     if (i < attrEnd) {
