@@ -27,35 +27,6 @@ import { TRANSACTION_ROOM } from './xml-bytes.ts';
 
 const enc = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
 
-export type Templates = {
-  open: Uint8Array;
-  instrOpen: Uint8Array;
-  instrClose: Uint8Array;
-  e2eOpen: Uint8Array;
-  amountOpen: (currency: string) => Uint8Array;
-  agentOpen: Uint8Array;
-  agentClose: Uint8Array;
-  noAgent: Uint8Array;
-  nameToAddress: Uint8Array;
-  addressTail: (country: string | undefined) => Uint8Array;
-  countryOnly: (country: string) => Uint8Array;
-  nameToAccount: Uint8Array;
-  streetOpen: Uint8Array;
-  streetClose: Uint8Array;
-  buildingOpen: Uint8Array;
-  buildingClose: Uint8Array;
-  postCodeOpen: Uint8Array;
-  postCodeClose: Uint8Array;
-  townOpen: Uint8Array;
-  townClose: Uint8Array;
-  accountClose: Uint8Array;
-  purposeOpen: Uint8Array;
-  purposeClose: Uint8Array;
-  ustrdOpen: Uint8Array;
-  ustrdClose: Uint8Array;
-  close: Uint8Array;
-};
-
 /** A piece that depends on one short value (currency, country): encoded once per distinct value. */
 function cached(make: (v: string) => string): (v: string) => Uint8Array {
   const memo = new Map<string, Uint8Array>();
@@ -74,37 +45,69 @@ function cached(make: (v: string) => string): (v: string) => Uint8Array {
   };
 }
 
+/** Positions in the creditor block: after the name, then after each address element. */
+const AFTER_NAME = 0;
+const STREET = 1;
+const BUILDING = 2;
+const POST_CODE = 3;
+const TOWN = 4;
+const OPEN = ['', '<StrtNm>', '<BldgNb>', '<PstCd>', '<TwnNm>'];
+const CLOSE = ['</Nm>\n        <PstlAdr>', '</StrtNm>', '</BldgNb>', '</PstCd>', '</TwnNm>'];
+
+/**
+ * Static XML of a transaction, each piece joining the end of one field to the start of the next so a
+ * transaction of the common shape is about a dozen copies: `join[from * 5 + to]` between address elements,
+ * `tail[from]` from the last one through the country to the IBAN.
+ */
+export type Templates = {
+  openInstr: Uint8Array;
+  openE2e: Uint8Array;
+  instrE2e: Uint8Array;
+  amountOpen: (currency: string) => Uint8Array;
+  agentOpen: Uint8Array;
+  agentClose: Uint8Array;
+  noAgent: Uint8Array;
+  join: Uint8Array[];
+  tail: Array<(country: string) => Uint8Array>;
+  countryOnly: (country: string) => Uint8Array;
+  nameToAccount: Uint8Array;
+  accountToPurpose: Uint8Array;
+  accountToUstrd: Uint8Array;
+  accountToEnd: Uint8Array;
+  accountEnd: Uint8Array;
+  purposeToUstrd: Uint8Array;
+  purposeToEnd: Uint8Array;
+  ustrdToEnd: Uint8Array;
+  end: Uint8Array;
+};
+
 export function transactionTemplates(t: VersionTags): Templates {
   const toAccount = '      </Cdtr>\n      <CdtrAcct><Id><IBAN>';
-  const country = cached((c) => `<Ctry>${c}</Ctry></PstlAdr>\n${toAccount}`);
-  const noCountry = enc(`</PstlAdr>\n${toAccount}`);
+  const join: Uint8Array[] = [];
+  for (let from = 0; from < 5; from++) for (let to = 0; to < 5; to++) join.push(enc(`${CLOSE[from]}${OPEN[to]}`));
+  const tail = CLOSE.map((close) => cached((c) => `${close}${c ? `<Ctry>${c}</Ctry>` : ''}</PstlAdr>\n${toAccount}`));
+  const accountEnd = '</IBAN></Id></CdtrAcct>\n';
+  const end = '    </CdtTrfTxInf>\n';
   return {
-    open: enc('    <CdtTrfTxInf>\n      <PmtId>'),
-    instrOpen: enc('<InstrId>'),
-    instrClose: enc('</InstrId>'),
-    e2eOpen: enc('<EndToEndId>'),
+    openInstr: enc('    <CdtTrfTxInf>\n      <PmtId><InstrId>'),
+    openE2e: enc('    <CdtTrfTxInf>\n      <PmtId><EndToEndId>'),
+    instrE2e: enc('</InstrId><EndToEndId>'),
     amountOpen: cached((c) => `</EndToEndId></PmtId>\n      <Amt><InstdAmt Ccy="${c}">`),
     agentOpen: enc(`</InstdAmt></Amt>\n      <CdtrAgt><FinInstnId><${t.bic}>`),
     agentClose: enc(`</${t.bic}></FinInstnId></CdtrAgt>\n      <Cdtr>\n        <Nm>`),
     noAgent: enc('</InstdAmt></Amt>\n      <Cdtr>\n        <Nm>'),
-    nameToAddress: enc('</Nm>\n        <PstlAdr>'),
-    addressTail: (c) => (c ? country(c) : noCountry),
+    join,
+    tail,
     countryOnly: cached((c) => `</Nm>\n        <PstlAdr><Ctry>${c}</Ctry></PstlAdr>\n${toAccount}`),
     nameToAccount: enc(`</Nm>\n${toAccount}`),
-    streetOpen: enc('<StrtNm>'),
-    streetClose: enc('</StrtNm>'),
-    buildingOpen: enc('<BldgNb>'),
-    buildingClose: enc('</BldgNb>'),
-    postCodeOpen: enc('<PstCd>'),
-    postCodeClose: enc('</PstCd>'),
-    townOpen: enc('<TwnNm>'),
-    townClose: enc('</TwnNm>'),
-    accountClose: enc('</IBAN></Id></CdtrAcct>\n'),
-    purposeOpen: enc('      <Purp><Cd>'),
-    purposeClose: enc('</Cd></Purp>\n'),
-    ustrdOpen: enc('      <RmtInf><Ustrd>'),
-    ustrdClose: enc('</Ustrd></RmtInf>\n'),
-    close: enc('    </CdtTrfTxInf>\n'),
+    accountToPurpose: enc(`${accountEnd}      <Purp><Cd>`),
+    accountToUstrd: enc(`${accountEnd}      <RmtInf><Ustrd>`),
+    accountToEnd: enc(`${accountEnd}${end}`),
+    accountEnd: enc(accountEnd),
+    purposeToUstrd: enc('</Cd></Purp>\n      <RmtInf><Ustrd>'),
+    purposeToEnd: enc(`</Cd></Purp>\n${end}`),
+    ustrdToEnd: enc(`</Ustrd></RmtInf>\n${end}`),
+    end: enc(end),
   };
 }
 
@@ -121,6 +124,33 @@ function textField(out: XmlBytes, v: string, max: number, run: TxRun, field: num
   return true;
 }
 
+/** The address elements present, from `STREET` on; each joined to the one before. */
+function address(out: XmlBytes, f: TxFields, run: TxRun, tpl: Templates, j: number): boolean {
+  let at = AFTER_NAME;
+  if (f.streetName) {
+    out.raw(tpl.join[at * 5 + STREET] as Uint8Array);
+    if (!textField(out, f.streetName, 70, run, FIELD_STREET, j)) return false;
+    at = STREET;
+  }
+  if (f.buildingNumber) {
+    out.raw(tpl.join[at * 5 + BUILDING] as Uint8Array);
+    if (!textField(out, f.buildingNumber, 16, run, FIELD_BUILDING, j)) return false;
+    at = BUILDING;
+  }
+  if (f.postCode) {
+    out.raw(tpl.join[at * 5 + POST_CODE] as Uint8Array);
+    if (!textField(out, f.postCode, 16, run, FIELD_POST_CODE, j)) return false;
+    at = POST_CODE;
+  }
+  if (f.townName) {
+    out.raw(tpl.join[at * 5 + TOWN] as Uint8Array);
+    if (!textField(out, f.townName, 35, run, FIELD_TOWN, j)) return false;
+    at = TOWN;
+  }
+  out.raw((tpl.tail[at] as (country: string) => Uint8Array)(f.country ?? ''));
+  return true;
+}
+
 export function writeTransaction(
   out: XmlBytes,
   f: TxFields,
@@ -130,13 +160,11 @@ export function writeTransaction(
   typeCode: string | undefined,
 ): boolean {
   out.room(TRANSACTION_ROOM);
-  out.raw(tpl.open);
   if (f.instructionId) {
-    out.raw(tpl.instrOpen);
+    out.raw(tpl.openInstr);
     out.ascii(f.instructionId);
-    out.raw(tpl.instrClose);
-  }
-  out.raw(tpl.e2eOpen);
+    out.raw(tpl.instrE2e);
+  } else out.raw(tpl.openE2e);
   out.ascii(f.endToEndId);
   out.raw(tpl.amountOpen(f.currency));
   out.ascii(f.amount);
@@ -147,44 +175,16 @@ export function writeTransaction(
   } else out.raw(tpl.noAgent);
   if (!textField(out, f.name, run.nameLimit, run, FIELD_NAME, j)) return false;
   if (f.address) {
-    out.raw(tpl.nameToAddress);
-    if (f.streetName) {
-      out.raw(tpl.streetOpen);
-      if (!textField(out, f.streetName, 70, run, FIELD_STREET, j)) return false;
-      out.raw(tpl.streetClose);
-    }
-    if (f.buildingNumber) {
-      out.raw(tpl.buildingOpen);
-      if (!textField(out, f.buildingNumber, 16, run, FIELD_BUILDING, j)) return false;
-      out.raw(tpl.buildingClose);
-    }
-    if (f.postCode) {
-      out.raw(tpl.postCodeOpen);
-      if (!textField(out, f.postCode, 16, run, FIELD_POST_CODE, j)) return false;
-      out.raw(tpl.postCodeClose);
-    }
-    if (f.townName) {
-      out.raw(tpl.townOpen);
-      if (!textField(out, f.townName, 35, run, FIELD_TOWN, j)) return false;
-      out.raw(tpl.townClose);
-    }
-    out.raw(tpl.addressTail(f.country));
+    if (!address(out, f, run, tpl, j)) return false;
   } else out.raw(f.country ? tpl.countryOnly(f.country) : tpl.nameToAccount);
   out.ascii(f.iban);
-  out.raw(tpl.accountClose);
-  if (f.purposeCode !== undefined) {
-    out.raw(tpl.purposeOpen);
-    out.ascii(f.purposeCode);
-    out.raw(tpl.purposeClose);
-  }
   const u = f.unstructured;
-  if (f.creditorReference === undefined) {
-    if (u) {
-      out.raw(tpl.ustrdOpen);
-      if (!textField(out, u, run.unstructuredLimit, run, FIELD_UNSTRUCTURED, j)) return false;
-      out.raw(tpl.ustrdClose);
+  if (f.creditorReference !== undefined) {
+    out.raw(f.purposeCode === undefined ? tpl.accountEnd : tpl.accountToPurpose);
+    if (f.purposeCode !== undefined) {
+      out.ascii(f.purposeCode);
+      out.write('</Cd></Purp>\n');
     }
-  } else {
     // Structured references (and the Danish card prefix) through the general builder: same text by construction.
     const r: { unstructured?: string; creditorReference: string } = { creditorReference: f.creditorReference };
     if (u !== undefined) {
@@ -193,7 +193,17 @@ export function writeTransaction(
       r.unstructured = value;
     }
     out.write(remittanceXml({ currency: f.currency, remittance: r }, typeCode, '      '));
+    out.raw(tpl.end);
+    return true;
   }
-  out.raw(tpl.close);
+  if (f.purposeCode !== undefined) {
+    out.raw(tpl.accountToPurpose);
+    out.ascii(f.purposeCode);
+    out.raw(u ? tpl.purposeToUstrd : tpl.purposeToEnd);
+  } else out.raw(u ? tpl.accountToUstrd : tpl.accountToEnd);
+  if (u) {
+    if (!textField(out, u, run.unstructuredLimit, run, FIELD_UNSTRUCTURED, j)) return false;
+    out.raw(tpl.ustrdToEnd);
+  }
   return true;
 }
