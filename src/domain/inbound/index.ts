@@ -43,5 +43,4 @@ export type {
   ParseBankFileResult,
   ParseError,
   StatementTransaction,
-  TransactionSink,
 } from './types.ts';
