@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { CHAR_ESCAPE } from '../validation/charset.ts';
+import { CHAR_REFUSED, CHAR_WIDE } from '../validation/charset.ts';
 
 /**
  * UTF-8 output of the fused converter, written in place: static XML as pre-encoded bytes, ids and codes
@@ -63,22 +63,33 @@ export class XmlBytes {
 
   /**
    * Free text checked against a charset's classes (validation/charset.ts) while it is copied: UTF-8, `&`
-   * escaped. False, with the position where it was, when a character is outside the charset.
+   * escaped. False, with the position where it was, when a character is outside the charset. Pure ASCII
+   * (most text) is copied by a loop without branches; anything else is copied again, character by character.
    */
   text(s: string, classes: Uint8Array): boolean {
     const b = this.buf;
     let p = this.pos;
-    for (let i = 0; i < s.length; i++) {
+    const n = s.length;
+    let acc = 0;
+    for (let i = 0; i < n; i++) {
+      const c = s.charCodeAt(i);
+      acc |= classes[c] as number;
+      b[p + i] = c;
+    }
+    if (acc === 0) {
+      this.pos = p + n;
+      return true;
+    }
+    if (acc & CHAR_REFUSED) return false;
+    for (let i = 0; i < n; i++) {
       const c = s.charCodeAt(i);
       const k = classes[c];
-      if (k === 0) {
-        if (c < 0x80) b[p++] = c;
-        else {
-          // Every charset letter lies below U+0800: two bytes.
-          b[p++] = 0xc0 | (c >> 6);
-          b[p++] = 0x80 | (c & 0x3f);
-        }
-      } else if (k === CHAR_ESCAPE && c === 38) {
+      if (k === 0) b[p++] = c;
+      else if (k === CHAR_WIDE) {
+        // Every charset letter lies below U+0800: two bytes.
+        b[p++] = 0xc0 | (c >> 6);
+        b[p++] = 0x80 | (c & 0x3f);
+      } else if (c === 38) {
         b[p++] = 38;
         b[p++] = 97;
         b[p++] = 109;

@@ -155,11 +155,13 @@ function transliterate(value: string, charset: CharsetName): CharsetResult {
 /**
  * Per-character classes of a charset for scanning loops (the fused converter reads a field once to check
  * it and to learn whether it needs escaping), indexed by UTF-16 unit so a scan needs no range test:
- * 0 allowed, CHAR_ESCAPE allowed but escaped in XML (`&`), CHAR_REFUSED outside the charset (checkCharset
- * then says whether it can be transliterated). Derived from the same regexes as checkCharset.
+ * 0 allowed ASCII, CHAR_WIDE allowed beyond ASCII, CHAR_ESCAPE allowed but escaped in XML (`&`),
+ * CHAR_REFUSED outside the charset (checkCharset then says whether it can be transliterated). Derived from the same regexes as checkCharset.
  */
 export const CHAR_REFUSED = 1;
 export const CHAR_ESCAPE = 2;
+/** Allowed, outside ASCII (two UTF-8 bytes): lets a copying loop take pure-ASCII text without branches. */
+export const CHAR_WIDE = 4;
 const CLASSES = new Map<CharsetName, Uint8Array>();
 export function charsetClasses(charset: CharsetName): Uint8Array {
   let t = CLASSES.get(charset);
@@ -167,8 +169,8 @@ export function charsetClasses(charset: CharsetName): Uint8Array {
     t = new Uint8Array(0x10000).fill(CHAR_REFUSED);
     // Every extra letter of every charset lies below U+0180.
     for (let c = 0; c < 0x180; c++) {
-      if (ALLOWED[charset].test(String.fromCharCode(c)))
-        t[c] = c === 38 || c === 60 || c === 62 || c === 34 ? CHAR_ESCAPE : 0;
+      if (!ALLOWED[charset].test(String.fromCharCode(c))) continue;
+      t[c] = c === 38 || c === 60 || c === 62 || c === 34 ? CHAR_ESCAPE : c >= 0x80 ? CHAR_WIDE : 0;
     }
     CLASSES.set(charset, t);
   }
