@@ -81,7 +81,19 @@ export type Templates = {
   end: Uint8Array;
 };
 
+const TEMPLATES = new Map<string, Templates>();
+
+/** The templates of a version, built once per process (the cached pieces grow with the currencies and countries seen). */
 export function transactionTemplates(t: VersionTags): Templates {
+  let tpl = TEMPLATES.get(t.bic);
+  if (!tpl) {
+    tpl = buildTemplates(t);
+    TEMPLATES.set(t.bic, tpl);
+  }
+  return tpl;
+}
+
+function buildTemplates(t: VersionTags): Templates {
   const toAccount = '      </Cdtr>\n      <CdtrAcct><Id><IBAN>';
   const join: Uint8Array[] = [];
   for (let from = 0; from < 5; from++) for (let to = 0; to < 5; to++) join.push(enc(`${CLOSE[from]}${OPEN[to]}`));

@@ -13,9 +13,9 @@ import { CHAR_REFUSED, CHAR_WIDE } from '../validation/charset.ts';
  */
 
 /** Room for GrpHdr and a PmtInf header (every text in them is length-limited); larger ones are joined instead. */
-const RESERVE = 8192;
+const RESERVE = 4096;
 /** The most one transaction of the fused shape can take (texts are length-checked before they are written). */
-export const TRANSACTION_ROOM = 16_384;
+export const TRANSACTION_ROOM = 8192;
 
 type Insert = { at: number; text: string };
 
