@@ -157,7 +157,10 @@ export class Tree {
     const xml = this.xml;
     while (s < e && isTrimSpace(xml.charCodeAt(s))) s++;
     while (e > s && isTrimSpace(xml.charCodeAt(e - 1))) e--;
-    return e - s === value.length && xml.startsWith(value, s);
+    if (e - s !== value.length) return false;
+    // Short values (codes, dates): a character loop beats startsWith here.
+    for (let k = 0; k < value.length; k++) if (xml.charCodeAt(s + k) !== value.charCodeAt(k)) return false;
+    return true;
   }
 
   /** Trimmed text of a node, or null when it is missing or its text empty. */
