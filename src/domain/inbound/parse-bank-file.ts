@@ -1,6 +1,8 @@
+import { forgetBankCode } from './camt/map-entry.ts';
 import { parseCamt } from './camt/parse-camt.ts';
 import { decodeBytes } from './decode-text.ts';
 import { detectFormat } from './detect-format.ts';
+import { forgetDetails86 } from './mt940/details86.ts';
 import { parseMt94x } from './mt940/parse-mt94x.ts';
 import { parsePain002 } from './pain002/parse-pain002.ts';
 import type {
@@ -11,6 +13,7 @@ import type {
   StatementBlock,
   TransactionSink,
 } from './types.ts';
+import { forgetLastAttrs } from './xml/node.ts';
 import { DEFAULT_MAX_DEPTH } from './xml/stream-xml.ts';
 
 export type ParseOptions = {
@@ -113,6 +116,18 @@ function parseDecoded(text: string, encoding: EncodingName, opts: ParseOptions):
  * an unexpected internal failure is reported as `unparseable_file` rather than escaping.
  */
 export function parseBankFile(input: Uint8Array | string, opts: ParseOptions = {}): ParseBankFileResult {
+  try {
+    return parseInput(input, opts);
+  } finally {
+    // The parsers remember the last value of a few fields to share repeated strings; those may be
+    // slices of this input, so they are dropped rather than keeping the file alive until the next parse.
+    forgetBankCode();
+    forgetDetails86();
+    forgetLastAttrs();
+  }
+}
+
+function parseInput(input: Uint8Array | string, opts: ParseOptions): ParseBankFileResult {
   try {
     const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
     if (input.length > maxBytes)

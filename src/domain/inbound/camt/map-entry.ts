@@ -153,6 +153,11 @@ const NO_CODE: BankCode = { domain: null, family: null, subFamily: null, proprie
 // Codes repeat from entry to entry: the last one read is reused when the texts are the same.
 let lastCode: BankCode = NO_CODE;
 
+/** Drops the remembered bank code: its strings may be slices of the input, which they would keep alive. */
+export function forgetBankCode(): void {
+  lastCode = NO_CODE;
+}
+
 function sameOrNull(t: Tree, i: number, last: string | null): string | null {
   if (last !== null && t.textIs(i, last)) return last;
   return t.value(i);

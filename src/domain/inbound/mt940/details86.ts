@@ -31,7 +31,29 @@ export type Details = {
   creditorReferenceType: string | null;
 };
 
-function empty(dialect: Details['dialect']): Details {
+/** Clears `d` for a field of `dialect` (a fresh Details, or the one reused by parseDetails86Reused). */
+function empty(dialect: Details['dialect'], d: Details | null): Details {
+  if (d !== null) {
+    d.dialect = dialect;
+    d.malformed = null;
+    d.txCode = null;
+    d.bookingText = null;
+    d.endToEndId = null;
+    d.mandateId = null;
+    d.creditorId = null;
+    d.paymentInfoId = null;
+    d.remittance = null;
+    d.counterpartyName = null;
+    d.counterpartyIban = null;
+    d.counterpartyAccount = null;
+    d.counterpartyBic = null;
+    d.counterpartyAddress = null;
+    d.returnReason = null;
+    d.purposeCode = null;
+    d.creditorReference = null;
+    d.creditorReferenceType = null;
+    return d;
+  }
   return {
     dialect,
     malformed: null,
@@ -88,8 +110,8 @@ function sepaKeywords(purpose: string): Record<string, string> | null {
   return out;
 }
 
-function parseSubfields(text: string, mark: string, code: string | null): Details {
-  const d = empty(mark === '?' ? 'german' : 'polish');
+function parseSubfields(text: string, mark: string, code: string | null, into: Details | null): Details {
+  const d = empty(mark === '?' ? 'german' : 'polish', into);
   d.txCode = code;
   const body = text.replace(/\r?\n/g, '');
   // In the German format "?" only ever opens a subfield; a bare one means the field is corrupt.
@@ -307,77 +329,74 @@ function opensWithKey(text: string): boolean {
   return len >= 2 && len <= 9 && c === 47;
 }
 
-/**
- * A wrapped :86: with its line breaks removed (`body`, where keys are found: banks wrap mid-key), and
- * values handed out as pieces of the original text rather than of `body`: the values are kept on the
- * transaction, and slices of `body` would keep a copy of the whole field alive with each of them.
- */
-const NO_CUTS: number[] = [];
+// The field being read, unwrapped: module state reused from field to field (parseSwiftTags is not
+// re-entrant), so a :86: costs no bookkeeping objects.
+let uRaw = '';
+let uBody = '';
+/** Body positions where a line break was removed, and the raw position just after each break. */
+const uCuts: number[] = [];
+const uAfter: number[] = [];
+let uCount = 0;
 
-class Unwrapped {
-  readonly raw: string;
-  readonly body: string;
-  /** Body positions where a line break was removed, and the raw position just after each break. */
-  private readonly cuts: number[] = NO_CUTS;
-  private readonly rawAfter: number[] = NO_CUTS;
-
-  constructor(raw: string) {
-    this.raw = raw;
-    let nl = raw.indexOf('\n');
-    if (nl < 0) {
-      this.body = raw;
-      return;
-    }
-    this.cuts = [];
-    this.rawAfter = [];
-    let body = '';
-    let from = 0;
-    while (nl >= 0) {
-      // The same breaks as /\r?\n/g: a CR only counts right before the LF.
-      const cut = nl > from && raw.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-      body += raw.slice(from, cut);
-      from = nl + 1;
-      this.cuts.push(body.length);
-      this.rawAfter.push(from);
-      nl = raw.indexOf('\n', from);
-    }
-    this.body = body + raw.slice(from);
+/** Sets the field being read and returns its text with the line breaks (/\r?\n/g) removed. */
+function unwrap(raw: string): string {
+  uRaw = raw;
+  uCount = 0;
+  let nl = raw.indexOf('\n');
+  if (nl < 0) {
+    uBody = raw;
+    return raw;
   }
-
-  /** Raw position of body position `p` (a position at a cut maps to just after the break). */
-  private toRaw(p: number): number {
-    let shift = 0;
-    for (let k = 0; k < this.cuts.length && (this.cuts[k] as number) <= p; k++)
-      shift = (this.rawAfter[k] as number) - (this.cuts[k] as number);
-    return p + shift;
+  let body = '';
+  let from = 0;
+  while (nl >= 0) {
+    // The same breaks as /\r?\n/g: a CR only counts right before the LF.
+    const cut = nl > from && raw.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
+    body += raw.slice(from, cut);
+    from = nl + 1;
+    uCuts[uCount] = body.length;
+    uAfter[uCount] = from;
+    uCount++;
+    nl = raw.indexOf('\n', from);
   }
-
-  /** body.slice(a, b).trim(), or null when empty, built from the raw text. */
-  value(a: number, b: number): string | null {
-    const body = this.body;
-    while (a < b && isTrimSpace(body.charCodeAt(a))) a++;
-    while (b > a && isTrimSpace(body.charCodeAt(b - 1))) b--;
-    if (a >= b) return null; // also a key closed right where the next one opens
-    if (this.cuts.length === 0) return this.raw.slice(a, b);
-    let out = '';
-    let from = a;
-    for (let k = 0; k < this.cuts.length; k++) {
-      const cut = this.cuts[k] as number;
-      if (cut <= from) continue;
-      if (cut >= b) break;
-      const start = this.toRaw(from);
-      out += this.raw.slice(start, start + (cut - from));
-      from = cut;
-    }
-    const start = this.toRaw(from);
-    return out + this.raw.slice(start, start + (b - from));
-  }
+  uBody = body + raw.slice(from);
+  return uBody;
 }
 
-function parseSwiftTags(text: string): Details {
-  const d = empty('swift-tags');
-  const u = new Unwrapped(text);
-  const body = u.body;
+/** Raw position of body position `p` (a position at a cut maps to just after the break). */
+function toRaw(p: number): number {
+  let shift = 0;
+  for (let k = 0; k < uCount && (uCuts[k] as number) <= p; k++) shift = (uAfter[k] as number) - (uCuts[k] as number);
+  return p + shift;
+}
+
+/**
+ * body.slice(a, b).trim(), or null when empty, built from the original text: the values are kept on the
+ * transaction, and slices of the unwrapped copy would keep all of it alive with each of them.
+ */
+function valueAt(a: number, b: number): string | null {
+  const body = uBody;
+  while (a < b && isTrimSpace(body.charCodeAt(a))) a++;
+  while (b > a && isTrimSpace(body.charCodeAt(b - 1))) b--;
+  if (a >= b) return null; // also a key closed right where the next one opens
+  if (uCount === 0) return uRaw.slice(a, b);
+  let out = '';
+  let from = a;
+  for (let k = 0; k < uCount; k++) {
+    const cut = uCuts[k] as number;
+    if (cut <= from) continue;
+    if (cut >= b) break;
+    const start = toRaw(from);
+    out += uRaw.slice(start, start + (cut - from));
+    from = cut;
+  }
+  const start = toRaw(from);
+  return out + uRaw.slice(start, start + (b - from));
+}
+
+function parseSwiftTags(text: string, into: Details | null): Details {
+  const d = empty('swift-tags', into);
+  const body = unwrap(text);
   let key: string | null = null;
   let valueStart = 0;
   // Scans from slash to slash (no regex): an unknown /XX/ is text, and a key's closing "/" may open the next key.
@@ -387,7 +406,7 @@ function parseSwiftTags(text: string): Details {
       slash = body.indexOf('/', slash + 1);
       continue;
     }
-    if (key !== null) assignSwiftTag(d, key, u.value(valueStart, slash));
+    if (key !== null) assignSwiftTag(d, key, valueAt(valueStart, slash));
     key = k;
     valueStart = slash + keyLen + 2;
     slash = valueStart - 1;
@@ -395,7 +414,7 @@ function parseSwiftTags(text: string): Details {
   if (key !== null) {
     let end = body.length;
     while (end > valueStart && body.charCodeAt(end - 1) === 47) end--;
-    assignSwiftTag(d, key, u.value(valueStart, end));
+    assignSwiftTag(d, key, valueAt(valueStart, end));
   }
   d.counterpartyAccount ??= d.counterpartyIban;
   const c0 = d.remittance?.charCodeAt(0);
@@ -412,8 +431,8 @@ function parseSwiftTags(text: string): Details {
 
 // --- free text ------------------------------------------------------------------------------
 
-function parseFreeText(text: string): Details {
-  const d = empty('free-text');
+function parseFreeText(text: string, into: Details | null): Details {
+  const d = empty('free-text', into);
   const flat = text.replace(/\s*\r?\n\s*/g, ' ').trim();
   const code = /^(\d{3})\s/.exec(flat);
   if (code) d.txCode = code[1] ?? null;
@@ -435,12 +454,34 @@ function parseFreeText(text: string): Details {
 }
 
 export function parseDetails86(raw: string): Details {
+  return parseInto(raw, null);
+}
+
+let reused: Details | null = null;
+
+/** parseDetails86 into one object reused from call to call: for a caller that copies the fields out at once. */
+/**
+ * Drops what the module keeps from the last field (the reused Details and the field text): they are
+ * slices of the input and would keep the whole file alive after the parse.
+ */
+export function forgetDetails86(): void {
+  if (reused) empty('free-text', reused);
+  uRaw = '';
+  uBody = '';
+}
+
+export function parseDetails86Reused(raw: string): Details {
+  reused ??= empty('free-text', null);
+  return parseInto(raw, reused);
+}
+
+function parseInto(raw: string, into: Details | null): Details {
   // Printable ASCII other than a space is never \s: the common case needs no regex.
   const c0 = raw.charCodeAt(0);
   const text = c0 > 32 && c0 < 127 ? raw : raw.replace(/^\s+/, '');
   // A "/" cannot start a German or Polish subfield field: the common /TAG/ field skips that regex.
   const sub = text.charCodeAt(0) === 47 ? null : SUBFIELD_START.exec(text);
-  if (sub) return parseSubfields(text, sub[2] as string, sub[1] ?? null);
-  if (opensWithKey(text) || /^[A-Z]{2,9}\/\//.test(text)) return parseSwiftTags(text);
-  return parseFreeText(text);
+  if (sub) return parseSubfields(text, sub[2] as string, sub[1] ?? null, into);
+  if (opensWithKey(text) || /^[A-Z]{2,9}\/\//.test(text)) return parseSwiftTags(text, into);
+  return parseFreeText(text, into);
 }

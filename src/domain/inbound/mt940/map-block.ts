@@ -17,7 +17,7 @@ import type {
   StatementTransaction,
   TransactionSink,
 } from '../types.ts';
-import { parseDetails86 } from './details86.ts';
+import { parseDetails86Reused } from './details86.ts';
 import { isRealDate, parseLine61, yymmdd } from './line61.ts';
 import { KNOWN_TAGS, type RawBlock } from './split-blocks.ts';
 
@@ -360,7 +360,7 @@ function mapFields(
 }
 
 function applyDetails(t: StatementTransaction, raw: string): void {
-  const d = parseDetails86(raw);
+  const d = parseDetails86Reused(raw); // read out at once, before the next :86:
   if (d.malformed) throw new BlockError(`malformed :86: of entry ${t.entryIndex + 1}: ${d.malformed}`);
   t.detailsDialect = d.dialect;
   if (d.endToEndId) t.endToEndId = d.endToEndId;

@@ -52,6 +52,13 @@ let lastAttrs = '';
 let lastName = '';
 let lastValue: string | null = null;
 
+/** Drops the cached attribute text (possibly a slice of the input, which it would keep alive). */
+export function forgetLastAttrs(): void {
+  lastAttrs = '';
+  lastName = '';
+  lastValue = null;
+}
+
 /** Attribute value by local name (prefix ignored); entity references were validated by the tokenizer. */
 export function attr(node: XNode | undefined, name: string): string | null {
   return node ? attrOf(node.attrs, name) : null;
