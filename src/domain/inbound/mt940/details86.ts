@@ -337,6 +337,8 @@ let uBody = '';
 const uCuts: number[] = [];
 const uAfter: number[] = [];
 let uCount = 0;
+/** First character of the last value valueAt returned. */
+let valueFirst = -1;
 
 /** Sets the field being read and returns its text with the line breaks (/\r?\n/g) removed. */
 function unwrap(raw: string): string {
@@ -379,6 +381,7 @@ function valueAt(a: number, b: number): string | null {
   while (a < b && isTrimSpace(body.charCodeAt(a))) a++;
   while (b > a && isTrimSpace(body.charCodeAt(b - 1))) b--;
   if (a >= b) return null; // also a key closed right where the next one opens
+  valueFirst = body.charCodeAt(a);
   if (uCount === 0) return uRaw.slice(a, b);
   let out = '';
   let from = a;
@@ -399,6 +402,7 @@ function parseSwiftTags(text: string, into: Details | null): Details {
   const body = unwrap(text);
   let key: string | null = null;
   let valueStart = 0;
+  let remiFirst = -1;
   // Scans from slash to slash (no regex): an unknown /XX/ is text, and a key's closing "/" may open the next key.
   for (let slash = body.indexOf('/'); slash >= 0; ) {
     const k = keyAt(body, slash);
@@ -407,6 +411,7 @@ function parseSwiftTags(text: string, into: Details | null): Details {
       continue;
     }
     if (key !== null) assignSwiftTag(d, key, valueAt(valueStart, slash));
+    if (key === 'REMI' && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
     key = k;
     valueStart = slash + keyLen + 2;
     slash = valueStart - 1;
@@ -415,10 +420,12 @@ function parseSwiftTags(text: string, into: Details | null): Details {
     let end = body.length;
     while (end > valueStart && body.charCodeAt(end - 1) === 47) end--;
     assignSwiftTag(d, key, valueAt(valueStart, end));
+    if (key === 'REMI' && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
   }
   d.counterpartyAccount ??= d.counterpartyIban;
-  const c0 = d.remittance?.charCodeAt(0);
-  if (d.remittance && (c0 === 83 || c0 === 67)) {
+  // The remittance's first character, taken from the field (reading it from a value joined across a line
+  // break would flatten that value): only "S"/"C" can start STRD/ or CUR/.
+  if (d.remittance && (remiFirst === 83 || remiFirst === 67)) {
     // ING/Rabo structured remittance: /REMI/STRD/CUR/1234567890123456.
     const strd = /^(?:STRD\/)?CUR\/(.+)$/.exec(d.remittance);
     if (strd) {
