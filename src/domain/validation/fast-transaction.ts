@@ -24,7 +24,8 @@ import type { UniqueIds } from './unique-ids.ts';
  * Free text is checked against the bank's charset while it is written (pain001/fast-transaction-xml.ts):
  * the writer reads each character once, and only a field with a character outside the charset goes to
  * `transliterate`, which raises the normaliser's warning. Lengths are checked here on the text as given
- * (transliteration never shortens a text) and again by the writer on what it wrote.
+ * (a replacement is never shorter than what it replaces; and declining is always safe) and again by the
+ * writer on what it wrote.
  * Each check here is the predicate of a rule in generic.ts, bank-rules.ts or payment-type-rules.ts; the
  * property test in test/domain-conversion/fused-equivalence.test.ts holds both paths to the same output.
  */
@@ -108,7 +109,7 @@ export type TxRun = {
   nameLimit: number;
   unstructuredLimit: number;
   seenEndToEnd: UniqueIds;
-  /** Transliteration warnings: (transaction, field bit) pairs and their messages (transliterationWarnings). */
+  /** Transliteration warnings: (transaction, FIELD_ id) pairs and their messages (transliterationWarnings). */
   warned: number[];
   warnMessages: string[];
   /** The last currency both the bank and the type accepted (batches rarely change currency). */
