@@ -35,7 +35,7 @@ export function readAmount(
   }
   // Most amounts are "123.45" in a two-decimal currency: read in place, as parseAmountText's fast path would.
   if (lastExponent === 2) {
-    const units = plainTwoUnits(raw);
+    const units = plainTwoCents(raw);
     if (units >= 0) return { text: raw, units: BigInt(units), scale: 2, excessPrecision: false, currency };
   }
   const amount = parseAmountText(raw, currency);
@@ -65,11 +65,11 @@ let lastCurrency = '';
 let lastExponent = 2;
 
 /**
- * Units of "123.45" (no sign, no leading zero unless "0.xx", up to 15 integer digits, exactly two
- * decimals: decimal.ts's PLAIN_TWO shape), or -1 for any other text. Up to 15 + 2 digits... only up to
- * 15 digits in all are exact as a double, so longer texts take the general path.
+ * Units of "123.45" (no sign, no leading zero unless "0.xx", exactly two decimals: decimal.ts's PLAIN_TWO
+ * shape) with at most 13 integer digits, so that all digits are exact as a double; -1 for any other
+ * text, which the general path then reads.
  */
-function plainTwoUnits(raw: string): number {
+function plainTwoCents(raw: string): number {
   const n = raw.length;
   if (n < 4 || n > 16 || raw.charCodeAt(n - 3) !== 46) return -1;
   const first = raw.charCodeAt(0);
