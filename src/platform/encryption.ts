@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { randomBytesFromPool } from './random-pool.ts';
 
 /**
  * Payload encryption at rest: AES-256-GCM with a key id stored beside the ciphertext so keys can
@@ -18,7 +19,7 @@ export function createEncryptor(current: Buffer, previous: Buffer[] = []): Encry
   const currentId = keyIdOf(current);
   return {
     encrypt(plaintext) {
-      const iv = randomBytes(12);
+      const iv = randomBytesFromPool(12);
       const cipher = createCipheriv('aes-256-gcm', current, iv);
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return `${currentId}:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${body.toString('base64')}`;

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytesFromPool } from './random-pool.ts';
 
 /**
  * Ids carry a type prefix (DESIGN.md) and sort by creation time: 10 characters of milliseconds
@@ -37,7 +37,7 @@ function encodeTime(ms: number): string {
 }
 
 function randomPart(length: number): string {
-  const bytes = randomBytes(length);
+  const bytes = randomBytesFromPool(length);
   let out = '';
   for (const byte of bytes) out += ALPHABET[byte & 31];
   return out;
