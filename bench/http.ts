@@ -38,12 +38,10 @@ async function serve(): Promise<void> {
   // run, so the demo bank does not answer).
   const { relayQueuedDeliveries } = await import('../src/app/delivery/relay.ts');
   const { startPollingLoop } = await import('../src/workers/polling-loop.ts');
-  const relay = startPollingLoop(
-    bench.ctx,
-    'delivery relay',
-    async () => (await relayQueuedDeliveries(bench.ctx)) > 0,
-    100,
-  );
+  const relay =
+    process.env.BENCH_RELAY === 'off'
+      ? { stop: async () => {} }
+      : startPollingLoop(bench.ctx, 'delivery relay', async () => (await relayQueuedDeliveries(bench.ctx)) > 0, 100);
   await app.listen({ port: 0, host: '127.0.0.1' });
 
   const bare = Fastify();
@@ -58,8 +56,8 @@ async function serve(): Promise<void> {
   process.stdin.on('end', async () => {
     await relay.stop();
     const queued = await bench.ctx.db.$client.query(
-      `SELECT count(*) FILTER (WHERE delivery_enqueued_at IS NULL)::int AS pending, count(*)::int AS documents
-         FROM journal_documents WHERE delivery_status = 'queued'`,
+      `SELECT (SELECT count(*) FROM delivery_requests)::int AS pending,
+              (SELECT count(*) FROM journal_documents WHERE delivery_status = 'queued')::int AS documents`,
     );
     process.stderr.write(`relay: ${JSON.stringify(queued.rows[0])} (queued documents without a job / in all)\n`);
     await bare.close();
@@ -157,7 +155,8 @@ async function main(): Promise<void> {
     child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
   });
   const rows: Row[] = [];
-  for (const connections of [1, 32]) {
+  // BENCH_ROWS=submit measures the submit rows only.
+  for (const connections of process.env.BENCH_ROWS === 'submit' ? [] : [1, 32]) {
     rows.push(await measure('bare Fastify GET /hello', `http://127.0.0.1:${ports.bare}/hello`, connections));
     rows.push(await measure('GET /health', `http://127.0.0.1:${ports.app}/health`, connections));
     rows.push(

@@ -22,7 +22,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 export type BenchApp = { app: FastifyInstance; ctx: AppContext; databaseUrl: string; close(): Promise<void> };
 
 export async function startBenchApp(poolSize = 20): Promise<BenchApp> {
-  const logger = createLogger('silent');
+  const logger = createLogger((process.env.BENCH_LOG ?? 'silent') as 'silent');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'payops-bench-'));
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir, logger);
   const databaseUrl = process.env.DATABASE_URL ?? embedded!.url;

@@ -119,8 +119,6 @@ test('the relay gives each queued document exactly one delivery job, also when r
      WHERE name = 'bank-delivery' AND data->>'documentId' IN ${ids} GROUP BY 1`);
   assert.equal(jobs.rows.length, 25);
   assert.ok(jobs.rows.every((r) => r.n === '1'));
-  const left = await t.ctx.db.execute<{ n: string }>(
-    sql`SELECT count(*)::text AS n FROM journal_documents WHERE delivery_status = 'queued' AND delivery_enqueued_at IS NULL`,
-  );
+  const left = await t.ctx.db.execute<{ n: string }>(sql`SELECT count(*)::text AS n FROM delivery_requests`);
   assert.equal(left.rows[0]?.n, '0');
 });

@@ -163,10 +163,11 @@ describe('POST /journal/payments', () => {
           sql`SELECT count(*)::text AS n FROM pgboss.job WHERE name = 'bank-delivery' AND data->>'documentId' = ${doc.id}`,
         )
       ).rows[0]?.n;
-    const queued = await t.ctx.db.execute<{ delivery_status: string; enqueued: boolean }>(
-      sql`SELECT delivery_status, delivery_enqueued_at IS NOT NULL AS enqueued FROM journal_documents WHERE id = ${doc.id}`,
+    const queued = await t.ctx.db.execute<{ delivery_status: string; requests: string }>(
+      sql`SELECT delivery_status, (SELECT count(*) FROM delivery_requests r WHERE r.document_id = d.id)::text AS requests
+            FROM journal_documents d WHERE d.id = ${doc.id}`,
     );
-    assert.deepEqual(queued.rows, [{ delivery_status: 'queued', enqueued: false }]);
+    assert.deepEqual(queued.rows, [{ delivery_status: 'queued', requests: '1' }]);
     assert.equal(await deliveryJobs(), '0');
     assert.ok((await relayQueuedDeliveries(t.ctx)) >= 1);
     assert.equal(await deliveryJobs(), '1');

@@ -186,7 +186,6 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
       requestDigest: digest,
       deliveryMode: profile.deliveryMode,
       deliveryStatus,
-      deliveryEnqueuedAt: null,
       summary: prepared.summary,
       accountIban: null,
       accountCurrency: null,

@@ -49,14 +49,7 @@ export type DocumentMetaRow = JournalDocumentRow & { sortKey: string };
 function asMetaRow(
   row: Omit<
     DocumentMetaRow,
-    | 'requestDigest'
-    | 'contentDigest'
-    | 'blockIndex'
-    | 'payloadSealed'
-    | 'fileSealed'
-    | 'warnings'
-    | 'details'
-    | 'deliveryEnqueuedAt'
+    'requestDigest' | 'contentDigest' | 'blockIndex' | 'payloadSealed' | 'fileSealed' | 'warnings' | 'details'
   >,
 ): DocumentMetaRow {
   return {
@@ -68,7 +61,6 @@ function asMetaRow(
     fileSealed: null,
     warnings: null,
     details: null,
-    deliveryEnqueuedAt: null,
   };
 }
 

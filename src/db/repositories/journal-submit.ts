@@ -5,6 +5,7 @@ import type { Db } from '../client.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { rowJson } from '../row-json.ts';
 import { approvals, journalDocuments, paymentLines } from '../schema/index.ts';
+import { submitBatcherFor } from '../submit-batcher.ts';
 import { inCompany } from '../tenant.ts';
 import type { NewEvent } from './activity-events.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
@@ -111,18 +112,10 @@ export async function claimSubmit(
   return result.rows[0]!.claim;
 }
 
-/** Journals an entry inside the caller's transaction (after its claim); answers the journal number. */
-export async function journalOutbound(tx: Executor, entry: OutboundEntry): Promise<string> {
-  const a = entryArguments(entry);
-  const result = await tx.execute<{ journal_no: string }>(
-    sql`SELECT journal_outbound(${a.document}::jsonb, ${a.lines}::jsonb, ${a.approval}::jsonb, ${a.events}::jsonb) AS journal_no`,
-  );
-  return result.rows[0]!.journal_no;
-}
-
 /**
- * Claim and journal in ONE statement, its own transaction (journal_submit, migration 0007): the hot
- * path of a submit is one round trip. Answers the journal number, or the claim that stopped it.
+ * Claim and journal in one statement and its own transaction, grouped with the submits that arrive
+ * at the same time (src/db/submit-batcher.ts): one round trip and one commit for all of them.
+ * Answers the journal number, or the claim that stopped it.
  */
 export async function submitOutbound(
   db: Db,
@@ -131,24 +124,36 @@ export async function submitOutbound(
   messageId: string | null,
   entry: OutboundEntry,
 ): Promise<{ journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> }> {
-  const a = entryArguments(entry);
-  // A named statement: each pooled connection parses and plans it once.
-  const result = await db.$client.query<{ r: string }>({
-    name: 'journal_submit',
-    text: 'SELECT journal_submit($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7::jsonb, $8::jsonb) AS r',
-    values: [scope.platformId, scope.companyId, idempotencyKey, messageId, a.document, a.lines, a.approval, a.events],
+  const a = entryRows(entry);
+  const r = await submitBatcherFor(db).submit({
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    key: idempotencyKey,
+    messageId,
+    ...a,
   });
-  const r = result.rows[0]!.r;
-  return r === 'in-flight' || r === 'earlier' ? { claim: r } : { journalNo: r };
+  if (r === 'in-flight' || r === 'earlier') return { claim: r };
+  if (r.startsWith('error:')) throw new Error(`journal_submit_batch: ${r.slice('error:'.length)}`);
+  return { journalNo: r };
+}
+
+/** Journals an entry inside the caller's transaction (after its claim); answers the journal number. */
+export async function journalOutbound(tx: Executor, entry: OutboundEntry): Promise<string> {
+  const a = entryRows(entry);
+  const result = await tx.execute<{ journal_no: string }>(
+    sql`SELECT journal_outbound(${JSON.stringify(a.document)}::jsonb, ${JSON.stringify(a.lines)}::jsonb,
+        ${a.approval === null ? null : JSON.stringify(a.approval)}::jsonb, ${JSON.stringify(a.events)}::jsonb) AS journal_no`,
+  );
+  return result.rows[0]!.journal_no;
 }
 
 /**
- * The SQL function's arguments. The journal number and each event's seq only exist inside the
+ * The SQL functions' arguments. The journal number and each event's seq only exist inside the
  * statement, so events travel with placeholders: a random journal-number token in message and
  * metadata, and the canonical JSON (what the hash covers) with a seq token; the function fills both
  * in and hashes. Random tokens cannot collide with client-supplied text.
  */
-function entryArguments(entry: OutboundEntry) {
+function entryRows(entry: OutboundEntry) {
   const token = randomUUID();
   const journalNoHole = `#journal-no:${token}#`;
   const seqHole = `#seq:${token}#`;
@@ -188,10 +193,10 @@ function entryArguments(entry: OutboundEntry) {
     };
   });
   return {
-    document: JSON.stringify(rowJson(journalDocuments, { ...entry.document, journalNo: '' })),
-    lines: JSON.stringify(entry.lines.map((l) => rowJson(paymentLines, l))),
-    approval: entry.approval ? JSON.stringify(rowJson(approvals, entry.approval)) : null,
-    events: JSON.stringify(events),
+    document: rowJson(journalDocuments, { ...entry.document, journalNo: '' }),
+    lines: entry.lines.map((l) => rowJson(paymentLines, l)),
+    approval: entry.approval ? rowJson(approvals, entry.approval) : null,
+    events,
   };
 }
 
@@ -255,21 +260,19 @@ export async function cancelOutboundDocument(
 }
 
 /**
- * The delivery relay's claim: up to `limit` queued host-to-host documents of any tenant that have no
- * bank-delivery job yet, oldest first, marked as enqueued in the caller's transaction (which creates
- * their jobs). SKIP LOCKED lets several worker processes relay side by side without doubling a job.
- * Cross-tenant by design, like every worker claim; each claimed row carries its own scope.
+ * The delivery relay's claim: up to `limit` delivery requests of any tenant (queued host-to-host
+ * documents without a bank-delivery job yet), oldest first, deleted in the caller's transaction
+ * (which creates their jobs). SKIP LOCKED lets several worker processes relay side by side without
+ * doubling a job. Cross-tenant by design, like every worker claim; each row carries its own scope.
  */
 export async function claimQueuedDeliveries(
   tx: Executor,
   limit: number,
-  now: Date,
 ): Promise<Array<{ documentId: string; platformId: string; companyId: string }>> {
-  const result = await tx.execute<{ id: string; platform_id: string; company_id: string }>(sql`
-    UPDATE journal_documents d SET delivery_enqueued_at = ${now}
-     WHERE d.id IN (SELECT q.id FROM journal_documents q
-                     WHERE q.delivery_status = 'queued' AND q.delivery_enqueued_at IS NULL
-                     ORDER BY q.created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-    RETURNING d.id, d.platform_id, d.company_id`);
-  return result.rows.map((r) => ({ documentId: r.id, platformId: r.platform_id, companyId: r.company_id }));
+  const result = await tx.execute<{ document_id: string; platform_id: string; company_id: string }>(sql`
+    DELETE FROM delivery_requests r
+     WHERE r.document_id IN (SELECT q.document_id FROM delivery_requests q
+                              ORDER BY q.created_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+    RETURNING r.document_id, r.platform_id, r.company_id`);
+  return result.rows.map((r) => ({ documentId: r.document_id, platformId: r.platform_id, companyId: r.company_id }));
 }

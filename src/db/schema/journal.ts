@@ -46,9 +46,6 @@ export const journalDocuments = pgTable(
     requestDigest: text('request_digest'),
     deliveryMode: text('delivery_mode'),
     deliveryStatus: text('delivery_status'),
-    // When the delivery relay created the bank-delivery job of a `queued` document (null until then):
-    // the document row is the durable delivery request, written in the submit's one statement.
-    deliveryEnqueuedAt: timestamp('delivery_enqueued_at', { withTimezone: true }),
     summary: text('summary').notNull().default(''),
     accountIban: text('account_iban'),
     accountCurrency: text('account_currency'),
@@ -76,9 +73,6 @@ export const journalDocuments = pgTable(
     index('journal_documents_page_idx').on(t.companyId, t.createdAt.desc(), t.id.desc()),
     index('journal_documents_message_idx').on(t.companyId, t.messageId),
     index('journal_documents_expiry_idx').on(t.expiresAt),
-    index('journal_documents_delivery_relay_idx')
-      .on(t.createdAt)
-      .where(sql`delivery_status = 'queued' AND delivery_enqueued_at IS NULL`),
   ],
 );
 
@@ -161,3 +155,22 @@ export const chainHeads = pgTable('chain_heads', {
   lastSeq: bigint('last_seq', { mode: 'number' }).notNull(),
   lastHash: text('last_hash').notNull(),
 });
+
+/**
+ * The transactional outbox of host-to-host delivery: one row per `queued` document still waiting for
+ * its bank-delivery job, written with the document and deleted by the delivery relay in the
+ * transaction that creates the job (docs/adr/0010-one-statement-submit.md). A narrow table of its
+ * own, so the relay never rewrites the wide, many-indexed document rows.
+ */
+export const deliveryRequests = pgTable(
+  'delivery_requests',
+  {
+    documentId: text('document_id')
+      .primaryKey()
+      .references(() => journalDocuments.id, { onDelete: 'cascade' }),
+    platformId: text('platform_id').notNull(),
+    companyId: text('company_id').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('delivery_requests_created_idx').on(t.createdAt)],
+);

@@ -1,0 +1,137 @@
+import type { Db } from './client.ts';
+
+/**
+ * Group commit for test-environment submits: requests that arrive while earlier ones are still in
+ * PostgreSQL are journaled together, in one journal_submit_batch statement (migration 0010) and one
+ * transaction. Each still gets its own claim, journal number, chain events and answer (a failing item
+ * is rolled back alone, in its own subtransaction); what they share is the round trip, the commit
+ * and the company's serialisation points, taken once per batch instead of once per document. Under
+ * no concurrency a batch holds one item, so nothing waits for company.
+ *
+ * A batch never holds two items with the same company idempotency key or message id (the second
+ * waits for the next batch, where it finds the first as an earlier document), and its items are
+ * sorted by company, so concurrent batches lock companies in one order.
+ */
+export type BatchItem = {
+  platformId: string;
+  companyId: string;
+  key: string;
+  messageId: string | null;
+  document: Record<string, unknown>;
+  lines: Array<Record<string, unknown>>;
+  approval: Record<string, unknown> | null;
+  events: Array<Record<string, unknown>>;
+};
+
+type Waiting = { item: BatchItem; resolve(result: string): void; reject(error: unknown): void };
+
+const MAX_BATCH = 32;
+const MAX_IN_FLIGHT = 2;
+
+class SubmitBatcher {
+  private queue: Waiting[] = [];
+  private inFlight = 0;
+  /** Companies with a batch in PostgreSQL: their next items wait, to go together in one batch. */
+  private readonly busy = new Set<string>();
+  private readonly db: Db;
+
+  constructor(db: Db) {
+    this.db = db;
+  }
+
+  submit(item: BatchItem): Promise<string> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ item, resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump(): void {
+    while (this.inFlight < MAX_IN_FLIGHT && this.queue.length > 0) {
+      const batch = this.take();
+      if (batch.length === 0) return;
+      const companies = new Set(batch.map((w) => w.item.companyId));
+      for (const c of companies) this.busy.add(c);
+      this.inFlight++;
+      void this.run(batch).finally(() => {
+        for (const c of companies) this.busy.delete(c);
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  /**
+   * The next batch: queued items in arrival order, without two claims on the same key or message id,
+   * and none of a company that already has a batch in PostgreSQL (a company's journal counter and
+   * chain head serialise its batches anyway; waiting here, its items join one batch instead of
+   * queueing on the row locks, each holding a connection).
+   */
+  private take(): Waiting[] {
+    const batch: Waiting[] = [];
+    const rest: Waiting[] = [];
+    const claimed = new Set<string>();
+    for (const w of this.queue) {
+      const { companyId, key, messageId } = w.item;
+      const byKey = `${companyId}\u0000k\u0000${key}`;
+      const byMessage = messageId === null ? undefined : `${companyId}\u0000m\u0000${messageId}`;
+      if (
+        batch.length >= MAX_BATCH ||
+        this.busy.has(companyId) ||
+        claimed.has(byKey) ||
+        (byMessage && claimed.has(byMessage))
+      ) {
+        rest.push(w);
+        continue;
+      }
+      claimed.add(byKey);
+      if (byMessage) claimed.add(byMessage);
+      batch.push(w);
+    }
+    this.queue = rest;
+    return batch.sort((a, b) =>
+      a.item.companyId < b.item.companyId ? -1 : a.item.companyId > b.item.companyId ? 1 : 0,
+    );
+  }
+
+  private async run(batch: Waiting[]): Promise<void> {
+    try {
+      const result = await this.db.$client.query<{ r: string[] }>({
+        name: 'journal_submit_batch',
+        text: 'SELECT journal_submit_batch($1::jsonb) AS r',
+        values: [
+          JSON.stringify(
+            batch.map(({ item }) => ({
+              platform_id: item.platformId,
+              company_id: item.companyId,
+              key: item.key,
+              message_id: item.messageId,
+              document: item.document,
+              lines: item.lines,
+              approval: item.approval,
+              events: item.events,
+            })),
+          ),
+        ],
+      });
+      const answers = result.rows[0]!.r;
+      batch.forEach((w, i) => {
+        w.resolve(answers[i]!);
+      });
+    } catch (error) {
+      for (const w of batch) w.reject(error);
+    }
+  }
+}
+
+const batchers = new WeakMap<Db, SubmitBatcher>();
+
+/** The process's batcher for this database (one per pool). */
+export function submitBatcherFor(db: Db): { submit(item: BatchItem): Promise<string> } {
+  let batcher = batchers.get(db);
+  if (!batcher) {
+    batcher = new SubmitBatcher(db);
+    batchers.set(db, batcher);
+  }
+  return batcher;
+}
