@@ -196,7 +196,7 @@ function creditorXml(c: Party, t: VersionTags): string {
   const i = '      ';
   const g = c.agent;
   let x: string;
-  if (g !== undefined && g.bic && g.clearing === undefined && !g.name && !g.country) {
+  if (g?.bic && g.clearing === undefined && !g.name && !g.country) {
     x = `${i}<CdtrAgt><FinInstnId><${t.bic}>${g.bic}</${t.bic}></FinInstnId></CdtrAgt>\n${i}<Cdtr>\n`;
   } else x = `${agentXml('CdtrAgt', g, i, t, false)}${i}<Cdtr>\n`;
   if (c.name) x += `${i}  <Nm>${escText(c.name)}</Nm>\n`;
@@ -212,7 +212,7 @@ function creditorXml(c: Party, t: VersionTags): string {
   if (c.organisationId !== undefined) x += orgIdXml(c.organisationId, undefined, `${i}  `);
   x += `${i}</Cdtr>\n`;
   const acct = c.account;
-  if (acct !== undefined && acct.iban && !acct.currency)
+  if (acct?.iban && !acct.currency)
     return `${x}${i}<CdtrAcct><Id><IBAN>${acct.iban}</IBAN></Id></CdtrAcct>\n`;
   return x + accountXml('CdtrAcct', acct, i);
 }
