@@ -212,8 +212,7 @@ function creditorXml(c: Party, t: VersionTags): string {
   if (c.organisationId !== undefined) x += orgIdXml(c.organisationId, undefined, `${i}  `);
   x += `${i}</Cdtr>\n`;
   const acct = c.account;
-  if (acct?.iban && !acct.currency)
-    return `${x}${i}<CdtrAcct><Id><IBAN>${acct.iban}</IBAN></Id></CdtrAcct>\n`;
+  if (acct?.iban && !acct.currency) return `${x}${i}<CdtrAcct><Id><IBAN>${acct.iban}</IBAN></Id></CdtrAcct>\n`;
   return x + accountXml('CdtrAcct', acct, i);
 }
 
