@@ -12,6 +12,8 @@ export const QUEUES = {
   bankPickup: 'bank-pickup',
   /** Removes journal documents and activity events past their expiry. */
   journalRetention: 'journal-retention',
+  /** The delivery relay's minute sweep, behind each worker's 100 ms polling loop (a safety net). */
+  deliveryRelay: 'delivery-relay',
   /** Webhooks: a minute sweep (dispatch the outbox, send due deliveries) behind each worker's polling loop. */
   webhooks: 'webhooks',
 } as const;

@@ -11,6 +11,7 @@ const QUEUE_OPTIONS: Record<string, { retryLimit: number; retryDelay: number; re
   [QUEUES.demoBankReply]: { retryLimit: 5, retryDelay: 2, retryBackoff: true },
   [QUEUES.bankPickup]: { retryLimit: 1, retryDelay: 30, retryBackoff: false },
   [QUEUES.journalRetention]: { retryLimit: 2, retryDelay: 60, retryBackoff: true },
+  [QUEUES.deliveryRelay]: { retryLimit: 0, retryDelay: 60, retryBackoff: false },
 };
 
 export type JobQueueHandle = { queue: JobQueue; boss: PgBoss; stop(): Promise<void> };

@@ -36,6 +36,11 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   // The delivery relay: queued host-to-host documents become bank-delivery jobs, exactly once.
   const relay = startPollingLoop(ctx, 'delivery relay', async () => (await relayQueuedDeliveries(ctx)) > 0, 100);
   boss.on('stopped', () => void relay.stop());
+  // And once a minute across all worker processes, whatever happens to any one polling loop.
+  await boss.schedule(QUEUES.deliveryRelay, '* * * * *');
+  await boss.work(QUEUES.deliveryRelay, async () => {
+    while ((await relayQueuedDeliveries(ctx)) > 0);
+  });
   // Bank delivery: the attempt number decides when a failure is final (retryLimit of the queue).
   await boss.work(
     QUEUES.bankDelivery,
