@@ -10,7 +10,7 @@ import { setBilling } from '../../src/db/repositories/billing.ts';
 import { body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 
 /**
- * The submit statement (journal_submit / journal_outbound, migration 0007) appends its audit events
+ * The submit statement (journal_submit_batch / journal_outbound, migrations 0007-0011) appends its audit events
  * to the company's hash chain inside PostgreSQL, from canonical JSON built here with placeholders for
  * the journal number and seq. These tests hold it to the verifier's definition of the chain.
  */

@@ -23,7 +23,7 @@ import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-re
 /**
  * POST /journal/payments: validate and convert with the company's bank settings, then journal the
  * document, its payment lines, its approval and its audit events atomically. A test submit is ONE
- * SQL statement (journal_submit, migration 0007); a production one adds the billing gates in the
+ * SQL statement (journal_submit_batch, migrations 0007-0011); a production one adds the billing gates in the
  * same transaction. A host-to-host document is written `queued`: that row is the durable delivery
  * request, and the delivery relay (src/app/delivery/relay.ts) turns it into its bank-delivery job
  * exactly once (docs/adr/0010-one-statement-submit.md).
@@ -156,16 +156,8 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
   const policy = matchPolicy(company.policies, { environment: input.environment, bankKey: input.bankKey, lines });
   const status = policy ? 'pending-approval' : 'converted';
   const deliveryStatus = !hostToHost ? 'not-applicable' : policy ? 'awaiting-approval' : 'queued';
-  // CPU work (sealing, summary) is done before the transaction takes any lock.
   const documentId = ctx.ids.next('doc');
-  const prepared = {
-    documentId,
-    payloadSealed: ctx.encryptor.encrypt(JSON.stringify(input.payment)),
-    fileSealed: ctx.encryptor.encrypt(converted.xml),
-    summary: documentSummary(lines, converted.totals),
-    paymentType: documentPaymentType(input.payment, converted.autoSelected),
-  };
-
+  const summary = documentSummary(lines, converted.totals);
   const entry: OutboundEntry = {
     document: {
       id: documentId,
@@ -181,18 +173,18 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
       importSource: 'api',
       transactionCount: converted.transactionCount,
       totals: converted.totals,
-      paymentType: prepared.paymentType,
+      paymentType: documentPaymentType(input.payment, converted.autoSelected),
       idempotencyKey: key,
       requestDigest: digest,
       deliveryMode: profile.deliveryMode,
       deliveryStatus,
-      summary: prepared.summary,
+      summary,
       accountIban: null,
       accountCurrency: null,
       contentDigest: null,
       blockIndex: null,
-      payloadSealed: prepared.payloadSealed,
-      fileSealed: prepared.fileSealed,
+      payloadSealed: ctx.encryptor.encrypt(JSON.stringify(input.payment)),
+      fileSealed: ctx.encryptor.encrypt(converted.xml),
       warnings: converted.warnings.length > 0 ? converted.warnings : null,
       details: null,
       collected: false,
@@ -247,7 +239,7 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
       const submitted = newEvent(ctx, {
         ...about,
         type: 'payment.submitted',
-        message: `${journalNo} submitted: ${prepared.summary}`,
+        message: `${journalNo} submitted: ${summary}`,
         metadata,
       });
       if (!policy) return [submitted];
@@ -287,7 +279,8 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
 }
 
 /**
- * Journals an entry. A test submit is one statement (claim and journal, journal_submit). A production
+ * Journals an entry. A test submit is one statement, group-committed with the submits arriving with
+ * it (claim and journal, journal_submit_batch via submitOutbound). A production
  * submit also passes the billing gates, in one transaction: claim first (so a retry replays before
  * any gate), then the billing row lock and count, then the journal; the per-company serialisation
  * points (journal counter, chain head) come last, so they are held for the shortest time.

@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import { type ChainedEvent, eventHash, GENESIS_HASH } from '../../domain/audit/hash-chain.ts';
+import { type ChainedEvent, type ChainedFields, eventHash, GENESIS_HASH } from '../../domain/audit/hash-chain.ts';
 import type { Executor } from '../executor.ts';
 import { activityEvents, chainHeads } from '../schema/index.ts';
 
@@ -35,18 +35,7 @@ export async function appendEvent(tx: Executor, event: NewEvent): Promise<Activi
     .returning({ seq: chainHeads.lastSeq, prevHash: chainHeads.lastHash });
   const seq = head!.seq;
   const prevHash = head!.prevHash;
-  const hash = eventHash(prevHash, {
-    id: event.id,
-    platformId: event.platformId,
-    companyId: event.companyId,
-    seq,
-    type: event.type,
-    message: event.message,
-    actorUserId: event.actorUserId,
-    metadata: event.metadata,
-    createdAt: event.createdAt.toISOString(),
-    expiresAt: event.expiresAt?.toISOString() ?? null,
-  });
+  const hash = eventHash(prevHash, { ...chainFieldsOf(event), seq });
   const row = { ...event, seq, prevHash, hash };
   await tx.execute(sql`
     WITH inserted AS (
@@ -58,6 +47,21 @@ export async function appendEvent(tx: Executor, event: NewEvent): Promise<Activi
       RETURNING 1)
     UPDATE chain_heads SET last_hash = ${hash} WHERE chain_id = ${row.chainId} AND EXISTS (SELECT 1 FROM inserted)`);
   return row;
+}
+
+/** What the hash chain covers of a new event, but its seq (handed out where it is appended). */
+export function chainFieldsOf(event: NewEvent): Omit<ChainedFields, 'seq'> {
+  return {
+    id: event.id,
+    platformId: event.platformId,
+    companyId: event.companyId,
+    type: event.type,
+    message: event.message,
+    actorUserId: event.actorUserId,
+    metadata: event.metadata,
+    createdAt: event.createdAt.toISOString(),
+    expiresAt: event.expiresAt?.toISOString() ?? null,
+  };
 }
 
 /** The chained view of a stored event, as the verifier reads it. */

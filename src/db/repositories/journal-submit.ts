@@ -7,7 +7,7 @@ import { rowJson } from '../row-json.ts';
 import { approvals, journalDocuments, paymentLines } from '../schema/index.ts';
 import { submitBatcherFor } from '../submit-batcher.ts';
 import { inCompany } from '../tenant.ts';
-import type { NewEvent } from './activity-events.ts';
+import { chainFieldsOf, type NewEvent } from './activity-events.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
 
 /** Queries of the journal submission path (POST /journal/payments, preview, cancel). */
@@ -83,12 +83,6 @@ export async function loadSubmitContext(
   };
 }
 
-/**
- * What a submit claim found (journal_submit_claim, migration 0007): `in-flight` when another open
- * transaction holds the company's idempotency key or message id (transaction-scoped advisory
- * locks, taken without waiting), `earlier` when an outbound document with either exists already,
- * `clear` when the caller may journal. The locks end with the caller's transaction.
- */
 export type SubmitClaim = 'in-flight' | 'earlier' | 'clear';
 
 /** An outbound document ready to journal: everything but its journal number and chained events. */
@@ -100,6 +94,12 @@ export type OutboundEntry = {
   events: (journalNo: string) => NewEvent[];
 };
 
+/**
+ * A submit's claim (journal_submit_claim, migration 0007): `in-flight` when another open transaction
+ * holds the company's idempotency key or message id (transaction-scoped advisory locks, taken
+ * without waiting), `earlier` when an outbound document with either exists already, `clear` when
+ * the caller may journal. The locks end with the caller's transaction.
+ */
 export async function claimSubmit(
   tx: Executor,
   scope: CompanyScope,
@@ -158,8 +158,7 @@ function entryRows(entry: OutboundEntry) {
   const journalNoHole = `#journal-no:${token}#`;
   const seqHole = `#seq:${token}#`;
   const events = entry.events(journalNoHole).map((e) => {
-    const createdAt = e.createdAt.toISOString();
-    const expiresAt = e.expiresAt?.toISOString() ?? null;
+    const chained = chainFieldsOf(e);
     return {
       id: e.id,
       chain_id: e.chainId,
@@ -172,22 +171,9 @@ function entryRows(entry: OutboundEntry) {
       bank_key: e.bankKey,
       environment: e.environment,
       connection_id: e.connectionId,
-      created_at: createdAt,
-      expires_at: expiresAt,
-      canonical: canonicalWithSeqHole(
-        {
-          id: e.id,
-          platformId: e.platformId,
-          companyId: e.companyId,
-          type: e.type,
-          message: e.message,
-          actorUserId: e.actorUserId,
-          metadata: e.metadata,
-          createdAt,
-          expiresAt,
-        },
-        seqHole,
-      ),
+      created_at: chained.createdAt,
+      expires_at: chained.expiresAt,
+      canonical: canonicalWithSeqHole(chained, seqHole),
       seq_hole: JSON.stringify(seqHole),
       journal_no_hole: journalNoHole,
     };
