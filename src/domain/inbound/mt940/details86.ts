@@ -1,4 +1,5 @@
 import { isTrimSpace } from '../trim-space.ts';
+import { slashes } from './find-char.ts';
 /**
  * The :86: information-to-account-owner field in the dialects banks actually send:
  * - german: 3-digit GVC then `?NN` subfields (?00 booking text, ?20-?29 and ?60-?63 purpose with SEPA
@@ -31,7 +32,7 @@ export type Details = {
   creditorReferenceType: string | null;
 };
 
-/** Clears `d` for a field of `dialect` (a fresh Details, or the one reused by parseDetails86Reused). */
+/** Clears `d` for a field of `dialect` (a fresh Details, or the one reused by parseDetails86At). */
 function empty(dialect: Details['dialect'], d: Details | null): Details {
   if (d !== null) {
     d.dialect = dialect;
@@ -164,32 +165,38 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
 
 // --- SWIFT /TAG/ dialect --------------------------------------------------------------------
 
-const SWIFT_KEYS = new Set([
+/**
+ * The keys of the /TAG/ dialect. A key is named by its index here: those read into Details come first,
+ * and the constants below are their indexes.
+ */
+const SWIFT_KEYS: readonly string[] = [
   'EREF',
-  'REMI',
-  'NAME',
-  'IBAN',
-  'BIC',
-  'ORDP',
-  'BENM',
-  'TRTP',
-  'CSID',
   'MARF',
+  'MNDT',
+  'CSID',
   'PREF',
-  'NBTX',
+  'TRTP',
+  'CODE',
+  'REMI',
   'RTRN',
   'PURP',
+  'NAME',
   'ADDR',
+  'IBAN',
+  'BIC',
+  'ACCW',
   'CNTP',
+  // Known keys whose values are not read (each still ends the value before it).
+  'ORDP',
+  'BENM',
+  'NBTX',
   'ISDT',
-  'CODE',
   'ULTD',
   'ULTC',
   'ULTB',
   'SVCL',
   'IREF',
   'KREF',
-  'ACCW',
   'OCMT',
   'CREF',
   'RTYP',
@@ -202,7 +209,6 @@ const SWIFT_KEYS = new Set([
   'ISSR',
   'BUSP',
   'FX',
-  'MNDT',
   'PAYID',
   'OAMT',
   'TXT',
@@ -213,53 +219,69 @@ const SWIFT_KEYS = new Set([
   'RREF',
   'STRD',
   'USTD',
-]);
+];
+const EREF = 0;
+const MARF = 1;
+const MNDT = 2;
+const CSID = 3;
+const PREF = 4;
+const TRTP = 5;
+const CODE = 6;
+const REMI = 7;
+const RTRN = 8;
+const PURP = 9;
+const NAME = 10;
+const ADDR = 11;
+const IBAN = 12;
+const BIC = 13;
+const ACCW = 14;
+const CNTP = 15;
 
-function assignSwiftTag(d: Details, key: string, value: string | null): void {
+function assignSwiftTag(d: Details, key: number, value: string | null): void {
   if (value === null) return;
   switch (key) {
-    case 'EREF':
+    case EREF:
       d.endToEndId ??= value;
       break;
-    case 'MARF':
-    case 'MNDT':
+    case MARF:
+    case MNDT:
       d.mandateId ??= value;
       break;
-    case 'CSID':
+    case CSID:
       d.creditorId ??= value;
       break;
-    case 'PREF':
+    case PREF:
       d.paymentInfoId ??= value;
       break;
-    case 'TRTP':
-    case 'CODE':
+    case TRTP:
+    case CODE:
       d.txCode ??= value;
       break;
-    case 'REMI':
+    case REMI:
       d.remittance = d.remittance === null ? value : `${d.remittance} ${value}`;
       break;
-    case 'RTRN':
+    case RTRN:
       d.returnReason ??= value;
       break;
-    case 'PURP':
+    case PURP:
       d.purposeCode ??= value;
       break;
-    case 'NAME':
+    case NAME:
       d.counterpartyName ??= value;
       break;
-    case 'ADDR':
+    case ADDR:
       d.counterpartyAddress ??= value;
       break;
-    case 'IBAN':
+    case IBAN:
       d.counterpartyIban ??= value;
       break;
-    case 'BIC':
+    case BIC:
       d.counterpartyBic ??= value;
       break;
-    case 'ACCW':
+    case ACCW:
       d.counterpartyAccount ??= value;
       break;
-    case 'CNTP': {
+    case CNTP: {
       // Rabobank/ING: /CNTP/account/BIC/name/city/
       const [acct, bic, name, city] = value.split('/');
       const account = nonEmpty(acct);
@@ -276,151 +298,196 @@ function assignSwiftTag(d: Details, key: string, value: string | null): void {
 }
 
 /**
- * The known key at `slash` ("/" + 2-9 capital letters + "/") as the shared constant, or null; its length
- * is left in `keyLen`. The same keys as the regex /\/([A-Z]{2,9})\// followed by a lookup in SWIFT_KEYS,
- * recognised by a number computed from the letters while they are read (no string is cut or compared).
+ * A key's letters packed 5 bits each (A = 1 ... Z = 26): the first six into `lo`, the next three into
+ * `hi`, so two small integers name up to 9 letters exactly (no letter is 0, so lengths differ too), and
+ * the known keys are found by them in a small hash table.
  */
-let keyLen = 0;
-
-/** Letters A-Z as base-27 digits: exact for up to 9 letters (27^9 < 2^53). */
 const KEY_BUCKETS = 64;
-const keyCodes: number[][] = Array.from({ length: KEY_BUCKETS }, () => []);
-const keyNames: string[][] = Array.from({ length: KEY_BUCKETS }, () => []);
-for (const k of SWIFT_KEYS) {
-  let code = 0;
-  let hash = 0;
-  for (let i = 0; i < k.length; i++) {
-    code = code * 27 + (k.charCodeAt(i) - 64);
-    hash = (hash * 31 + k.charCodeAt(i)) | 0;
-  }
-  keyCodes[hash & (KEY_BUCKETS - 1)]?.push(code);
-  keyNames[hash & (KEY_BUCKETS - 1)]?.push(k);
+const keyLos: number[][] = Array.from({ length: KEY_BUCKETS }, () => []);
+const keyHis: number[][] = Array.from({ length: KEY_BUCKETS }, () => []);
+const keyIndexes: number[][] = Array.from({ length: KEY_BUCKETS }, () => []);
+
+function bucketOf(lo: number, hi: number): number {
+  return (lo ^ (lo >>> 7) ^ (lo >>> 17) ^ hi) & (KEY_BUCKETS - 1);
 }
 
-function keyAt(body: string, slash: number): string | null {
+for (const [index, k] of SWIFT_KEYS.entries()) {
+  let lo = 0;
+  let hi = 0;
+  for (let i = 0; i < k.length; i++) {
+    if (i < 6) lo = (lo << 5) | (k.charCodeAt(i) & 31);
+    else hi = (hi << 5) | (k.charCodeAt(i) & 31);
+  }
+  const b = bucketOf(lo, hi);
+  keyLos[b]?.push(lo);
+  keyHis[b]?.push(hi);
+  keyIndexes[b]?.push(index);
+}
+
+/** The index of the known key whose letters are packed into `lo` and `hi`, or -1. */
+function keyOf(lo: number, hi: number): number {
+  const b = bucketOf(lo, hi);
+  const los = keyLos[b] as number[];
+  for (let i = 0; i < los.length; i++) {
+    if (los[i] === lo && (keyHis[b] as number[])[i] === hi) return (keyIndexes[b] as number[])[i] as number;
+  }
+  return -1;
+}
+
+/**
+ * The field being read is text.slice(start, end), read in place (module state reused from field to
+ * field; parseSwiftTags is not re-entrant). The /TAG/ structure is read as if the line breaks were not
+ * there (banks wrap mid-word at a fixed width, keys included: "/BI\nC/"), without building that
+ * unwrapped copy: a break is a line feed, with the carriage return right before it (the same breaks as
+ * /\r?\n/g), and every read steps over breaks. Nothing is read at or past `end`.
+ */
+let fText = '';
+/** The line feeds of the field: fBreaks[fBreakFrom] up to fBreaks[fBreakTo]. */
+let fBreaks: number[] = [];
+let fBreakFrom = 0;
+let fBreakTo = 0;
+/** The line feeds of a field given as a string. */
+const ownBreaks: number[] = [];
+/** Where the closing "/" of the key keyAt last recognised is. */
+let keyClose = 0;
+/** First character of the last value valueAt returned. */
+let valueFirst = -1;
+
+/** Whether the field has a line break (that the unwrapped text would not have) at `p`. */
+function isBreak(text: string, p: number, end: number): boolean {
+  const c = text.charCodeAt(p);
+  return c === 10 || (c === 13 && p + 1 < end && text.charCodeAt(p + 1) === 10);
+}
+
+/**
+ * The known key at `slash` ("/" + 2-9 capital letters + "/", breaks stepped over) as its index in
+ * SWIFT_KEYS, or -1; where its closing "/" is is left in `keyClose`. The same keys as the regex /\/([A-Z]{2,9})\//
+ * on the unwrapped text followed by a lookup in SWIFT_KEYS, recognised by numbers computed from the
+ * letters (no string is cut or compared).
+ */
+function keyAt(text: string, slash: number, end: number): number {
+  // Usually the letters and the closing "/" are on one line.
   let j = slash + 1;
-  let c = body.charCodeAt(j);
-  let code = 0;
-  let hash = 0;
+  let lo = 0;
+  let hi = 0;
+  let c = j < end ? text.charCodeAt(j) : -1;
   while (c >= 65 && c <= 90 && j - slash <= 9) {
-    code = code * 27 + (c - 64);
-    hash = (hash * 31 + c) | 0;
-    c = body.charCodeAt(++j);
+    if (j - slash <= 6) lo = (lo << 5) | (c & 31);
+    else hi = (hi << 5) | (c & 31);
+    c = ++j < end ? text.charCodeAt(j) : -1;
   }
-  const len = j - slash - 1;
-  if (len < 2 || len > 9 || c !== 47) return null;
-  const codes = keyCodes[hash & (KEY_BUCKETS - 1)] as number[];
-  for (let i = 0; i < codes.length; i++) {
-    if (codes[i] === code) {
-      keyLen = len;
-      return (keyNames[hash & (KEY_BUCKETS - 1)] as string[])[i] as string;
+  if (c === 47) {
+    if (j - slash - 1 < 2) return -1;
+    const k = keyOf(lo, hi);
+    if (k >= 0) keyClose = j;
+    return k;
+  }
+  return c === 10 || c === 13 ? keyAcrossBreaks(text, slash, end) : -1;
+}
+
+/** keyAt for letters with a break among them or after them: read again, stepping over breaks. */
+function keyAcrossBreaks(text: string, slash: number, end: number): number {
+  let j = slash + 1;
+  let len = 0;
+  let lo = 0;
+  let hi = 0;
+  let c = j < end ? text.charCodeAt(j) : -1;
+  for (;;) {
+    if (c === 10 || (c === 13 && j + 1 < end && text.charCodeAt(j + 1) === 10)) {
+      j += c === 10 ? 1 : 2;
+      c = j < end ? text.charCodeAt(j) : -1;
+      continue;
     }
+    if (c < 65 || c > 90 || len === 9) break;
+    if (len < 6) lo = (lo << 5) | (c & 31);
+    else hi = (hi << 5) | (c & 31);
+    len++;
+    c = ++j < end ? text.charCodeAt(j) : -1;
   }
-  return null;
+  if (len < 2 || c !== 47) return -1;
+  const k = keyOf(lo, hi);
+  if (k >= 0) keyClose = j;
+  return k;
 }
 
 /** Whether `text` opens with "/" + 2-9 capital letters + "/" (any key, known or not). */
 function opensWithKey(text: string): boolean {
-  if (text.charCodeAt(0) !== 47) return false;
-  let j = 1;
-  let c = text.charCodeAt(1);
-  while (c >= 65 && c <= 90 && j <= 9) c = text.charCodeAt(++j);
-  const len = j - 1;
+  return opensWithKeyAt(text, 0, text.length);
+}
+
+function opensWithKeyAt(text: string, start: number, end: number): boolean {
+  if (start >= end || text.charCodeAt(start) !== 47) return false;
+  let j = start + 1;
+  let c = j < end ? text.charCodeAt(j) : -1;
+  while (c >= 65 && c <= 90 && j - start <= 9) c = ++j < end ? text.charCodeAt(j) : -1;
+  const len = j - start - 1;
   return len >= 2 && len <= 9 && c === 47;
 }
 
-// The field being read, unwrapped: module state reused from field to field (parseSwiftTags is not
-// re-entrant), so a :86: costs no bookkeeping objects.
-let uRaw = '';
-let uBody = '';
-/** Body positions where a line break was removed, and the raw position just after each break. */
-const uCuts: number[] = [];
-const uAfter: number[] = [];
-let uCount = 0;
-/** First character of the last value valueAt returned. */
-let valueFirst = -1;
-
-/** Sets the field being read and returns its text with the line breaks (/\r?\n/g) removed. */
-function unwrap(raw: string): string {
-  uRaw = raw;
-  uCount = 0;
-  let nl = raw.indexOf('\n');
-  if (nl < 0) {
-    uBody = raw;
-    return raw;
-  }
-  let body = '';
-  let from = 0;
-  while (nl >= 0) {
-    // The same breaks as /\r?\n/g: a CR only counts right before the LF.
-    const cut = nl > from && raw.charCodeAt(nl - 1) === 13 ? nl - 1 : nl;
-    body += raw.slice(from, cut);
-    from = nl + 1;
-    uCuts[uCount] = body.length;
-    uAfter[uCount] = from;
-    uCount++;
-    nl = raw.indexOf('\n', from);
-  }
-  uBody = body + raw.slice(from);
-  return uBody;
+/** Sets the field being read, whose line feeds are breaks[from] up to breaks[to]. */
+function setField(text: string, breaks: number[], from: number, to: number): void {
+  fText = text;
+  fBreaks = breaks;
+  fBreakFrom = from;
+  fBreakTo = to;
 }
 
-/** Raw position of body position `p` (a position at a cut maps to just after the break). */
-function toRaw(p: number): number {
-  let shift = 0;
-  for (let k = 0; k < uCount && (uCuts[k] as number) <= p; k++) shift = (uAfter[k] as number) - (uCuts[k] as number);
-  return p + shift;
+/** Sets the field `text` (all of it), finding its line feeds. */
+function setOwnField(text: string): void {
+  let count = 0;
+  for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', nl + 1)) ownBreaks[count++] = nl;
+  setField(text, ownBreaks, 0, count);
 }
 
 /**
- * body.slice(a, b).trim(), or null when empty, built from the original text: the values are kept on the
- * transaction, and slices of the unwrapped copy would keep all of it alive with each of them.
+ * The unwrapped text between positions `a` and `b` of the field, trimmed, or null when empty. The
+ * characters a break removes are all white space to trim(), so trimming in place trims the unwrapped
+ * text. A value on one line is one slice of the original text; the values are kept on the transaction,
+ * and slices of an unwrapped copy would keep all of it alive with each of them.
  */
 function valueAt(a: number, b: number): string | null {
-  const body = uBody;
-  while (a < b && isTrimSpace(body.charCodeAt(a))) a++;
-  while (b > a && isTrimSpace(body.charCodeAt(b - 1))) b--;
+  const text = fText;
+  while (a < b && isTrimSpace(text.charCodeAt(a))) a++;
+  while (b > a && isTrimSpace(text.charCodeAt(b - 1))) b--;
   if (a >= b) return null; // also a key closed right where the next one opens
-  valueFirst = body.charCodeAt(a);
-  if (uCount === 0) return uRaw.slice(a, b);
+  valueFirst = text.charCodeAt(a);
   let out = '';
   let from = a;
-  for (let k = 0; k < uCount; k++) {
-    const cut = uCuts[k] as number;
-    if (cut <= from) continue;
-    if (cut >= b) break;
-    const start = toRaw(from);
-    out += uRaw.slice(start, start + (cut - from));
-    from = cut;
+  for (let k = fBreakFrom; k < fBreakTo; k++) {
+    const nl = fBreaks[k] as number;
+    if (nl < from) continue;
+    if (nl >= b) break;
+    out += text.slice(from, nl > from && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl);
+    from = nl + 1;
   }
-  const start = toRaw(from);
-  return out + uRaw.slice(start, start + (b - from));
+  return from === a ? text.slice(a, b) : out + text.slice(from, b);
 }
 
-function parseSwiftTags(text: string, into: Details | null): Details {
+/** The /TAG/ field text.slice(start, end), set with setField. */
+function parseSwiftTags(text: string, start: number, end: number, into: Details | null): Details {
   const d = empty('swift-tags', into);
-  const body = unwrap(text);
-  let key: string | null = null;
+  let key = -1;
   let valueStart = 0;
   let remiFirst = -1;
   // Scans from slash to slash (no regex): an unknown /XX/ is text, and a key's closing "/" may open the next key.
-  for (let slash = body.indexOf('/'); slash >= 0; ) {
-    const k = keyAt(body, slash);
-    if (k === null) {
-      slash = body.indexOf('/', slash + 1);
+  for (let slash = slashes.find(text, start, end); slash >= 0; ) {
+    const k = keyAt(text, slash, end);
+    if (k < 0) {
+      slash = slashes.find(text, slash + 1, end);
       continue;
     }
-    if (key !== null) assignSwiftTag(d, key, valueAt(valueStart, slash));
-    if (key === 'REMI' && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
+    if (key >= 0) assignSwiftTag(d, key, valueAt(valueStart, slash));
+    if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
     key = k;
-    valueStart = slash + keyLen + 2;
-    slash = valueStart - 1;
+    valueStart = keyClose + 1;
+    slash = keyClose;
   }
-  if (key !== null) {
-    let end = body.length;
-    while (end > valueStart && body.charCodeAt(end - 1) === 47) end--;
-    assignSwiftTag(d, key, valueAt(valueStart, end));
-    if (key === 'REMI' && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
+  if (key >= 0) {
+    // The last value loses its trailing slashes (breaks among them do not count).
+    let last = end;
+    while (last > valueStart && (text.charCodeAt(last - 1) === 47 || isBreak(text, last - 1, end))) last--;
+    assignSwiftTag(d, key, valueAt(valueStart, last));
+    if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
   }
   d.counterpartyAccount ??= d.counterpartyIban;
   // The remittance's first character, taken from the field (reading it from a value joined across a line
@@ -466,20 +533,36 @@ export function parseDetails86(raw: string): Details {
 
 let reused: Details | null = null;
 
-/** parseDetails86 into one object reused from call to call: for a caller that copies the fields out at once. */
 /**
  * Drops what the module keeps from the last field (the reused Details and the field text): they are
  * slices of the input and would keep the whole file alive after the parse.
  */
 export function forgetDetails86(): void {
   if (reused) empty('free-text', reused);
-  uRaw = '';
-  uBody = '';
+  fText = '';
+  fBreaks = ownBreaks;
 }
 
-export function parseDetails86Reused(raw: string): Details {
+/**
+ * parseDetails86(text.slice(start, end)) into one object reused from call to call, for a caller that
+ * copies the fields out at once; breaks[breakFrom] up to breaks[breakTo] are the field's line feeds.
+ * The usual /TAG/ field is read in place: one that opens with a key (so needs no trimming, and is
+ * neither German, Polish nor free text) is not cut out first.
+ */
+export function parseDetails86At(
+  text: string,
+  start: number,
+  end: number,
+  breaks: number[],
+  breakFrom: number,
+  breakTo: number,
+): Details {
   reused ??= empty('free-text', null);
-  return parseInto(raw, reused);
+  if (opensWithKeyAt(text, start, end)) {
+    setField(text, breaks, breakFrom, breakTo);
+    return parseSwiftTags(text, start, end, reused);
+  }
+  return parseInto(text.slice(start, end), reused);
 }
 
 function parseInto(raw: string, into: Details | null): Details {
@@ -489,6 +572,9 @@ function parseInto(raw: string, into: Details | null): Details {
   // A "/" cannot start a German or Polish subfield field: the common /TAG/ field skips that regex.
   const sub = text.charCodeAt(0) === 47 ? null : SUBFIELD_START.exec(text);
   if (sub) return parseSubfields(text, sub[2] as string, sub[1] ?? null, into);
-  if (opensWithKey(text) || /^[A-Z]{2,9}\/\//.test(text)) return parseSwiftTags(text, into);
+  if (opensWithKey(text) || /^[A-Z]{2,9}\/\//.test(text)) {
+    setOwnField(text);
+    return parseSwiftTags(text, 0, text.length, into);
+  }
   return parseFreeText(text, into);
 }

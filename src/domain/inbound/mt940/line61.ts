@@ -1,3 +1,6 @@
+import { isTrimSpace } from '../trim-space.ts';
+import { carriageReturns, lineSeparators, paragraphSeparators, slashes } from './find-char.ts';
+
 /**
  * The :61: statement line: 6!n[4!n]2a[1!a]15d1!a3!c16x[//16x][34x]
  *   value date YYMMDD, optional entry date MMDD, mark C/D/RC/RD (EC/ED: expected), optional funds
@@ -31,28 +34,6 @@ function yymmdd(s: string): string {
   return iso;
 }
 
-/** Entry date MMDD takes the value date's year, moved across a year end when the months say so. */
-let lastEntryValueDate = '';
-let lastEntryMmdd = '';
-let lastEntryIso = '';
-
-function entryDateOf(valueDate: string, mmdd: string): string {
-  if (valueDate === lastEntryValueDate && mmdd === lastEntryMmdd) return lastEntryIso;
-  lastEntryValueDate = valueDate;
-  lastEntryMmdd = mmdd;
-  lastEntryIso = computeEntryDate(valueDate, mmdd);
-  return lastEntryIso;
-}
-
-function computeEntryDate(valueDate: string, mmdd: string): string {
-  let year = Number(valueDate.slice(0, 4));
-  const valueMonth = Number(valueDate.slice(5, 7));
-  const entryMonth = Number(mmdd.slice(0, 2));
-  if (valueMonth === 12 && entryMonth === 1) year++;
-  else if (valueMonth === 1 && entryMonth === 12) year--;
-  return `${year}-${mmdd.slice(0, 2)}-${mmdd.slice(2, 4)}`;
-}
-
 function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
@@ -61,121 +42,242 @@ function isUpper(c: number): boolean {
   return c >= 65 && c <= 90;
 }
 
-/** `.` of a regular expression matches every character but these line terminators. */
-function hasLineTerminator(s: string, from: number): boolean {
-  for (let i = from; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 13 || c === 10 || c === 0x2028 || c === 0x2029) return true;
-  }
-  return false;
+/** "00" to "99", and ".00" to ".99". */
+const TWO_DIGITS: string[] = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const DOT_TWO_DIGITS: string[] = TWO_DIGITS.map((d) => `.${d}`);
+
+// A :61: line's dates and type code as numbers read while they are checked, each with the string made
+// for it last time: consecutive lines usually repeat them, and then no string is cut or made.
+let lastValueNumber = -1;
+let lastValueIso = '';
+let lastEntryValue = -1;
+let lastEntryNumber = -1;
+let lastEntryIso = '';
+let lastTypeNumber = -1;
+let lastTypeCode = '';
+
+/** yymmdd() of the value date, read as the number `ymd`. */
+function valueDateOf(ymd: number): string {
+  if (ymd === lastValueNumber) return lastValueIso;
+  const yy = Math.floor(ymd / 10000);
+  lastValueIso = `${yy < 80 ? 2000 + yy : 1900 + yy}-${TWO_DIGITS[Math.floor(ymd / 100) % 100]}-${TWO_DIGITS[ymd % 100]}`;
+  lastValueNumber = ymd;
+  return lastValueIso;
 }
 
-// The type code (NTRF, NMSC ...) repeats from line to line and is kept on every transaction: the last
-// one is handed out again when the four characters are the same.
-let lastType = '';
+/**
+ * The entry date MMDD, read as the number `md`, as a date: it takes the value date's year (`ymd` is the
+ * value date YYMMDD), moved across a year end when the months say so.
+ */
+function entryDateFrom(ymd: number, md: number): string {
+  if (ymd === lastEntryValue && md === lastEntryNumber) return lastEntryIso;
+  const yy = Math.floor(ymd / 10000);
+  let year = yy < 80 ? 2000 + yy : 1900 + yy;
+  const valueMonth = Math.floor(ymd / 100) % 100;
+  const entryMonth = Math.floor(md / 100);
+  if (valueMonth === 12 && entryMonth === 1) year++;
+  else if (valueMonth === 1 && entryMonth === 12) year--;
+  lastEntryIso = `${year}-${TWO_DIGITS[entryMonth]}-${TWO_DIGITS[md % 100]}`;
+  lastEntryValue = ymd;
+  lastEntryNumber = md;
+  return lastEntryIso;
+}
 
-function typeCodeAt(s: string, i: number): string {
-  const t = lastType;
-  if (
-    t.length === 4 &&
-    s.charCodeAt(i) === t.charCodeAt(0) &&
-    s.charCodeAt(i + 1) === t.charCodeAt(1) &&
-    s.charCodeAt(i + 2) === t.charCodeAt(2) &&
-    s.charCodeAt(i + 3) === t.charCodeAt(3)
-  )
-    return t;
-  lastType = s.slice(i, i + 4);
-  return lastType;
+/** The four characters at `i`, whose codes packed 7 bits each are `code`. */
+function typeCodeOf(s: string, i: number, code: number): string {
+  if (code !== lastTypeNumber) {
+    lastTypeNumber = code;
+    lastTypeCode = s.slice(i, i + 4);
+  }
+  return lastTypeCode;
 }
 
 const NONREF = 'NONREF';
 
-/** Trimmed text, null when empty; the usual NONREF as one shared string. */
-function reference(s: string): string | null {
-  const t = s.trim();
-  return t === '' ? null : t === NONREF ? NONREF : t;
+/** s.slice(a, b).trim(), null when empty; the usual NONREF as one shared string. */
+function referenceAt(s: string, a: number, b: number): string | null {
+  while (a < b && isTrimSpace(s.charCodeAt(a))) a++;
+  while (b > a && isTrimSpace(s.charCodeAt(b - 1))) b--;
+  if (a === b) return null;
+  if (
+    b - a === 6 &&
+    s.charCodeAt(a) === 78 &&
+    s.charCodeAt(a + 1) === 79 &&
+    s.charCodeAt(a + 2) === 78 &&
+    s.charCodeAt(a + 3) === 82 &&
+    s.charCodeAt(a + 4) === 69 &&
+    s.charCodeAt(a + 5) === 70
+  )
+    return NONREF;
+  return s.slice(a, b);
 }
 
 /**
- * Reads the first line with the same result as the regular expression
- * /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:,\d*)?)([NFS][A-Z0-9]{3})?(.*)$/
- * (no backtracking can change its match: each optional part is taken whenever it can be), by index:
- * no match array and no capture strings per statement line.
+ * A :61: as read by scanLine61: the fields of Line61, plus the amount's units at scale 2 when it has the
+ * plain shape "123.45" (no leading zero, at most 13 whole digits: exact as a double), else -1. One object,
+ * overwritten by every call: read it out before the next.
  */
-export function parseLine61(value: string): Line61 | string {
-  const nl = value.indexOf('\n');
-  const first = (nl < 0 ? value : value.slice(0, nl)).trim();
-  const n = first.length;
-  let i = 0;
-  for (; i < 6; i++) if (!isDigit(first.charCodeAt(i))) return notALine(first);
-  let entry = -1;
-  if (
-    isDigit(first.charCodeAt(6)) &&
-    isDigit(first.charCodeAt(7)) &&
-    isDigit(first.charCodeAt(8)) &&
-    isDigit(first.charCodeAt(9))
-  ) {
-    entry = 6;
-    i = 10;
+export type ScannedLine61 = Line61 & { plainUnits: number };
+
+export const scanned: ScannedLine61 = {
+  valueDate: '',
+  entryDate: null,
+  mark: 'C',
+  fundsCode: null,
+  amount: '',
+  typeCode: null,
+  customerRef: null,
+  bankRef: null,
+  supplementary: null,
+  plainUnits: -1,
+};
+
+/**
+ * Reads the :61: field text.slice(start, end), whose first line feed is at `nl` (`end` when it has none),
+ * into `scanned`, with the same result as the regular
+ * expression /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:,\d*)?)([NFS][A-Z0-9]{3})?(.*)$/ on its
+ * trimmed first line (no backtracking can change its match: each optional part is taken whenever it can
+ * be), by index in the source text: no line, match array or capture strings are cut per statement line.
+ * False when the line does not match (line61Error gives the message).
+ */
+export function scanLine61(text: string, start: number, end: number, nl: number): boolean {
+  // The first line, trimmed as String.prototype.trim would.
+  let a = start;
+  let n = nl;
+  while (a < n && isTrimSpace(text.charCodeAt(a))) a++;
+  while (n > a && isTrimSpace(text.charCodeAt(n - 1))) n--;
+  // Every read below is bounded by `n`: past the first line, the regular expression sees no character.
+  if (n - a < 8) return false; // six digits, a mark and a digit at least
+  let ymd = 0;
+  for (let k = a; k < a + 6; k++) {
+    const x = text.charCodeAt(k);
+    if (!isDigit(x)) return false;
+    ymd = ymd * 10 + (x - 48);
   }
-  const c = first.charCodeAt(i);
-  const d = first.charCodeAt(i + 1);
+  let i = a + 6;
+  let md = -1;
+  if (i + 4 <= n) {
+    const m1 = text.charCodeAt(i);
+    const m2 = text.charCodeAt(i + 1);
+    const d1 = text.charCodeAt(i + 2);
+    const d2 = text.charCodeAt(i + 3);
+    if (isDigit(m1) && isDigit(m2) && isDigit(d1) && isDigit(d2)) {
+      md = (m1 - 48) * 1000 + (m2 - 48) * 100 + (d1 - 48) * 10 + (d2 - 48);
+      i += 4;
+    }
+  }
+  const c = i < n ? text.charCodeAt(i) : -1;
+  const d = i + 1 < n ? text.charCodeAt(i + 1) : -1;
   let mark: Line61['mark'];
   if (c === 82 /* R */ && (d === 67 || d === 68)) mark = d === 67 ? 'RC' : 'RD';
   else if (c === 69 /* E */ && (d === 67 || d === 68)) mark = d === 67 ? 'EC' : 'ED';
   else if (c === 67) mark = 'C';
   else if (c === 68) mark = 'D';
-  else return notALine(first);
+  else return false;
   i += mark.length;
   let fundsCode: string | null = null;
-  if (isUpper(first.charCodeAt(i))) {
-    fundsCode = first[i] as string;
+  if (i < n && isUpper(text.charCodeAt(i))) {
+    fundsCode = text[i] as string;
     i++;
   }
   const amountStart = i;
-  while (i < n && i - amountStart < 15 && isDigit(first.charCodeAt(i))) i++;
-  if (i === amountStart) return notALine(first);
+  let whole = 0;
+  while (i < n && i - amountStart < 15 && isDigit(text.charCodeAt(i))) {
+    whole = whole * 10 + (text.charCodeAt(i) - 48);
+    i++;
+  }
+  const wholeDigits = i - amountStart;
+  if (wholeDigits === 0) return false;
   let amount: string;
-  if (first.charCodeAt(i) === 44 /* , */) {
+  let plainUnits = -1;
+  if (i < n && text.charCodeAt(i) === 44 /* , */) {
     const comma = i++;
-    while (isDigit(first.charCodeAt(i))) i++;
-    amount = `${first.slice(amountStart, comma)}.${first.slice(comma + 1, i)}`;
-  } else amount = first.slice(amountStart, i);
+    while (i < n && isDigit(text.charCodeAt(i))) i++;
+    // The shape decimal.ts reads without BigInt formatting: /^(?:0|[1-9]\d{0,14})\.\d\d$/.
+    if (i - comma === 3 && wholeDigits <= 13 && (wholeDigits === 1 || text.charCodeAt(amountStart) !== 48) /* 0 */) {
+      const cents = (text.charCodeAt(comma + 1) - 48) * 10 + (text.charCodeAt(comma + 2) - 48);
+      plainUnits = whole * 100 + cents;
+      // The same text as cutting it out: the whole digits have no leading zero.
+      amount = String(whole) + (DOT_TWO_DIGITS[cents] as string);
+    } else amount = `${text.slice(amountStart, comma)}.${text.slice(comma + 1, i)}`;
+  } else amount = text.slice(amountStart, i);
   let typeCode: string | null = null;
-  const t = first.charCodeAt(i);
-  if (t === 78 || t === 70 || t === 83) {
+  const t = i < n ? text.charCodeAt(i) : -1;
+  if ((t === 78 || t === 70 || t === 83) && i + 4 <= n) {
     let ok = true;
+    let code = t;
     for (let k = i + 1; k < i + 4; k++) {
-      const x = first.charCodeAt(k);
+      const x = text.charCodeAt(k);
       if (!(isUpper(x) || isDigit(x))) ok = false;
+      code = (code << 7) | x;
     }
     if (ok) {
-      typeCode = typeCodeAt(first, i);
+      typeCode = typeCodeOf(text, i, code);
       i += 4;
     }
   }
-  if (hasLineTerminator(first, i)) return notALine(first);
-  const valueDate = yymmdd(first.slice(0, 6));
-  const sep = first.indexOf('//', i);
-  const customerRef = reference(sep < 0 ? first.slice(i) : first.slice(i, sep));
-  const bankRef = sep < 0 ? null : reference(first.slice(sep + 2));
-  const supplementary =
-    nl < 0
-      ? ''
-      : value
-          .slice(nl + 1)
-          .replace(/\s*\n\s*/g, ' ')
-          .trim();
+  // The rest of the line: `.` matches no line terminator (the first line has no line feed); the
+  // references split at the first "//".
+  if (
+    carriageReturns.find(text, i, n) >= 0 ||
+    lineSeparators.find(text, i, n) >= 0 ||
+    paragraphSeparators.find(text, i, n) >= 0
+  )
+    return false;
+  let sep = slashes.find(text, i, n);
+  while (sep >= 0 && !(sep + 1 < n && text.charCodeAt(sep + 1) === 47)) sep = slashes.find(text, sep + 1, n);
+  const out = scanned;
+  out.valueDate = valueDateOf(ymd);
+  out.entryDate = md < 0 ? null : entryDateFrom(ymd, md);
+  out.mark = mark;
+  out.fundsCode = fundsCode;
+  out.amount = amount;
+  out.typeCode = typeCode;
+  out.customerRef = referenceAt(text, i, sep < 0 ? n : sep);
+  out.bankRef = sep < 0 ? null : referenceAt(text, sep + 2, n);
+  let supplementary: string | null = null;
+  if (nl < end) {
+    const rest = text
+      .slice(nl + 1, end)
+      .replace(/\s*\n\s*/g, ' ')
+      .trim();
+    if (rest !== '') supplementary = rest;
+  }
+  out.supplementary = supplementary;
+  out.plainUnits = plainUnits;
+  return true;
+}
+
+/** Drops the strings `scanned` holds: they may be slices of the input and would keep it alive after the parse. */
+export function forgetLine61(): void {
+  scanned.amount = '';
+  scanned.customerRef = null;
+  scanned.bankRef = null;
+  scanned.supplementary = null;
+}
+
+/** The message for a :61: that scanLine61 refused. */
+export function line61Error(text: string, start: number, end: number): string {
+  const value = text.slice(start, end);
+  const nl = value.indexOf('\n');
+  return notALine((nl < 0 ? value : value.slice(0, nl)).trim());
+}
+
+/** The first line of a :61: field value as a Line61, or why it is not a statement line. */
+export function parseLine61(value: string): Line61 | string {
+  const nl = value.indexOf('\n');
+  if (!scanLine61(value, 0, value.length, nl < 0 ? value.length : nl)) return line61Error(value, 0, value.length);
+  const s = scanned;
   return {
-    valueDate,
-    entryDate: entry < 0 ? null : entryDateOf(valueDate, first.slice(entry, entry + 4)),
-    mark,
-    fundsCode,
-    amount,
-    typeCode,
-    customerRef,
-    bankRef,
-    supplementary: supplementary === '' ? null : supplementary,
+    valueDate: s.valueDate,
+    entryDate: s.entryDate,
+    mark: s.mark,
+    fundsCode: s.fundsCode,
+    amount: s.amount,
+    typeCode: s.typeCode,
+    customerRef: s.customerRef,
+    bankRef: s.bankRef,
+    supplementary: s.supplementary,
   };
 }
 

@@ -1,3 +1,4 @@
+import { currencyExponent } from '../../money/currencies.ts';
 import { parseAmountText } from '../decimal.ts';
 import { newTransaction } from '../new-transaction.ts';
 import {
@@ -17,8 +18,9 @@ import type {
   StatementTransaction,
   TransactionSink,
 } from '../types.ts';
-import { parseDetails86Reused } from './details86.ts';
-import { isRealDate, parseLine61, yymmdd } from './line61.ts';
+import { type Details, parseDetails86At } from './details86.ts';
+import { isRealDate, line61Error, scanLine61, scanned, yymmdd } from './line61.ts';
+import { PlainSums } from './plain-sums.ts';
 import { KNOWN_TAGS, type RawBlock } from './split-blocks.ts';
 
 /**
@@ -133,11 +135,11 @@ export function mapBlock(
   blockIndex: number,
   onTransaction: TransactionSink | null = null,
 ): MappedBlock {
-  const accountField = block.tags.indexOf('25');
+  const accountField = block.accountField;
   const account =
     accountField >= 0 ? block.text.slice(block.starts[accountField], block.ends[accountField]).trim() || null : null;
   // "Closed" for the incomplete-file alert: the message ended properly or at least reached its closing balance.
-  const hasClosing = block.tags.includes('62F') || block.tags.includes('62M');
+  const hasClosing = block.hasClosing;
   const closed = !block.unclosedSwift && (hasClosing || block.terminated);
   try {
     return { ...mapFields(block, format, blockIndex, account, onTransaction), account, closed };
@@ -178,13 +180,98 @@ function mapFields(
   let pending: StatementTransaction | null = null;
   let fileSummary: Partial<EntrySummary> = {};
   const invalidDates: string[] = [];
+  let lastRealDate = '';
 
-  const { text, tags, starts, ends, lines } = block;
-  for (let k = 0; k < tags.length; k++) {
+  const { text, tags, starts, ends, lines, count, breaks, breakFrom, breakTo } = block;
+  // Entry amounts of the plain "123.45" shape in a two-decimal currency are summed as numbers and
+  // handed to the totals in bulk (exact: see PlainSums), the others one by one as Decimals.
+  const sums = new PlainSums();
+  let lastCur = '';
+  let lastCurTwo = false;
+  for (let k = 0; k < count; k++) {
     const tag = tags[k] as string;
     if (pending !== null && tag !== '86') {
       (onTransaction as TransactionSink)(pending, blockIndex);
       pending = null;
+    }
+    // The statement line and its details, by far the most frequent fields, first: known tags, free
+    // text (no SWIFT character check), :61: in the entries phase, :86: in the closing phase (no check).
+    if (tag === '61') {
+      const lineNo = lines[k] as number;
+      if (format === 'mt940') {
+        if (phase === 0) throw new BlockError(`:61: on line ${lineNo} before the opening balance :60F:/:60M:`);
+        if (phase === 3) throw new BlockError(`:61: on line ${lineNo} after the closing balance`);
+      }
+      const start = starts[k] as number;
+      const end = ends[k] as number;
+      const firstBreak = breakFrom[k] as number;
+      const nl = firstBreak < (breakTo[k] as number) ? (breaks[firstBreak] as number) : end;
+      if (!scanLine61(text, start, end, nl)) throw new BlockError(`${line61Error(text, start, end)} (line ${lineNo})`);
+      const line = scanned;
+      const cur = currency ?? acct.currency;
+      if (!cur) throw new BlockError(`:61: on line ${lineNo} without a currency (no :60F:/:34F:)`);
+      if (cur !== lastCur) {
+        lastCur = cur;
+        lastCurTwo = (currencyExponent(cur) ?? 2) === 2;
+      }
+      const mark = line.mark;
+      const credit = mark === 'C' || mark === 'RD' || mark === 'EC';
+      const direction = credit ? 'credit' : 'debit';
+      const status = format === 'mt942' || mark === 'EC' || mark === 'ED' ? 'pending' : 'booked';
+      let amountText: string;
+      if (lastCurTwo && line.plainUnits >= 0) {
+        // parseAmountText would return this text unchanged, at scale 2.
+        amountText = line.amount;
+        sums.add(totals, line.plainUnits, cur, credit, status === 'booked');
+      } else {
+        const amount = parseAmountText(line.amount, cur);
+        if (!amount) throw new BlockError(`:61: amount "${line.amount}" on line ${lineNo} is not a decimal`);
+        amountText = amount.text;
+        addEntry(totals, amount, cur, direction, status === 'booked');
+      }
+      entryIndex++;
+      const t = newTransaction(entryIndex, cur, direction, amountText);
+      t.amount = amountText;
+      t.valueDate = line.valueDate;
+      t.bookingDate = line.entryDate ?? line.valueDate;
+      t.reversal = mark === 'RC' || mark === 'RD';
+      t.status = status;
+      t.txCodeProprietary = line.typeCode;
+      t.swiftTypeCode = line.typeCode;
+      t.customerRef = line.customerRef;
+      t.bankRef = line.bankRef;
+      t.additionalInfo = line.supplementary;
+      if (line.valueDate !== lastRealDate) {
+        if (isRealDate(line.valueDate)) lastRealDate = line.valueDate;
+        else invalidDates.push(line.valueDate);
+      }
+      if (onTransaction) pending = t;
+      else transactions.push(t);
+      lastTx = t;
+      if (phase < 2) phase = 2;
+      continue;
+    }
+    if (tag === '86') {
+      if (lastTx) {
+        const details = parseDetails86At(
+          text,
+          starts[k] as number,
+          ends[k] as number,
+          breaks,
+          breakFrom[k] as number,
+          breakTo[k] as number,
+        );
+        applyDetails(lastTx, details);
+        lastTx = null;
+        if (pending !== null) {
+          (onTransaction as TransactionSink)(pending, blockIndex);
+          pending = null;
+        }
+      } else {
+        const value = text.slice(starts[k], ends[k]).trim();
+        info = info ? `${info}\n${value}` : value;
+      }
+      continue;
     }
     const f = { value: text.slice(starts[k], ends[k]), line: lines[k] as number };
     if (!KNOWN_TAGS.has(tag)) throw new BlockError(`unknown tag :${tag}: on line ${f.line}`);
@@ -242,6 +329,7 @@ function mapFields(
           if (phase >= 1 && format === 'mt940')
             throw new BlockError(`second opening balance :${tag}: on line ${f.line}`);
           currency = b.currency;
+          sums.flush(totals);
           totals = newTotals(currency);
           phase = 1;
         } else phase = 3;
@@ -250,7 +338,10 @@ function mapFields(
       }
       case '34F':
         currency ??= /^([A-Z]{3})/.exec(f.value.trim())?.[1] ?? null;
-        if (totals.currency === null && currency) totals = newTotals(currency);
+        if (totals.currency === null && currency) {
+          sums.flush(totals);
+          totals = newTotals(currency);
+        }
         break;
       case '90D':
       case '90C': {
@@ -261,46 +352,6 @@ function mapFields(
         }
         phase = 3;
         lastTx = null;
-        break;
-      }
-      case '61': {
-        const line = parseLine61(f.value);
-        if (typeof line === 'string') throw new BlockError(`${line} (line ${f.line})`);
-        const cur = currency ?? acct.currency;
-        if (!cur) throw new BlockError(`:61: on line ${f.line} without a currency (no :60F:/:34F:)`);
-        const amount = parseAmountText(line.amount, cur);
-        if (!amount) throw new BlockError(`:61: amount "${line.amount}" on line ${f.line} is not a decimal`);
-        entryIndex++;
-        const credit = line.mark === 'C' || line.mark === 'RD' || line.mark === 'EC';
-        const direction = credit ? 'credit' : 'debit';
-        const t = newTransaction(entryIndex, cur, direction, amount.text);
-        t.amount = amount.text;
-        t.valueDate = line.valueDate;
-        t.bookingDate = line.entryDate ?? line.valueDate;
-        t.reversal = line.mark === 'RC' || line.mark === 'RD';
-        t.status = format === 'mt942' || line.mark === 'EC' || line.mark === 'ED' ? 'pending' : 'booked';
-        t.txCodeProprietary = line.typeCode;
-        t.swiftTypeCode = line.typeCode;
-        t.customerRef = line.customerRef;
-        t.bankRef = line.bankRef;
-        t.additionalInfo = line.supplementary;
-        if (!isRealDate(line.valueDate)) invalidDates.push(line.valueDate);
-        if (onTransaction) pending = t;
-        else transactions.push(t);
-        addEntry(totals, amount, cur, direction, t.status === 'booked');
-        lastTx = t;
-        if (phase < 2) phase = 2;
-        break;
-      }
-      case '86': {
-        if (lastTx) {
-          applyDetails(lastTx, f.value);
-          lastTx = null;
-          if (pending !== null) {
-            (onTransaction as TransactionSink)(pending, blockIndex);
-            pending = null;
-          }
-        } else info = info ? `${info}\n${f.value.trim()}` : f.value.trim();
         break;
       }
       default:
@@ -325,6 +376,7 @@ function mapFields(
       code: 'invalid_date',
       message: `${label}: value date(s) ${invalidDates.join(', ')} are not calendar dates`,
     });
+  sums.flush(totals);
   const computed = computedSummary(totals);
   const hasFileSummary = Object.keys(fileSummary).length > 0;
   if (hasFileSummary) warnings.push(...checkSummary(fileSummary, computed, label));
@@ -359,8 +411,8 @@ function mapFields(
   return { ok: true, statement, warnings };
 }
 
-function applyDetails(t: StatementTransaction, raw: string): void {
-  const d = parseDetails86Reused(raw); // read out at once, before the next :86:
+/** Copies a :86: read into the reused Details (so at once, before the next :86:) onto its transaction. */
+function applyDetails(t: StatementTransaction, d: Details): void {
   if (d.malformed) throw new BlockError(`malformed :86: of entry ${t.entryIndex + 1}: ${d.malformed}`);
   t.detailsDialect = d.dialect;
   if (d.endToEndId) t.endToEndId = d.endToEndId;

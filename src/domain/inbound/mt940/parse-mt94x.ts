@@ -1,5 +1,7 @@
 import { applySequenceChecks } from '../sequence-check.ts';
 import type { EncodingName, FileAlert, ParseErrorCode, StatementBlock, TransactionSink } from '../types.ts';
+import { forgetFinders } from './find-char.ts';
+import { forgetLine61 } from './line61.ts';
 import { mapBlock } from './map-block.ts';
 import { splitBlocks } from './split-blocks.ts';
 
@@ -17,6 +19,15 @@ export function parseMt94x(
   format: 'mt940' | 'mt942',
   onTransaction: TransactionSink | null = null,
 ): Mt94xParse {
+  try {
+    return parseBlocks(text, format, onTransaction);
+  } finally {
+    forgetLine61();
+    forgetFinders();
+  }
+}
+
+function parseBlocks(text: string, format: 'mt940' | 'mt942', onTransaction: TransactionSink | null): Mt94xParse {
   const blocks: StatementBlock[] = [];
   let unclosed = 0;
   // Each block is mapped as soon as the splitter has finished it.

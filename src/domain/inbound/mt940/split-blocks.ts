@@ -8,7 +8,9 @@
 /**
  * A block's fields as parallel arrays of tags and source ranges (value = text.slice(start, end), wrapped
  * lines and all): a 100,000-entry statement then holds numbers until it is mapped, not 200,000 field
- * objects and value strings that would all outlive the young generation.
+ * objects and value strings that would all outlive the young generation. The arrays are the splitter's
+ * and are refilled for the next block once `onBlock` returns: only their first `count` entries belong to
+ * this block.
  */
 export type RawBlock = {
   text: string;
@@ -16,6 +18,18 @@ export type RawBlock = {
   starts: number[];
   ends: number[];
   lines: number[];
+  count: number;
+  /**
+   * The line feeds inside fields, in order: those of field k are breaks[breakFrom[k]] up to (not
+   * including) breaks[breakTo[k]]. The splitter finds them anyway; the mapper need not search again.
+   */
+  breaks: number[];
+  breakFrom: number[];
+  breakTo: number[];
+  /** The first :25: field, or -1. */
+  accountField: number;
+  /** A :62F: or :62M: was among the fields. */
+  hasClosing: boolean;
   /** Tag-shaped text before the first :20: (a wrong header such as ":9401:"). */
   junk: string | null;
   /** The SWIFT text block around it was opened with "{4:" but never closed with "-}". */
@@ -75,6 +89,9 @@ function tagLength(text: string, pos: number, end: number): number {
 
 // Two-character tags as shared constants ("61", "86", "NS"), so no string is cut per field and Set lookups hit a cached hash.
 const TWO_DIGIT_TAGS: string[] = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+// The tags the mapper compares with literals are the literals themselves (internalised strings: the
+// comparison is one pointer comparison).
+for (const tag of ['20', '21', '25', '28', '13', '61', '86', '64', '65']) TWO_DIGIT_TAGS[Number(tag)] = tag;
 
 /** The tag of a 4-character ":NN:" or ":NS:" at `pos`. */
 function tagOf(text: string, pos: number): string {
@@ -118,12 +135,29 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
   let fieldLine = 0;
   let lineNo = 0;
 
+  // One set of field arrays for every block of the file (each block is mapped before the next one starts).
+  const tags: string[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const lines: number[] = [];
+  const breaks: number[] = [];
+  const breakFrom: number[] = [];
+  const breakTo: number[] = [];
+  let breakCount = 0;
+  let fieldBreakFrom = 0;
+
   const flush = () => {
     if (fieldTag !== null && current) {
-      current.tags.push(fieldTag);
-      current.starts.push(fieldStart);
-      current.ends.push(fieldEnd);
-      current.lines.push(fieldLine);
+      const i = current.count++;
+      tags[i] = fieldTag;
+      starts[i] = fieldStart;
+      ends[i] = fieldEnd;
+      lines[i] = fieldLine;
+      breakFrom[i] = fieldBreakFrom;
+      breakTo[i] = breakCount;
+      if (fieldTag === '25') {
+        if (current.accountField < 0) current.accountField = i;
+      } else if (fieldTag === '62F' || fieldTag === '62M') current.hasClosing = true;
     }
     fieldTag = null;
   };
@@ -136,16 +170,23 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
       }
       current = {
         text,
-        tags: [],
-        starts: [],
-        ends: [],
-        lines: [],
+        tags,
+        starts,
+        ends,
+        lines,
+        count: 0,
+        breaks,
+        breakFrom,
+        breakTo,
+        accountField: -1,
+        hasClosing: false,
         junk: pendingJunk.length ? pendingJunk.join(' | ') : null,
         unclosedSwift: false,
         terminated: false,
         followed: false,
       };
       pendingJunk = [];
+      breakCount = 0;
       blockCount++;
       if (swiftOpen) swiftBlockHasStatement = true;
     }
@@ -154,6 +195,7 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
       return;
     }
     fieldTag = tag;
+    fieldBreakFrom = breakCount;
     fieldStart = start;
     fieldEnd = end;
     fieldLine = lineNo;
@@ -166,6 +208,7 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
     const next = lineEnd + 1;
     const end = lineEnd > pos && text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd;
     lineNo++;
+    const lineStart = pos;
     let start = pos;
     pos = next;
     const first = text.charCodeAt(start);
@@ -189,7 +232,7 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
       if (len > 0) {
         const tag = len === 4 ? tagOf(text, start) : text.slice(start + 1, start + len - 1);
         // A tag-like line inside a wrapped :86: or :61: that is no MT940 tag (":00:00/", ":26:37 Fo") is text.
-        if (!(fieldTag !== null && (fieldTag === '86' || fieldTag === '61') && !KNOWN_TAGS.has(tag))) {
+        if (!((fieldTag === '86' || fieldTag === '61') && tag !== '61' && tag !== '86' && !KNOWN_TAGS.has(tag))) {
           startField(tag, start + len, end);
           continue;
         }
@@ -210,7 +253,8 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
       continue;
     }
     if (fieldTag !== null) {
-      // Continuation of the current field (":86:" wraps, the second line of ":61:").
+      // Continuation of the current field (":86:" wraps, the second line of ":61:"), after a line feed.
+      breaks[breakCount++] = lineStart - 1;
       fieldEnd = end;
       continue;
     }
