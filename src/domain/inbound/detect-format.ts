@@ -91,9 +91,10 @@ export function detectFormat(text: string): DetectedFormat {
   // MT: a :20: tag at a line start, optionally after SWIFT blocks or a bank header line.
   const mt = /(?:^|[\n\r{])(?::20:|4:\s*\r?\n:20:)/.test(head) || /^:20:/m.test(head);
   if (!mt) return { kind: 'unrecognised', message: 'neither ISO 20022 XML nor an MT940/MT942 statement (no :20: tag)' };
-  const app = /\{2:[IO](9\d\d)/.exec(head);
-  if (app?.[1] === '942' || (!app && /^:(?:34F|13D):/m.test(head) && !/^:60[FM]:/m.test(head)))
-    return { kind: 'mt', format: 'mt942' };
+  // The regular expressions need these substrings: a head without them (most files) is not scanned by them.
+  const app = head.includes('{2:') ? /\{2:[IO](9\d\d)/.exec(head) : null;
+  const interim = () => (head.includes(':34F:') || head.includes(':13D:')) && /^:(?:34F|13D):/m.test(head);
+  if (app?.[1] === '942' || (!app && interim() && !/^:60[FM]:/m.test(head))) return { kind: 'mt', format: 'mt942' };
   if (app && app[1] !== '940' && app[1] !== '942')
     return { kind: 'unrecognised', message: `SWIFT MT${app[1]} is not a statement we parse` };
   return { kind: 'mt', format: 'mt940' };

@@ -72,32 +72,37 @@ function isDigit(c: number): boolean {
   return c >= 48 && c <= 57;
 }
 
-/** Length of the tag at `pos` (":20:", ":28C:", ":NS:") or 0; `pos` points at the first colon. */
-function tagLength(text: string, pos: number, end: number): number {
-  if (pos + 3 >= end) return 0;
-  const a = text.charCodeAt(pos + 1);
-  const b = text.charCodeAt(pos + 2);
-  if (isDigit(a) && isDigit(b)) {
-    const c = text.charCodeAt(pos + 3);
-    if (c === COLON) return 4;
-    if (c >= 65 && c <= 90 && pos + 4 < end && text.charCodeAt(pos + 4) === COLON) return 5;
-    return 0;
-  }
-  if (a === 78 && b === 83 && text.charCodeAt(pos + 3) === COLON) return 4; // :NS:
-  return 0;
-}
-
 // Two-character tags as shared constants ("61", "86", "NS"), so no string is cut per field and Set lookups hit a cached hash.
 const TWO_DIGIT_TAGS: string[] = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
 // The tags the mapper compares with literals are the literals themselves (internalised strings: the
 // comparison is one pointer comparison).
 for (const tag of ['20', '21', '25', '28', '13', '61', '86', '64', '65']) TWO_DIGIT_TAGS[Number(tag)] = tag;
 
-/** The tag of a 4-character ":NN:" or ":NS:" at `pos`. */
-function tagOf(text: string, pos: number): string {
+/** The length of the tag tagAt last found, colons included. */
+let tagLen = 0;
+
+/** The tag at `pos` (":20:", ":28C:", ":NS:"), or null; `pos` points at the first colon. */
+function tagAt(text: string, pos: number, end: number): string | null {
+  if (pos + 3 >= end) return null;
   const a = text.charCodeAt(pos + 1);
-  if (a === 78) return 'NS';
-  return TWO_DIGIT_TAGS[(a - 48) * 10 + text.charCodeAt(pos + 2) - 48] as string;
+  const b = text.charCodeAt(pos + 2);
+  if (isDigit(a) && isDigit(b)) {
+    const c = text.charCodeAt(pos + 3);
+    if (c === COLON) {
+      tagLen = 4;
+      return TWO_DIGIT_TAGS[(a - 48) * 10 + b - 48] as string;
+    }
+    if (c >= 65 && c <= 90 && pos + 4 < end && text.charCodeAt(pos + 4) === COLON) {
+      tagLen = 5;
+      return text.slice(pos + 1, pos + 4);
+    }
+    return null;
+  }
+  if (a === 78 && b === 83 && text.charCodeAt(pos + 3) === COLON) {
+    tagLen = 4;
+    return 'NS';
+  }
+  return null;
 }
 
 /** Framing-only lines: SWIFT headers and trailers, the Rabobank ":940:" line. */
@@ -227,18 +232,18 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
         if (fieldTag === null) continue; // {5:...} trailers and other header blocks
       }
     }
-    if (text.charCodeAt(start) === COLON) {
-      const len = tagLength(text, start, end);
-      if (len > 0) {
-        const tag = len === 4 ? tagOf(text, start) : text.slice(start + 1, start + len - 1);
-        // A tag-like line inside a wrapped :86: or :61: that is no MT940 tag (":00:00/", ":26:37 Fo") is text.
-        if (!((fieldTag === '86' || fieldTag === '61') && tag !== '61' && tag !== '86' && !KNOWN_TAGS.has(tag))) {
-          startField(tag, start + len, end);
-          continue;
-        }
+    const c0 = start === lineStart ? first : text.charCodeAt(start);
+    if (c0 === COLON) {
+      const tag = tagAt(text, start, end);
+      // A tag-like line inside a wrapped :86: or :61: that is no MT940 tag (":00:00/", ":26:37 Fo") is text.
+      if (
+        tag !== null &&
+        !((fieldTag === '86' || fieldTag === '61') && tag !== '61' && tag !== '86' && !KNOWN_TAGS.has(tag))
+      ) {
+        startField(tag, start + tagLen, end);
+        continue;
       }
     }
-    const c0 = text.charCodeAt(start);
     if (
       c0 === 45 /* - */ &&
       (end - start === 1 || text.charCodeAt(start + 1) === 125 || text.slice(start, end).trim() === '-')
