@@ -1,4 +1,3 @@
-import { Buffer } from 'node:buffer';
 import type { TxFields, TxRun } from '../validation/fast-transaction.ts';
 import {
   FIELD_BUILDING,
@@ -14,7 +13,7 @@ import { esc } from './escape.ts';
 import type { VersionTags } from './parts.ts';
 import { remittanceXml } from './parts.ts';
 import type { XmlBytes } from './xml-bytes.ts';
-import { TRANSACTION_ROOM } from './xml-bytes.ts';
+import { StaticBytes, TRANSACTION_ROOM } from './xml-bytes.ts';
 
 /**
  * One CdtTrfTxInf from the fields the fused reader produced, written as bytes: the same text
@@ -25,24 +24,38 @@ import { TRANSACTION_ROOM } from './xml-bytes.ts';
  * transliterated (with the normaliser's warning), and false means an error: the full path takes over.
  */
 
-const enc = (s: string): Uint8Array => new Uint8Array(Buffer.from(s, 'utf8'));
+const enc = (s: string): StaticBytes => new StaticBytes(s);
 
-/** A piece that depends on one short value (currency, country): encoded once per distinct value. */
-function cached(make: (v: string) => string): (v: string) => Uint8Array {
-  const memo = new Map<string, Uint8Array>();
+/**
+ * A piece that depends on one short value (currency, country): encoded once per distinct value. Two
+ * capital letters (a country, which changes from one creditor to the next) index a table directly; other
+ * values go through a Map.
+ */
+function cached(make: (v: string) => string): (v: string) => StaticBytes {
+  const memo = new Map<string, StaticBytes>();
+  const pairs: Array<StaticBytes | undefined> = new Array(26 * 26).fill(undefined);
   let last = '';
-  let lastBytes: Uint8Array = new Uint8Array(0);
+  let lastBytes: StaticBytes = enc('');
   return (v) => {
     if (v === last) return lastBytes;
-    let b = memo.get(v);
+    const slot = v.length === 2 ? letterPair(v) : -1;
+    let b = slot >= 0 ? pairs[slot] : memo.get(v);
     if (!b) {
       b = enc(make(v));
-      if (memo.size < 512) memo.set(v, b);
+      if (slot >= 0) pairs[slot] = b;
+      else if (memo.size < 512) memo.set(v, b);
     }
     last = v;
     lastBytes = b;
     return b;
   };
+}
+
+/** The index of two capital letters A-Z in a 26 x 26 table, or -1. */
+function letterPair(v: string): number {
+  const a = v.charCodeAt(0) - 65;
+  const b = v.charCodeAt(1) - 65;
+  return a >= 0 && a < 26 && b >= 0 && b < 26 ? a * 26 + b : -1;
 }
 
 /** Positions in the creditor block: after the name, then after each address element. */
@@ -60,25 +73,25 @@ const CLOSE = ['</Nm>\n        <PstlAdr>', '</StrtNm>', '</BldgNb>', '</PstCd>',
  * `tail[from]` from the last one through the country to the IBAN.
  */
 export type Templates = {
-  openInstr: Uint8Array;
-  openE2e: Uint8Array;
-  instrE2e: Uint8Array;
-  amountOpen: (currency: string) => Uint8Array;
-  agentOpen: Uint8Array;
-  agentClose: Uint8Array;
-  noAgent: Uint8Array;
-  join: Uint8Array[];
-  tail: Array<(country: string) => Uint8Array>;
-  countryOnly: (country: string) => Uint8Array;
-  nameToAccount: Uint8Array;
-  accountToPurpose: Uint8Array;
-  accountToUstrd: Uint8Array;
-  accountToEnd: Uint8Array;
-  accountEnd: Uint8Array;
-  purposeToUstrd: Uint8Array;
-  purposeToEnd: Uint8Array;
-  ustrdToEnd: Uint8Array;
-  end: Uint8Array;
+  openInstr: StaticBytes;
+  openE2e: StaticBytes;
+  instrE2e: StaticBytes;
+  amountOpen: (currency: string) => StaticBytes;
+  agentOpen: StaticBytes;
+  agentClose: StaticBytes;
+  noAgent: StaticBytes;
+  join: StaticBytes[];
+  tail: Array<(country: string) => StaticBytes>;
+  countryOnly: (country: string) => StaticBytes;
+  nameToAccount: StaticBytes;
+  accountToPurpose: StaticBytes;
+  accountToUstrd: StaticBytes;
+  accountToEnd: StaticBytes;
+  accountEnd: StaticBytes;
+  purposeToUstrd: StaticBytes;
+  purposeToEnd: StaticBytes;
+  ustrdToEnd: StaticBytes;
+  end: StaticBytes;
 };
 
 const TEMPLATES = new Map<string, Templates>();
@@ -95,7 +108,7 @@ export function transactionTemplates(t: VersionTags): Templates {
 
 function buildTemplates(t: VersionTags): Templates {
   const toAccount = '      </Cdtr>\n      <CdtrAcct><Id><IBAN>';
-  const join: Uint8Array[] = [];
+  const join: StaticBytes[] = [];
   for (let from = 0; from < 5; from++) for (let to = 0; to < 5; to++) join.push(enc(`${CLOSE[from]}${OPEN[to]}`));
   const tail = CLOSE.map((close) => cached((c) => `${close}${c ? `<Ctry>${c}</Ctry>` : ''}</PstlAdr>\n${toAccount}`));
   const accountEnd = '</IBAN></Id></CdtrAcct>\n';
@@ -140,26 +153,26 @@ function textField(out: XmlBytes, v: string, max: number, run: TxRun, field: num
 function address(out: XmlBytes, f: TxFields, run: TxRun, tpl: Templates, j: number): boolean {
   let at = AFTER_NAME;
   if (f.streetName) {
-    out.raw(tpl.join[at * 5 + STREET] as Uint8Array);
+    out.raw(tpl.join[at * 5 + STREET] as StaticBytes);
     if (!textField(out, f.streetName, 70, run, FIELD_STREET, j)) return false;
     at = STREET;
   }
   if (f.buildingNumber) {
-    out.raw(tpl.join[at * 5 + BUILDING] as Uint8Array);
+    out.raw(tpl.join[at * 5 + BUILDING] as StaticBytes);
     if (!textField(out, f.buildingNumber, 16, run, FIELD_BUILDING, j)) return false;
     at = BUILDING;
   }
   if (f.postCode) {
-    out.raw(tpl.join[at * 5 + POST_CODE] as Uint8Array);
+    out.raw(tpl.join[at * 5 + POST_CODE] as StaticBytes);
     if (!textField(out, f.postCode, 16, run, FIELD_POST_CODE, j)) return false;
     at = POST_CODE;
   }
   if (f.townName) {
-    out.raw(tpl.join[at * 5 + TOWN] as Uint8Array);
+    out.raw(tpl.join[at * 5 + TOWN] as StaticBytes);
     if (!textField(out, f.townName, 35, run, FIELD_TOWN, j)) return false;
     at = TOWN;
   }
-  out.raw((tpl.tail[at] as (country: string) => Uint8Array)(f.country ?? ''));
+  out.raw((tpl.tail[at] as (country: string) => StaticBytes)(f.country ?? ''));
   return true;
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { charsetClasses } from '../validation/charset.ts';
-import { XmlBytes } from './xml-bytes.ts';
+import { StaticBytes, XmlBytes } from './xml-bytes.ts';
 
 const german = charsetClasses('german');
 
@@ -12,6 +12,25 @@ test('text: ASCII, letters of the charset as UTF-8, & escaped; refused character
   out.ascii('|');
   out.prepend('<h>');
   assert.equal(out.bytes().toString('utf8'), '<h>Müller &amp; Söhne|');
+});
+
+test('text: `&` outside the charset (SEPA) is refused, not escaped', () => {
+  const out = new XmlBytes(1);
+  assert.equal(out.text('A & B', charsetClasses('sepa')), false);
+  assert.equal(out.text('A + B', charsetClasses('sepa')), true);
+  out.prepend('');
+  assert.equal(out.bytes().toString('utf8'), 'A + B');
+});
+
+test('static pieces: ASCII through 8-byte words, padding overwritten, anything else copied as it is', () => {
+  const out = new XmlBytes(1);
+  out.room(64);
+  out.raw(new StaticBytes('<a>'));
+  out.ascii('x');
+  out.raw(new StaticBytes('</a><ü>'));
+  out.raw(new StaticBytes('0123456789abcdef'));
+  out.prepend('');
+  assert.equal(out.bytes().toString('utf8'), '<a>x</a><ü>0123456789abcdef');
 });
 
 test('headers: prepended into the reserve, later ones joined at their mark, long ones joined too', () => {

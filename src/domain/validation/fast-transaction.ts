@@ -104,7 +104,10 @@ export type TxRun = {
   classes: Uint8Array;
   /** `payments[i]`, for the rare issue path. */
   base: string;
-  addressRule: boolean;
+  /** The bank's November 2026 address rule applies here and wants town and country in every address. */
+  townAndCountry: boolean;
+  /** The type is XB_SWIFT, whose amounts from a threshold on need a reporting code. */
+  reported: boolean;
   /** Generic (Max140Text) and bank name limits folded into one. */
   nameLimit: number;
   unstructuredLimit: number;
@@ -114,6 +117,9 @@ export type TxRun = {
   warnMessages: string[];
   /** The last currency both the bank and the type accepted (batches rarely change currency). */
   acceptedCurrency: string;
+  /** The last currency read and its exponent: the same reason, spares a table lookup per transaction. */
+  currency: string;
+  exponent: number;
 };
 
 export function transactionRun(
@@ -136,13 +142,16 @@ export function transactionRun(
     charset: f.charset,
     classes: charsetClasses(f.charset),
     base: `payments[${plan.index}]`,
-    addressRule,
+    townAndCountry: addressRule && f.addressMode !== 'any',
+    reported: type.code === 'XB_SWIFT',
     nameLimit: Math.min(genericNameMax, f.nameMaxLength),
     unstructuredLimit: Math.min(140, f.unstructuredMaxLength),
     seenEndToEnd,
     warned: [],
     warnMessages: [],
     acceptedCurrency: '',
+    currency: '',
+    exponent: 0,
   };
 }
 
@@ -267,8 +276,13 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   // Generic: ids, amount and currency.
   if (isBlank(e2e) || !isIdentifier(e2e)) return false;
   if (!run.seenEndToEnd.add(e2e)) return false;
-  const exponent = currencyExponent(currency);
-  if (exponent === undefined) return false;
+  if (currency !== run.currency) {
+    const e = currencyExponent(currency);
+    if (e === undefined) return false;
+    run.currency = currency;
+    run.exponent = e;
+  }
+  const exponent = run.exponent;
   const minor = plainMinor(amount, exponent);
   if (minor <= 0) return false;
 
@@ -305,7 +319,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     const n = +(street !== undefined) + +(building !== undefined) + +(post !== undefined) + +(town !== undefined);
     if (keyCount(pa) !== n) return false;
     // Bank: the November 2026 rule wants town and country in every address.
-    if (run.addressRule && run.profile.flavour.addressMode !== 'any' && (isBlank(town) || isBlank(country as string))) {
+    if (run.townAndCountry && (isBlank(town) || isBlank(country as string))) {
       return false;
     }
     f.streetName = street;
@@ -360,7 +374,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   const plan = run.plan;
   plan.minors[j] = minor;
   plan.exponents[j] = exponent;
-  if (type.code === 'XB_SWIFT' && needsRegulatoryReport(run.profile, plan, j)) return false;
+  if (run.reported && needsRegulatoryReport(run.profile, plan, j)) return false;
   if (type.referenceRule !== undefined || ref !== undefined || type.accountRule !== undefined) {
     // Check digits: the rules themselves, on the caller's object (they read no transliterated field).
     const errors = run.sink.errorCount;
@@ -373,9 +387,10 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   f.endToEndId = e2e;
   f.instructionId = instr as string | undefined;
   f.currency = currency;
-  const dot = amount.indexOf('.');
   // Keep the caller's text when it already has the currency's fraction digits (as the general writer does).
-  const canonical = exponent === 0 ? dot < 0 : dot > 0 && amount.length - dot - 1 === exponent;
+  // A plain amount (plainMinor) has at most `exponent` fraction digits, so it has all of them exactly when
+  // its dot sits `exponent` characters from the end; one without a fraction has no dot.
+  const canonical = exponent === 0 || amount.charCodeAt(amount.length - exponent - 1) === 46;
   f.amount = canonical ? amount : formatMinor(BigInt(minor), exponent);
   f.minor = minor;
   f.exponent = exponent;

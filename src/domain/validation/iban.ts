@@ -50,11 +50,27 @@ function frenchDigit(c: number): number {
   if (c <= 82) return c - 73;
   return c - 81;
 }
-/** Letters of the RIB key mapped to digits (A,J -> 1 ... I,R,Z -> 9), the whole BBAN mod 97 is 0. */
+/**
+ * Letters of the RIB key mapped to digits (A,J -> 1 ... I,R,Z -> 9), the whole BBAN mod 97 is 0. The
+ * remainder is reduced only when it could leave the int32 range (as in mod97Checked): a division per
+ * digit made this the costliest national check.
+ */
 function frenchBban(iban: string): boolean {
   let rem = 0;
-  for (let k = 4; k < iban.length; k++) rem = (rem * 10 + frenchDigit(iban.charCodeAt(k))) % 97;
-  return rem === 0;
+  for (let k = 4; k < iban.length; k++) {
+    rem = rem * 10 + frenchDigit(iban.charCodeAt(k));
+    if (rem >= 100_000_000) rem %= 97;
+  }
+  return rem % 97 === 0;
+}
+/** The digits of s[from, to) mod 97, in int32 arithmetic (ten digits exceed it, and a double modulo is a slow call). */
+function digitsMod97(s: string, from: number, to: number): number {
+  let rem = 0;
+  for (let k = from; k < to; k++) {
+    rem = rem * 10 + (s.charCodeAt(k) - 48);
+    if (rem >= 100_000_000) rem %= 97;
+  }
+  return rem % 97;
 }
 function digitsAt(s: string, from: number, to: number): number {
   let v = 0;
@@ -63,7 +79,7 @@ function digitsAt(s: string, from: number, to: number): number {
 }
 /** BE: the first 10 BBAN digits mod 97 (0 counts as 97) are the last 2. */
 function belgianBban(iban: string): boolean {
-  const rem = digitsAt(iban, 4, 14) % 97;
+  const rem = digitsMod97(iban, 4, 14);
   return (rem === 0 ? 97 : rem) === digitsAt(iban, 14, 16);
 }
 const ES_BANK_BRANCH = [4, 8, 5, 10, 9, 7, 3, 6];
