@@ -1,5 +1,5 @@
 import { currencyExponent } from '../../money/currencies.ts';
-import { type Amount, parseAmountText } from '../decimal.ts';
+import { parseAmountText } from '../decimal.ts';
 import type { Direction } from '../types.ts';
 import { attrOf } from '../xml/node.ts';
 import type { Tree } from '../xml/tree.ts';
@@ -11,7 +11,33 @@ import { N } from './names.ts';
 const MAX_FRACTION_DIGITS = 5;
 const MAX_TOTAL_DIGITS = 18;
 
-export type CamtAmount = Amount & { currency: string };
+/**
+ * An amount of the file with its currency. One of the usual "123.45" shape in a two-decimal currency
+ * keeps its units as a number (`plain`) and makes its bigint only when asked: the entry sums add plain
+ * amounts as numbers (see EntrySums), so most entries need no bigint at all.
+ */
+export class CamtAmount {
+  text: string;
+  scale: number;
+  excessPrecision: boolean;
+  currency: string;
+  /** Units at scale 2 as a number (below 10^15) for a plain amount, else -1. */
+  plain: number;
+  private exact: bigint;
+
+  constructor(text: string, scale: number, excessPrecision: boolean, currency: string, plain: number, exact: bigint) {
+    this.text = text;
+    this.scale = scale;
+    this.excessPrecision = excessPrecision;
+    this.currency = currency;
+    this.plain = plain;
+    this.exact = exact;
+  }
+
+  get units(): bigint {
+    return this.plain >= 0 ? BigInt(this.plain) : this.exact;
+  }
+}
 
 export class CamtDataError extends Error {}
 
@@ -36,7 +62,7 @@ export function readAmount(
   // Most amounts are "123.45" in a two-decimal currency: read in place, as parseAmountText's fast path would.
   if (lastExponent === 2) {
     const units = plainTwoCents(raw);
-    if (units >= 0) return { text: raw, units: BigInt(units), scale: 2, excessPrecision: false, currency };
+    if (units >= 0) return new CamtAmount(raw, 2, false, currency, units, 0n);
   }
   const amount = parseAmountText(raw, currency);
   if (!amount || !/^\d*(?:\.\d*)?$/.test(raw)) throw new CamtDataError(`${what}: "${raw}" is not a decimal amount`);
@@ -51,13 +77,7 @@ export function readAmount(
       `${what}: "${raw}" has more digits than ISO 20022 allows (${MAX_FRACTION_DIGITS} decimals, ${MAX_TOTAL_DIGITS} in all)`,
     );
   }
-  return {
-    text: amount.text,
-    units: amount.units,
-    scale: amount.scale,
-    excessPrecision: amount.excessPrecision,
-    currency,
-  };
+  return new CamtAmount(amount.text, amount.scale, amount.excessPrecision, currency, -1, amount.units);
 }
 
 // The last currency that passed the check, with its exponent: every amount of a statement repeats it.
@@ -158,6 +178,7 @@ const STATUS: Record<string, string> = { BOOK: 'booked', PDNG: 'pending', INFO: 
 /** Entry status: v02-v07 `<Sts>BOOK</Sts>`, v08+ `<Sts><Cd>BOOK</Cd></Sts>`. Missing means booked (statements book). */
 export function readStatus(t: Tree, i: number): string {
   if (i < 0) return 'booked';
+  if (t.textIs(i, 'BOOK')) return 'booked'; // the usual case, compared in place
   const code = t.hasChildren(i) ? codeOrProprietary(t, i) : t.trimmed(i);
   if (!code) return 'booked';
   return STATUS[code] ?? code.toLowerCase();

@@ -200,17 +200,57 @@ function hasDomain(t: Tree, holder: number): boolean {
   return t.at(holder, N.BkTxCd, N.Domn) >= 0;
 }
 
+/** A transaction with the entry's shared fields, in the one shape of newTransaction. */
+function entryTransaction(
+  entryIndex: number,
+  amount: CamtAmount,
+  direction: Direction,
+  bankRef: string | null,
+  entryRef: string | null,
+  status: string,
+  bookingDate: string | null,
+  valueDate: string | null,
+  reversal: boolean,
+  batch: StatementTransaction['batch'],
+  additional: string | null,
+  code: BankCode | null,
+  codeHasDomain: boolean,
+): StatementTransaction {
+  const tr = newTransaction(entryIndex, amount.currency, direction, amount.text);
+  tr.bankRef = bankRef;
+  tr.entryRef = entryRef;
+  tr.status = status;
+  tr.bookingDate = bookingDate;
+  tr.valueDate = valueDate;
+  tr.reversal = reversal;
+  tr.batch = batch;
+  tr.additionalInfo = additional;
+  fillBankCode(code, codeHasDomain, tr);
+  return tr;
+}
+
+// Shared while an entry has no warnings (most): read-only, never pushed to.
+const NO_WARNINGS = Object.freeze([]) as unknown as IntegrityWarning[];
+
+// The TxDtls of the entry being mapped (mapEntry does not nest).
+let details = new Int32Array(64);
+
+/** Largest |sum| of plain units the batch check adds as a number (exact below 2^53). */
+const PLAIN_SUM_LIMIT = 2 ** 52;
+
 export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurrency: string | null): MappedEntry {
   const amount = readAmount(t, t.child(ntry, N.Amt), 'Ntry/Amt', accountCurrency);
   if (!amount) throw new CamtDataError(`entry ${entryIndex + 1}: no amount`);
   const direction = readDirection(t, t.child(ntry, N.CdtDbtInd));
   if (!direction) throw new CamtDataError(`entry ${entryIndex + 1}: CdtDbtInd must be CRDT or DBIT`);
-  const warnings: IntegrityWarning[] = [];
+  let warnings = NO_WARNINGS;
   if (amount.excessPrecision) {
-    warnings.push({
-      code: 'amount_precision',
-      message: `entry ${entryIndex + 1}: ${amount.text} ${amount.currency} has more decimals than the currency`,
-    });
+    warnings = [
+      {
+        code: 'amount_precision',
+        message: `entry ${entryIndex + 1}: ${amount.text} ${amount.currency} has more decimals than the currency`,
+      },
+    ];
   }
   const status = readStatus(t, t.child(ntry, N.Sts));
   const bookingDate = readDate(t, t.child(ntry, N.BookgDt));
@@ -223,42 +263,49 @@ export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurre
   const entryCode = readBankCode(t, ntry);
   const entryHasDomain = entryCode !== null && hasDomain(t, ntry);
 
-  const details: number[] = [];
+  let count = 0;
   let batchNode = -1;
   for (let d = t.first[ntry] as number; d >= 0; d = t.next[d] as number) {
     if (t.id[d] !== N.NtryDtls) continue;
     if (batchNode < 0) batchNode = t.child(d, N.Btch);
-    for (let tx = t.first[d] as number; tx >= 0; tx = t.next[tx] as number) if (t.id[tx] === N.TxDtls) details.push(tx);
+    for (let tx = t.first[d] as number; tx >= 0; tx = t.next[tx] as number) {
+      if (t.id[tx] !== N.TxDtls) continue;
+      if (count === details.length) {
+        const more = new Int32Array(count * 2);
+        more.set(details);
+        details = more;
+      }
+      details[count++] = tx;
+    }
   }
   let batch: StatementTransaction['batch'] = null;
   if (batchNode >= 0) {
-    const count = t.textAt(batchNode, N.NbOfTxs);
+    const nb = t.textAt(batchNode, N.NbOfTxs);
     const total = readAmount(t, t.child(batchNode, N.TtlAmt), 'Btch/TtlAmt', amount.currency);
     batch = {
       messageId: t.textAt(batchNode, N.MsgId),
       paymentInfoId: t.textAt(batchNode, N.PmtInfId),
-      count: count && /^\d+$/.test(count) ? Number(count) : null,
+      count: nb && /^\d+$/.test(nb) ? Number(nb) : null,
       total: total ? total.text : null,
     };
   }
 
-  const base = (): StatementTransaction => {
-    const tr = newTransaction(entryIndex, amount.currency, direction, amount.text);
-    tr.bankRef = bankRef;
-    tr.entryRef = entryRef;
-    tr.status = status;
-    tr.bookingDate = bookingDate;
-    tr.valueDate = valueDate;
-    tr.reversal = reversal;
-    tr.batch = batch;
-    tr.additionalInfo = additional;
-    fillBankCode(entryCode, entryHasDomain, tr);
-    return tr;
-  };
-
-  const transactions: StatementTransaction[] = [];
-  if (details.length === 0) {
-    const tr = base();
+  if (count === 0) {
+    const tr = entryTransaction(
+      entryIndex,
+      amount,
+      direction,
+      bankRef,
+      entryRef,
+      status,
+      bookingDate,
+      valueDate,
+      reversal,
+      batch,
+      additional,
+      entryCode,
+      entryHasDomain,
+    );
     tr.amount = amount.text;
     if (entryCharges) {
       tr.chargeAmount = entryCharges.amount;
@@ -270,15 +317,34 @@ export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurre
       tr.originalAmount = instd.text;
       tr.originalCurrency = instd.currency;
     }
-    transactions.push(tr);
-    return { amount, direction, status, transactions, warnings };
+    return { amount, direction, status, transactions: [tr], warnings };
   }
 
-  const single = details.length === 1;
+  const single = count === 1;
+  const transactions: StatementTransaction[] = [];
+  // The transactions' sum for a batch: plain amounts as a number of units at scale 2 while that is exact
+  // (plainSum), the rest as a Decimal (sum); together the exact sum at the largest scale added.
   let sum: Decimal = ZERO;
+  let plainSum = 0;
+  let plainAdded = false;
   let summable = true;
-  for (const tx of details) {
-    const tr = base();
+  for (let k = 0; k < count; k++) {
+    const tx = details[k] as number;
+    const tr = entryTransaction(
+      entryIndex,
+      amount,
+      direction,
+      bankRef,
+      entryRef,
+      status,
+      bookingDate,
+      valueDate,
+      reversal,
+      batch,
+      additional,
+      entryCode,
+      entryHasDomain,
+    );
     const own = readTxAmount(t, tx, amount, single);
     const txDirection = readDirection(t, t.child(tx, N.CdtDbtInd)) ?? direction;
     tr.direction = txDirection;
@@ -286,14 +352,20 @@ export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurre
       // The entry's own text when equal (a single transaction repeats the entry amount): one string kept, not two.
       tr.amount = own.text === amount.text ? amount.text : own.text;
       tr.currency = own.currency;
-      if (own.currency === amount.currency)
-        sum = addDecimal(sum, txDirection === direction ? own : { units: -own.units, scale: own.scale });
-      else summable = false;
+      if (own.currency !== amount.currency) summable = false;
+      else if (!single) {
+        const units = own.plain;
+        if (units >= 0 && plainSum < PLAIN_SUM_LIMIT && plainSum > -PLAIN_SUM_LIMIT) {
+          plainSum += txDirection === direction ? units : -units;
+          plainAdded = true;
+        } else sum = addDecimal(sum, txDirection === direction ? own : { units: -own.units, scale: own.scale });
+      }
     } else summable = false;
     const refs = t.child(tx, N.Refs);
     if (refs >= 0) {
-      const ref = t.textAt(refs, N.AcctSvcrRef);
-      tr.acctSvcrRef = ref !== null && ref === bankRef ? bankRef : ref;
+      // The same reference as the entry's (usual) is compared in place and shared, not cut again.
+      const ref = t.child(refs, N.AcctSvcrRef);
+      tr.acctSvcrRef = bankRef !== null && t.textIs(ref, bankRef) ? bankRef : t.value(ref);
       tr.endToEndId = t.textAt(refs, N.EndToEndId);
       tr.instructionId = t.textAt(refs, N.InstrId);
       tr.transactionId = t.textAt(refs, N.TxId);
@@ -322,12 +394,15 @@ export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurre
     transactions.push(tr);
   }
   if (!single) {
+    if (plainAdded) sum = addDecimal(sum, { units: BigInt(plainSum), scale: 2 });
     if (!summable) {
+      if (warnings === NO_WARNINGS) warnings = [];
       warnings.push({
         code: 'batch_amount_mismatch',
-        message: `entry ${entryIndex + 1}: ${details.length} transactions without their own amount in ${amount.currency}; the entry total ${amount.text} is not repeated on them`,
+        message: `entry ${entryIndex + 1}: ${count} transactions without their own amount in ${amount.currency}; the entry total ${amount.text} is not repeated on them`,
       });
     } else if (compareDecimal(sum, amount) !== 0) {
+      if (warnings === NO_WARNINGS) warnings = [];
       warnings.push({
         code: 'batch_amount_mismatch',
         message: `entry ${entryIndex + 1}: transactions add up to ${formatDecimal(sum, amount.currency)}, the entry says ${amount.text} ${amount.currency}`,

@@ -1,9 +1,10 @@
 import { applySequenceChecks } from '../sequence-check.ts';
-import { addEntry, type EntryTotals, newTotals } from '../statement-totals.ts';
+import { type EntryTotals, newTotals } from '../statement-totals.ts';
 import type { FileAlert, IntegrityWarning, StatementBlock, StatementTransaction, TransactionSink } from '../types.ts';
 import { streamXml, type XmlSink, type XmlStats } from '../xml/stream-xml.ts';
 import { Tree } from '../xml/tree.ts';
 import { CamtDataError } from './camt-values.ts';
+import { EntrySums } from './entry-sums.ts';
 import { mapEntry } from './map-entry.ts';
 import { accountLabelOf, mapStatement, type StatementContext } from './map-statement.ts';
 import { N } from './names.ts';
@@ -31,6 +32,8 @@ type OpenBlock = {
   /** The statement's header elements (everything but Ntry), copied under root 0. */
   header: Tree;
   totals: EntryTotals | null;
+  /** The plain part of the entry sums, added to `totals` by flush. */
+  sums: EntrySums;
   transactions: StatementTransaction[];
   entryWarnings: IntegrityWarning[];
   error: string | null;
@@ -74,6 +77,7 @@ class CamtSink implements XmlSink {
         this.block = {
           header,
           totals: null,
+          sums: new EntrySums(),
           transactions: [],
           entryWarnings: [],
           error: null,
@@ -133,6 +137,7 @@ class CamtSink implements XmlSink {
       return;
     }
     try {
+      if (block.totals) block.sums.flush(block.totals);
       const totals = block.totals ?? newTotals(block.header.textAt(0, N.Acct, N.Ccy));
       const { statement, warnings } = mapStatement(block.header, this.context(), totals, block.transactions, label);
       blocks.push({ index, ok: true, account, statement, warnings: [...block.entryWarnings, ...warnings] });
@@ -159,7 +164,7 @@ function addEntryNode(
   }
   try {
     const mapped = mapEntry(tree, ntry, index, block.totals.currency);
-    addEntry(block.totals, mapped.amount, mapped.amount.currency, mapped.direction, mapped.status === 'booked');
+    block.sums.add(block.totals, mapped.amount, mapped.direction, mapped.status === 'booked');
     if (onTransaction) for (const t of mapped.transactions) onTransaction(t, blockIndex);
     else for (const t of mapped.transactions) block.transactions.push(t);
     if (mapped.warnings.length) block.entryWarnings.push(...mapped.warnings);

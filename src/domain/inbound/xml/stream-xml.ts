@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { knownNameId, Tree } from './tree.ts';
 
 /**
@@ -48,6 +49,48 @@ function codeUnits(s: string): number[] {
 /** Whether the name with these code units is written at `at`. */
 function sameName(xml: string, at: number, codes: number[]): boolean {
   for (let k = 0; k < codes.length; k++) if (xml.charCodeAt(at + k) !== codes[k]) return false;
+  return true;
+}
+
+/**
+ * The tokenizer reads tags through a copy of the input as UTF-16 code units: a typed-array read costs
+ * about half of a `charCodeAt` (which dispatches on the string's representation every time). The copy
+ * covers [base, end) of the input, is refilled (one native copy) whenever a tag comes within MARGIN of
+ * its end, and holds a 0 right after its last unit, so scans stop there without a bounds test.
+ */
+const WINDOW = 1 << 16;
+const MARGIN = 1 << 10;
+/** Leaf text up to this long is scanned for its `<`; beyond, one indexOf (a vectorised search) is cheaper. */
+const TEXT_SCAN = 32;
+
+class Window {
+  units: Uint16Array;
+  private bytes: Buffer;
+  base = 0;
+  end = 0;
+  inUse = false;
+
+  constructor(size: number) {
+    this.units = new Uint16Array(size + 1);
+    this.bytes = Buffer.from(this.units.buffer, 0, size * 2);
+  }
+
+  /** Copies the input from `from` (up to the window's size, at least MARGIN units when the input has them). */
+  fill(xml: string, from: number): void {
+    const end = Math.min(xml.length, from + this.units.length - 1);
+    this.bytes.write(xml.slice(from, end), 0, 'utf16le');
+    this.units[end - from] = 0;
+    this.base = from;
+    this.end = end;
+  }
+}
+
+// One window serves every parse (parses do not nest; a nested one gets a window of its own).
+let sharedWindow: Window | null = null;
+
+/** Whether the name with these code units is at `at` of the window (which must hold the whole name). */
+function sameNameIn(units: Uint16Array, at: number, codes: number[]): boolean {
+  for (let k = 0; k < codes.length; k++) if (units[at + k] !== codes[k]) return false;
   return true;
 }
 
@@ -114,10 +157,23 @@ function decodeEntities(raw: string): string | undefined {
   return out;
 }
 
-/** Scans attributes from `from` to the closing `>`, honouring quotes; returns the index of `>` or -1. */
-function findTagEnd(xml: string, from: number): number {
+/**
+ * Scans attributes from `from` to the closing `>`, honouring quotes; returns the index of `>` or -1.
+ * Reads the window while it lasts, then the string.
+ */
+function findTagEnd(xml: string, from: number, units: Uint16Array, base: number, end: number): number {
   let quote = 0;
-  for (let i = from; i < xml.length; i++) {
+  let i = from;
+  for (; i < end; i++) {
+    const c = units[i - base] as number;
+    if (quote !== 0) {
+      if (c === quote) quote = 0;
+      else if (c === LT) return -1;
+    } else if (c === GT) return i;
+    else if (c === DQ || c === SQ) quote = c;
+    else if (c === LT) return -1;
+  }
+  for (; i < xml.length; i++) {
     const c = xml.charCodeAt(i);
     if (quote !== 0) {
       if (c === quote) quote = 0;
@@ -213,184 +269,277 @@ export function streamXml(
   let pendingText = ''; // leaf text interrupted by a comment or CDATA
   let leafHasChild = false;
   const n = xml.length;
-
-  while (pos < n) {
-    // Indentation is skipped in place: most tags then need no search, and no second pass proves the
-    // text before them blank. Past the end charCodeAt gives NaN, which ends the loop.
-    let p = pos;
-    let c = xml.charCodeAt(p);
-    while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = xml.charCodeAt(++p);
-    const lt = c === LT ? p : xml.indexOf('<', p);
-    const blank = lt === p; // only spaces, tabs and line breaks between pos (= textStart) and lt
-    if (lt < 0) {
-      if (openCount > 0)
-        return { message: `unexpected end of document inside <${open[openCount - 1]?.qname}>`, offset: n };
-      if (!isWhitespaceOnly(xml, pos, n)) return { message: 'text after the root element', offset: pos };
-      break;
-    }
-    if (openCount === 0 && !blank && !isWhitespaceOnly(xml, pos, lt)) {
-      return { message: 'text outside the root element', offset: pos };
-    }
-    const c1 = xml.charCodeAt(lt + 1);
-    if (c1 === BANG) {
-      if (xml.startsWith('<!--', lt)) {
-        const end = xml.indexOf('-->', lt + 4);
-        if (end < 0) return { message: 'unterminated comment', offset: lt };
-        if (openCount > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
-        pos = end + 3;
-        textStart = pos;
-        continue;
+  let win = sharedWindow ?? new Window(WINDOW);
+  if (win.inUse) win = new Window(WINDOW);
+  else sharedWindow = win;
+  win.inUse = true;
+  win.fill(xml, 0);
+  const w = win.units;
+  let wBase = 0; // the window holds xml[wBase, wEnd) and a 0 at wEnd
+  let wEnd = win.end;
+  try {
+    while (pos < n) {
+      // Indentation is skipped in place: most tags then need no search, and no second pass proves the
+      // text before them blank. The window's closing 0 (or a real one) ends the loop.
+      let p = pos;
+      if (p + MARGIN > wEnd && wEnd < n) {
+        win.fill(xml, p);
+        wBase = p;
+        wEnd = win.end;
       }
-      if (xml.startsWith('<![CDATA[', lt)) {
-        if (openCount === 0) return { message: 'CDATA outside the root element', offset: lt };
-        const end = xml.indexOf(']]>', lt + 9);
-        if (end < 0) return { message: 'unterminated CDATA section', offset: lt };
-        if (!leafHasChild) {
-          const before = decodeEntities(xml.slice(textStart, lt));
-          if (before === undefined)
-            return { message: 'undefined entity or bad character reference', offset: textStart };
-          pendingText += `${before}${xml.slice(lt + 9, end)}`;
+      let c = w[p - wBase] as number;
+      while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = w[++p - wBase] as number;
+      if (p === wEnd) {
+        // Blank beyond the window (or the end of the input, where charCodeAt gives NaN).
+        c = xml.charCodeAt(p);
+        while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = xml.charCodeAt(++p);
+      }
+      let lt = p;
+      if (c !== LT) {
+        // Leaf text: short texts (dates, codes, amounts) are scanned in the window, longer ones searched.
+        const stop = Math.min(p + TEXT_SCAN, wEnd);
+        lt = p + 1;
+        while (lt < stop && w[lt - wBase] !== LT) lt++;
+        if (lt >= stop) lt = xml.indexOf('<', lt);
+      }
+      const blank = lt === p; // only spaces, tabs and line breaks between pos (= textStart) and lt
+      if (lt < 0) {
+        if (openCount > 0)
+          return { message: `unexpected end of document inside <${open[openCount - 1]?.qname}>`, offset: n };
+        if (!isWhitespaceOnly(xml, pos, n)) return { message: 'text after the root element', offset: pos };
+        break;
+      }
+      if (openCount === 0 && !blank && !isWhitespaceOnly(xml, pos, lt)) {
+        return { message: 'text outside the root element', offset: pos };
+      }
+      // From here on the whole tag is read from the window, which holds at least MARGIN units past `lt`
+      // (or the rest of the input); longer names and attribute lists fall back to the string.
+      if (lt + MARGIN > wEnd && wEnd < n) {
+        win.fill(xml, lt);
+        wBase = lt;
+        wEnd = win.end;
+      }
+      const c1 = lt + 1 < wEnd ? (w[lt + 1 - wBase] as number) : xml.charCodeAt(lt + 1);
+      if (c1 === BANG) {
+        if (xml.startsWith('<!--', lt)) {
+          const end = xml.indexOf('-->', lt + 4);
+          if (end < 0) return { message: 'unterminated comment', offset: lt };
+          if (openCount > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
+          pos = end + 3;
+          textStart = pos;
+          continue;
         }
-        pos = end + 3;
-        textStart = pos;
-        continue;
-      }
-      if (xml.startsWith('<!DOCTYPE', lt))
-        return { message: 'DOCTYPE is not allowed (no DTDs or entity declarations)', offset: lt };
-      return { message: 'unsupported markup declaration', offset: lt };
-    }
-    if (c1 === QUESTION) {
-      const end = xml.indexOf('?>', lt + 2);
-      if (end < 0) return { message: 'unterminated processing instruction', offset: lt };
-      if (openCount > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
-      pos = end + 2;
-      textStart = pos;
-      continue;
-    }
-    if (c1 === SLASH) {
-      // End tag: compared in place against the open name, no substring is allocated.
-      const depth = openCount - 1;
-      const top = depth >= 0 ? open[depth] : undefined;
-      const qname = top ? top.qname : '';
-      let gt = lt + 2 + qname.length;
-      const matches = top !== undefined && sameName(xml, lt + 2, top.codes);
-      if (matches) while (gt < n && isSpace(xml.charCodeAt(gt))) gt++;
-      if (!top || !matches || xml.charCodeAt(gt) !== GT) {
-        const end = xml.indexOf('>', lt + 2);
-        const found = xml.slice(lt + 2, end < 0 ? Math.min(n, lt + 40) : end).trim();
-        return { message: `end tag </${found}> does not match <${top ? qname : '(none)'}>`, offset: lt };
-      }
-      prev = top;
-      prevWasOpen = false;
-      if (leafHasChild && !blank) stats.mixedContent++;
-      if (captureDepth >= 0) {
-        const node = nodes[depth] as number;
-        if (!leafHasChild) {
-          if (nextAmp >= 0 && nextAmp < textStart) nextAmp = xml.indexOf('&', textStart);
-          if (pendingText !== '' || (nextAmp >= 0 && nextAmp < lt)) {
-            const text = decodeEntities(pendingText + xml.slice(textStart, lt));
-            if (text === undefined)
+        if (xml.startsWith('<![CDATA[', lt)) {
+          if (openCount === 0) return { message: 'CDATA outside the root element', offset: lt };
+          const end = xml.indexOf(']]>', lt + 9);
+          if (end < 0) return { message: 'unterminated CDATA section', offset: lt };
+          if (!leafHasChild) {
+            const before = decodeEntities(xml.slice(textStart, lt));
+            if (before === undefined)
               return { message: 'undefined entity or bad character reference', offset: textStart };
-            tree.setDecoded(node, text);
-          } else tree.setText(node, textStart, lt);
+            pendingText += `${before}${xml.slice(lt + 9, end)}`;
+          }
+          pos = end + 3;
+          textStart = pos;
+          continue;
         }
-        if (depth === captureDepth) {
-          captureDepth = -1;
-          sink.captured(tree, node, depth);
-        }
-      } else {
-        sink.close(top.local, depth);
+        if (xml.startsWith('<!DOCTYPE', lt))
+          return { message: 'DOCTYPE is not allowed (no DTDs or entity declarations)', offset: lt };
+        return { message: 'unsupported markup declaration', offset: lt };
       }
-      openCount = depth; // the slot is reused, never truncated (setting an array's length is slow)
-      if (depth === 0) rootClosed = true;
-      leafHasChild = true; // the parent now has a child
+      if (c1 === QUESTION) {
+        const end = xml.indexOf('?>', lt + 2);
+        if (end < 0) return { message: 'unterminated processing instruction', offset: lt };
+        if (openCount > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
+        pos = end + 2;
+        textStart = pos;
+        continue;
+      }
+      if (c1 === SLASH) {
+        // End tag: compared in place against the open name, no substring is allocated.
+        const depth = openCount - 1;
+        const top = depth >= 0 ? open[depth] : undefined;
+        const qname = top ? top.qname : '';
+        let gt = lt + 2 + qname.length;
+        const matches =
+          top !== undefined &&
+          (gt < wEnd ? sameNameIn(w, lt + 2 - wBase, top.codes) : sameName(xml, lt + 2, top.codes));
+        if (matches && (gt >= wEnd || w[gt - wBase] !== GT)) while (gt < n && isSpace(xml.charCodeAt(gt))) gt++;
+        if (!top || !matches || (gt < wEnd ? w[gt - wBase] : xml.charCodeAt(gt)) !== GT) {
+          const end = xml.indexOf('>', lt + 2);
+          const found = xml.slice(lt + 2, end < 0 ? Math.min(n, lt + 40) : end).trim();
+          return { message: `end tag </${found}> does not match <${top ? qname : '(none)'}>`, offset: lt };
+        }
+        prev = top;
+        prevWasOpen = false;
+        if (leafHasChild && !blank) stats.mixedContent++;
+        if (captureDepth >= 0) {
+          const node = nodes[depth] as number;
+          if (!leafHasChild) {
+            if (nextAmp >= 0 && nextAmp < textStart) nextAmp = xml.indexOf('&', textStart);
+            if (pendingText !== '' || (nextAmp >= 0 && nextAmp < lt)) {
+              const text = decodeEntities(pendingText + xml.slice(textStart, lt));
+              if (text === undefined)
+                return { message: 'undefined entity or bad character reference', offset: textStart };
+              tree.setDecoded(node, text);
+            } else tree.setText(node, textStart, lt);
+          }
+          if (depth === captureDepth) {
+            captureDepth = -1;
+            sink.captured(tree, node, depth);
+          }
+        } else {
+          sink.close(top.local, depth);
+        }
+        openCount = depth; // the slot is reused, never truncated (setting an array's length is slow)
+        if (depth === 0) rootClosed = true;
+        leafHasChild = true; // the parent now has a child
+        pendingText = '';
+        pos = gt + 1;
+        textStart = pos;
+        continue;
+      }
+      // Start tag.
+      if (rootClosed) return { message: 'content after the root element', offset: lt };
+      // Text before a child element is mixed content, which no bank message schema allows (a browser view
+      // pasted back as XML leaves "-" markers there).
+      if (openCount > 0 && (!blank || (pendingText !== '' && !isBlankRun(pendingText, 0, pendingText.length)))) {
+        stats.mixedContent++;
+      }
+      let info: NameInfo | null = null;
+      let i = lt + 1;
+      const guess: NameInfo | null = prev === null ? null : prevWasOpen ? prev.afterOpen : prev.afterClose;
+      if (
+        guess !== null &&
+        i + guess.qname.length < wEnd &&
+        sameNameIn(w, i - wBase, guess.codes) &&
+        isNameEnd(w[i + guess.qname.length - wBase] as number)
+      ) {
+        info = guess;
+      }
+      if (info !== null) i += info.qname.length;
+      else {
+        let hash = 0;
+        let colon = -1;
+        for (; i < wEnd; i++) {
+          const c = w[i - wBase] as number;
+          if (isNameEnd(c)) break;
+          if (c === LT) return { message: 'malformed start tag', offset: lt };
+          if (c === 58) colon = i;
+          hash = (hash * 31 + c) | 0;
+        }
+        if (i === wEnd) {
+          // A name running past the window (or the end of the input).
+          for (; i < n; i++) {
+            const c = xml.charCodeAt(i);
+            if (isNameEnd(c)) break;
+            if (c === LT) return { message: 'malformed start tag', offset: lt };
+            if (c === 58) colon = i;
+            hash = (hash * 31 + c) | 0;
+          }
+        }
+        if (i === lt + 1 || i >= n) return { message: 'malformed start tag', offset: lt };
+        info = table.get(xml, lt + 1, i, hash, colon);
+        if (prev !== null) {
+          if (prevWasOpen) prev.afterOpen = info;
+          else prev.afterClose = info;
+        }
+      }
+      const qname = info.qname;
+      // Most start tags end right after the name: no attribute scan, and the name cannot end in "/".
+      const gt = i < wEnd && w[i - wBase] === GT ? i : findTagEnd(xml, i, w, wBase, wEnd);
+      if (gt < 0) return { message: `unterminated start tag <${qname}`, offset: lt };
+      const selfClosing = gt !== i && xml.charCodeAt(gt - 1) === SLASH;
+      const attrEnd = selfClosing ? gt - 1 : gt;
+      let attrs = '';
+      if (i < attrEnd) {
+        // The same attribute text as last time on this element (Ccy="EUR") was checked then: share it.
+        if (info.rawAttrs.length === attrEnd - i && xml.startsWith(info.rawAttrs, i)) attrs = info.attrs;
+        else {
+          const raw = xml.slice(i, attrEnd);
+          attrs = raw.trim();
+          if (attrs.includes('&') && decodeEntities(attrs) === undefined) {
+            return { message: 'undefined entity in attribute', offset: lt };
+          }
+          info.rawAttrs = raw;
+          info.attrs = attrs;
+        }
+      }
+      const depth = openCount;
+      if (depth >= maxDepth) return { message: `element nesting deeper than ${maxDepth}`, offset: lt };
+      if (depth === 0) {
+        if (rootSeen) return { message: 'more than one root element', offset: lt };
+        rootSeen = true;
+      }
+      const name = info.local;
+      if (captureDepth >= 0) {
+        nodes[depth] = tree.add(nodes[depth - 1] as number, info.id, name, attrs);
+      } else if (sink.open(name, attrs, depth)) {
+        captureDepth = depth;
+        tree.reset(xml);
+        nodes[depth] = tree.add(-1, info.id, name, attrs);
+      }
+      prev = info;
+      prevWasOpen = !selfClosing;
+      if (selfClosing) {
+        if (captureDepth >= 0) {
+          if (depth === captureDepth) {
+            captureDepth = -1;
+            sink.captured(tree, nodes[depth] as number, depth);
+          }
+        } else sink.close(name, depth);
+        if (depth === 0) rootClosed = true;
+        leafHasChild = true;
+      } else {
+        // Inside a capture most elements are leaves, `<Name>text</Name>`: the text and the end tag are read
+        // right here, as the loop would read them (text starting with a blank, entities, comments or a
+        // child element go the long way).
+        const t = gt + 1;
+        if (depth > captureDepth && captureDepth >= 0 && t < wEnd) {
+          let c = w[t - wBase] as number;
+          let q = t;
+          if (c !== LT && c > 32) {
+            const stop = Math.min(t + TEXT_SCAN, wEnd);
+            q = t + 1;
+            while (q < stop && w[q - wBase] !== LT) q++;
+            if (q >= stop) q = xml.indexOf('<', q);
+            c = LT;
+          }
+          const codes = info.codes;
+          const after = q + 2 + codes.length; // the end tag's `>`
+          if (
+            c === LT &&
+            q >= 0 &&
+            after < wEnd &&
+            w[q + 1 - wBase] === SLASH &&
+            w[after - wBase] === GT &&
+            sameNameIn(w, q + 2 - wBase, codes)
+          ) {
+            const node = nodes[depth] as number;
+            if (nextAmp >= 0 && nextAmp < t) nextAmp = xml.indexOf('&', t);
+            if (nextAmp >= 0 && nextAmp < q) {
+              const text = decodeEntities(xml.slice(t, q));
+              if (text === undefined) return { message: 'undefined entity or bad character reference', offset: t };
+              tree.setDecoded(node, text);
+            } else tree.setText(node, t, q);
+            prev = info;
+            prevWasOpen = false;
+            leafHasChild = true;
+            pendingText = '';
+            pos = after + 1;
+            textStart = pos;
+            continue;
+          }
+        }
+        open[openCount++] = info;
+        leafHasChild = false;
+      }
       pendingText = '';
       pos = gt + 1;
       textStart = pos;
-      continue;
     }
-    // Start tag.
-    if (rootClosed) return { message: 'content after the root element', offset: lt };
-    // Text before a child element is mixed content, which no bank message schema allows (a browser view
-    // pasted back as XML leaves "-" markers there).
-    if (openCount > 0 && (!blank || (pendingText !== '' && !isBlankRun(pendingText, 0, pendingText.length)))) {
-      stats.mixedContent++;
-    }
-    let info: NameInfo;
-    let i = lt + 1;
-    const guess: NameInfo | null = prev === null ? null : prevWasOpen ? prev.afterOpen : prev.afterClose;
-    if (guess !== null && sameName(xml, i, guess.codes) && isNameEnd(xml.charCodeAt(i + guess.qname.length))) {
-      info = guess;
-      i += guess.qname.length;
-    } else {
-      let hash = 0;
-      let colon = -1;
-      for (; i < n; i++) {
-        const c = xml.charCodeAt(i);
-        if (isNameEnd(c)) break;
-        if (c === LT) return { message: 'malformed start tag', offset: lt };
-        if (c === 58) colon = i;
-        hash = (hash * 31 + c) | 0;
-      }
-      if (i === lt + 1 || i >= n) return { message: 'malformed start tag', offset: lt };
-      info = table.get(xml, lt + 1, i, hash, colon);
-      if (prev !== null) {
-        if (prevWasOpen) prev.afterOpen = info;
-        else prev.afterClose = info;
-      }
-    }
-    const qname = info.qname;
-    // Most start tags end right after the name: no attribute scan, and the name cannot end in "/".
-    const gt = xml.charCodeAt(i) === GT ? i : findTagEnd(xml, i);
-    if (gt < 0) return { message: `unterminated start tag <${qname}`, offset: lt };
-    const selfClosing = gt !== i && xml.charCodeAt(gt - 1) === SLASH;
-    const attrEnd = selfClosing ? gt - 1 : gt;
-    let attrs = '';
-    if (i < attrEnd) {
-      // The same attribute text as last time on this element (Ccy="EUR") was checked then: share it.
-      if (info.rawAttrs.length === attrEnd - i && xml.startsWith(info.rawAttrs, i)) attrs = info.attrs;
-      else {
-        const raw = xml.slice(i, attrEnd);
-        attrs = raw.trim();
-        if (attrs.includes('&') && decodeEntities(attrs) === undefined) {
-          return { message: 'undefined entity in attribute', offset: lt };
-        }
-        info.rawAttrs = raw;
-        info.attrs = attrs;
-      }
-    }
-    const depth = openCount;
-    if (depth >= maxDepth) return { message: `element nesting deeper than ${maxDepth}`, offset: lt };
-    if (depth === 0) {
-      if (rootSeen) return { message: 'more than one root element', offset: lt };
-      rootSeen = true;
-    }
-    const name = info.local;
-    if (captureDepth >= 0) {
-      nodes[depth] = tree.add(nodes[depth - 1] as number, info.id, name, attrs);
-    } else if (sink.open(name, attrs, depth)) {
-      captureDepth = depth;
-      tree.reset(xml);
-      nodes[depth] = tree.add(-1, info.id, name, attrs);
-    }
-    prev = info;
-    prevWasOpen = !selfClosing;
-    if (selfClosing) {
-      if (captureDepth >= 0) {
-        if (depth === captureDepth) {
-          captureDepth = -1;
-          sink.captured(tree, nodes[depth] as number, depth);
-        }
-      } else sink.close(name, depth);
-      if (depth === 0) rootClosed = true;
-      leafHasChild = true;
-    } else {
-      open[openCount++] = info;
-      leafHasChild = false;
-    }
-    pendingText = '';
-    pos = gt + 1;
-    textStart = pos;
+  } finally {
+    win.inUse = false;
   }
   if (openCount > 0) return { message: `unexpected end of document inside <${open[openCount - 1]?.qname}>`, offset: n };
   if (!rootSeen) return { message: 'no root element', offset: 0 };
