@@ -18,3 +18,11 @@ test('a repeat of the first id after the order breaks', () => {
   assert.equal(ids.add('a'), true);
   assert.equal(ids.add('b'), false);
 });
+
+test('more ids than the capacity given, then the order breaking', () => {
+  const ids = new UniqueIds(2);
+  for (const id of ['c1', 'c2', 'c3', 'c4']) assert.equal(ids.add(id), true);
+  assert.equal(ids.add('c0'), true);
+  for (const id of ['c0', 'c1', 'c4']) assert.equal(ids.add(id), false);
+  assert.equal(ids.add('c5'), true);
+});
