@@ -302,13 +302,14 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
  * `hi`, so two small integers name up to 9 letters exactly (no letter is 0, so lengths differ too), and
  * the known keys are found by them in a small hash table.
  */
-const KEY_BUCKETS = 64;
-const keyLos: number[][] = Array.from({ length: KEY_BUCKETS }, () => []);
-const keyHis: number[][] = Array.from({ length: KEY_BUCKETS }, () => []);
-const keyIndexes: number[][] = Array.from({ length: KEY_BUCKETS }, () => []);
+const KEY_SLOTS = 256; // open addressing, at most a fifth full
+const slotLo = new Int32Array(KEY_SLOTS);
+const slotHi = new Int32Array(KEY_SLOTS);
+/** The key's index in SWIFT_KEYS + 1; 0 for an empty slot. */
+const slotKey = new Int32Array(KEY_SLOTS);
 
-function bucketOf(lo: number, hi: number): number {
-  return (lo ^ (lo >>> 7) ^ (lo >>> 17) ^ hi) & (KEY_BUCKETS - 1);
+function slotOf(lo: number, hi: number): number {
+  return (lo ^ (lo >>> 7) ^ (lo >>> 17) ^ (hi * 31)) & (KEY_SLOTS - 1);
 }
 
 for (const [index, k] of SWIFT_KEYS.entries()) {
@@ -318,20 +319,20 @@ for (const [index, k] of SWIFT_KEYS.entries()) {
     if (i < 6) lo = (lo << 5) | (k.charCodeAt(i) & 31);
     else hi = (hi << 5) | (k.charCodeAt(i) & 31);
   }
-  const b = bucketOf(lo, hi);
-  keyLos[b]?.push(lo);
-  keyHis[b]?.push(hi);
-  keyIndexes[b]?.push(index);
+  let s = slotOf(lo, hi);
+  while (slotKey[s] !== 0) s = (s + 1) & (KEY_SLOTS - 1);
+  slotLo[s] = lo;
+  slotHi[s] = hi;
+  slotKey[s] = index + 1;
 }
 
 /** The index of the known key whose letters are packed into `lo` and `hi`, or -1. */
 function keyOf(lo: number, hi: number): number {
-  const b = bucketOf(lo, hi);
-  const los = keyLos[b] as number[];
-  for (let i = 0; i < los.length; i++) {
-    if (los[i] === lo && (keyHis[b] as number[])[i] === hi) return (keyIndexes[b] as number[])[i] as number;
+  for (let s = slotOf(lo, hi); ; s = (s + 1) & (KEY_SLOTS - 1)) {
+    const key = slotKey[s] as number;
+    if (key === 0) return -1;
+    if (slotLo[s] === lo && slotHi[s] === hi) return key - 1;
   }
-  return -1;
 }
 
 /**
@@ -470,7 +471,8 @@ function parseSwiftTags(text: string, start: number, end: number, into: Details 
   let valueStart = 0;
   let remiFirst = -1;
   // Scans from slash to slash (no regex): an unknown /XX/ is text, and a key's closing "/" may open the next key.
-  for (let slash = slashes.find(text, start, end); slash >= 0; ) {
+  let slash = text.charCodeAt(start) === 47 ? start : slashes.find(text, start, end);
+  while (slash >= 0) {
     const k = keyAt(text, slash, end);
     if (k < 0) {
       slash = slashes.find(text, slash + 1, end);
