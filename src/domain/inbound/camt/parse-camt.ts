@@ -27,6 +27,8 @@ const MESSAGES = new Set([
 ]);
 const BLOCKS = new Set(['Stmt', 'Rpt', 'Ntfctn']);
 const MAX_MIXED_CONTENT = 3;
+/** Room for a statement or group header at first (a Stmt header without its entries has about 40 elements). */
+const HEADER_NODES = 64;
 
 type OpenBlock = {
   /** The statement's header elements (everything but Ntry), copied under root 0. */
@@ -71,7 +73,7 @@ class CamtSink implements XmlSink {
       if (name === 'GrpHdr') return true;
       if (BLOCKS.has(name)) {
         this.blockDepth = depth;
-        const header = new Tree();
+        const header = new Tree(HEADER_NODES);
         header.reset(this.xml);
         header.add(-1, 0, name, '');
         this.block = {
@@ -94,7 +96,7 @@ class CamtSink implements XmlSink {
       if (tree.id[root] === N.Ntry) addEntryNode(block, tree, root, this.onTransaction, this.blocks.length);
       else block.header.copyFrom(tree, root, 0);
     } else if (tree.id[root] === N.GrpHdr) {
-      const groupHeader = new Tree();
+      const groupHeader = new Tree(HEADER_NODES);
       groupHeader.reset(this.xml);
       groupHeader.copyFrom(tree, root, -1);
       this.groupHeader = groupHeader;
@@ -110,7 +112,7 @@ class CamtSink implements XmlSink {
   }
 
   private context(): StatementContext {
-    const g = this.groupHeader ?? new Tree();
+    const g = this.groupHeader ?? new Tree(1);
     const root = this.groupHeader ? 0 : -1;
     const pg = g.child(root, N.MsgPgntn);
     return {

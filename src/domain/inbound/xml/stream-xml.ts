@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { knownNameId, Tree } from './tree.ts';
+import { knownNameId, registeredNames, Tree } from './tree.ts';
 
 /**
  * A hand-written, non-validating XML pull parser over a string, built for bank files:
@@ -40,10 +40,17 @@ function isNameEnd(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9 || c === GT || c === SLASH;
 }
 
-function codeUnits(s: string): number[] {
+function codeUnits(s: string, from: number, to: number): number[] {
   const codes: number[] = [];
-  for (let k = 0; k < s.length; k++) codes.push(s.charCodeAt(k));
+  for (let k = from; k < to; k++) codes.push(s.charCodeAt(k));
   return codes;
+}
+
+/** A new string of these code units (a slice could keep the whole input alive). */
+function stringOf(codes: number[]): string {
+  let s = '';
+  for (let k = 0; k < codes.length; k += 1024) s += String.fromCharCode(...codes.slice(k, k + 1024));
+  return s;
 }
 
 /** Whether the name with these code units is written at `at`. */
@@ -68,7 +75,6 @@ class Window {
   private bytes: Buffer;
   base = 0;
   end = 0;
-  inUse = false;
 
   constructor(size: number) {
     this.units = new Uint16Array(size + 1);
@@ -84,9 +90,6 @@ class Window {
     this.end = end;
   }
 }
-
-// One window serves every parse (parses do not nest; a nested one gets a window of its own).
-let sharedWindow: Window | null = null;
 
 /** Whether the name with these code units is at `at` of the window (which must hold the whole name). */
 function sameNameIn(units: Uint16Array, at: number, codes: number[]): boolean {
@@ -196,6 +199,8 @@ type NameInfo = {
   local: string;
   /** The registered id of the local name (0: no mapper asks for it). */
   id: number;
+  /** Number of the name in its table (1 up; 0 when it was not kept): keys the second guess. */
+  ix: number;
   /** The qualified name's code units: compared with charCodeAt, which beats startsWith on names this short. */
   codes: number[];
   afterOpen: NameInfo | null;
@@ -205,8 +210,31 @@ type NameInfo = {
   attrs: string;
 };
 
+/** Names the table keeps (a file with more distinct names has the rest looked up each time). */
+const MAX_NAMES = 4096;
+/** Longer names are not kept from one parse to the next. */
+const MAX_KEPT_NAME = 256;
+/** Slots of the second guesses, keyed by (element, parent); a collision only costs a miss. */
+const GUESS_SLOTS = 1024;
+/** A tree with room for more nodes is not kept either. */
+const MAX_KEPT_NODES = 4096;
+
+/**
+ * Kept from one parse to the next (element names and the guesses repeat across files of one bank). Its
+ * strings are copies, never slices of an input; the attribute texts, which are slices, are dropped by
+ * `release` when a parse ends.
+ */
 class NameTable {
   private readonly byHash = new Map<number, NameInfo[]>();
+  private readonly list: NameInfo[] = [];
+  private readonly guessKeys = new Int32Array(GUESS_SLOTS);
+  private readonly guesses: (NameInfo | null)[] = new Array<NameInfo | null>(GUESS_SLOTS).fill(null);
+  /** How many names the tree registry had when the ids were read (a registration after that voids them). */
+  readonly registered = registeredNames();
+
+  get size(): number {
+    return this.list.length;
+  }
 
   get(xml: string, start: number, end: number, hash: number, colon: number): NameInfo {
     const bucket = this.byHash.get(hash);
@@ -217,25 +245,86 @@ class NameTable {
         if (info.qname.length === len && xml.startsWith(info.qname, start)) return info;
       }
     }
-    const qname = xml.slice(start, end);
+    const codes = codeUnits(xml, start, end);
+    const qname = stringOf(codes);
     const info: NameInfo = {
       qname,
       local: colon < 0 ? qname : qname.slice(colon - start + 1),
       id: 0,
-      codes: codeUnits(qname),
+      ix: 0,
+      codes,
       afterOpen: null,
       afterClose: null,
       rawAttrs: '',
       attrs: '',
     };
     info.id = knownNameId(info.local);
-    // Bounded: a hostile file with endless distinct names just stops being interned.
-    if (this.byHash.size < 4096) {
+    // Bounded: a hostile file with endless distinct (or endless) names just stops being interned.
+    if (this.list.length < MAX_NAMES && len <= MAX_KEPT_NAME) {
+      info.ix = this.list.push(info);
       if (bucket) bucket.push(info);
       else this.byHash.set(hash, [info]);
     }
     return info;
   }
+
+  /** What followed the end tag of `prev` inside `parent` last time (the second guess), or null. */
+  afterClose(prev: NameInfo, parent: NameInfo): NameInfo | null {
+    const slot = (prev.ix * 61 + parent.ix) & (GUESS_SLOTS - 1);
+    return this.guessKeys[slot] === prev.ix * 8192 + parent.ix + 1 ? (this.guesses[slot] as NameInfo | null) : null;
+  }
+
+  setAfterClose(prev: NameInfo, parent: NameInfo, next: NameInfo): void {
+    const slot = (prev.ix * 61 + parent.ix) & (GUESS_SLOTS - 1);
+    this.guessKeys[slot] = prev.ix * 8192 + parent.ix + 1;
+    this.guesses[slot] = next;
+  }
+
+  /** Drops the attribute texts, which may be slices of the input and would keep it alive. */
+  release(): void {
+    const list = this.list;
+    for (let i = 0; i < list.length; i++) {
+      const info = list[i] as NameInfo;
+      info.rawAttrs = '';
+      info.attrs = '';
+    }
+  }
+}
+
+/**
+ * What a parse uses besides its own state, kept from one parse to the next: allocating the window, the
+ * tree's arrays and the names again cost about a tenth of a 100-entry parse. Parses do not nest; a
+ * nested one (a sink that parses) gets a scratch of its own.
+ */
+class Scratch {
+  readonly window = new Window(WINDOW);
+  tree = new Tree();
+  names = new NameTable();
+  inUse = false;
+
+  release(): void {
+    // A tree grown by an unusually large capture is not kept.
+    if (this.tree.capacity > MAX_KEPT_NODES) this.tree = new Tree();
+    else this.tree.release();
+    this.names.release();
+    this.inUse = false;
+  }
+}
+
+let shared: Scratch | null = null;
+
+function acquireScratch(): Scratch {
+  let scratch = shared;
+  if (scratch === null || scratch.inUse) {
+    scratch = new Scratch();
+    shared ??= scratch;
+  }
+  // Names registered since the table read its ids, or a table filled by an unusual file: start afresh.
+  if (scratch.names.registered !== registeredNames() || scratch.names.size >= MAX_NAMES / 4) {
+    scratch.names = new NameTable();
+  }
+  scratch.inUse = true;
+  return scratch;
 }
 
 /**
@@ -253,10 +342,11 @@ export function streamXml(
 ): XmlError | undefined {
   const open: NameInfo[] = []; // open elements, for end-tag matching
   let openCount = 0;
-  const table = new NameTable();
+  const scratch = acquireScratch();
+  const table = scratch.names;
   let prev: NameInfo | null = null; // the last tag seen, and whether it was a start tag
   let prevWasOpen = false;
-  const tree = new Tree();
+  const tree = scratch.tree;
   const nodes: number[] = []; // the tree index of the element open at each depth inside a capture
   // The next '&' at or after the current text, so a leaf's text is checked for entities without a scan
   // per leaf (-1: none left). Moves forward only, so the searches add up to one pass.
@@ -269,10 +359,7 @@ export function streamXml(
   let pendingText = ''; // leaf text interrupted by a comment or CDATA
   let leafHasChild = false;
   const n = xml.length;
-  let win = sharedWindow ?? new Window(WINDOW);
-  if (win.inUse) win = new Window(WINDOW);
-  else sharedWindow = win;
-  win.inUse = true;
+  const win = scratch.window;
   win.fill(xml, 0);
   const w = win.units;
   let wBase = 0; // the window holds xml[wBase, wEnd) and a 0 at wEnd
@@ -408,14 +495,31 @@ export function streamXml(
       }
       let info: NameInfo | null = null;
       let i = lt + 1;
-      const guess: NameInfo | null = prev === null ? null : prevWasOpen ? prev.afterOpen : prev.afterClose;
-      if (
-        guess !== null &&
-        i + guess.qname.length < wEnd &&
-        sameNameIn(w, i - wBase, guess.codes) &&
-        isNameEnd(w[i + guess.qname.length - wBase] as number)
-      ) {
-        info = guess;
+      // After an end tag its parent is still open (a start tag after the root closed was refused above).
+      const parent = prevWasOpen || openCount === 0 ? null : (open[openCount - 1] as NameInfo);
+      if (prev !== null) {
+        let guess: NameInfo | null = prevWasOpen ? prev.afterOpen : prev.afterClose;
+        if (
+          guess !== null &&
+          i + guess.qname.length < wEnd &&
+          sameNameIn(w, i - wBase, guess.codes) &&
+          isNameEnd(w[i + guess.qname.length - wBase] as number)
+        ) {
+          info = guess;
+        } else if (parent !== null) {
+          // The second guess: what followed this end tag last time in this parent (a `Cd` is followed by
+          // `Fmly` in `Domn` but by `Issr` in `Prtry`).
+          guess = table.afterClose(prev, parent);
+          if (
+            guess !== null &&
+            i + guess.qname.length < wEnd &&
+            sameNameIn(w, i - wBase, guess.codes) &&
+            isNameEnd(w[i + guess.qname.length - wBase] as number)
+          ) {
+            info = guess;
+            prev.afterClose = guess;
+          }
+        }
       }
       if (info !== null) i += info.qname.length;
       else {
@@ -442,7 +546,10 @@ export function streamXml(
         info = table.get(xml, lt + 1, i, hash, colon);
         if (prev !== null) {
           if (prevWasOpen) prev.afterOpen = info;
-          else prev.afterClose = info;
+          else {
+            prev.afterClose = info;
+            if (parent !== null) table.setAfterClose(prev, parent, info);
+          }
         }
       }
       const qname = info.qname;
@@ -539,7 +646,7 @@ export function streamXml(
       textStart = pos;
     }
   } finally {
-    win.inUse = false;
+    scratch.release();
   }
   if (openCount > 0) return { message: `unexpected end of document inside <${open[openCount - 1]?.qname}>`, offset: n };
   if (!rootSeen) return { message: 'no root element', offset: 0 };

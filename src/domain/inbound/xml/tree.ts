@@ -22,6 +22,11 @@ export function nameId(local: string): number {
   return id;
 }
 
+/** How many names are registered (ids read before a registration may be out of date). */
+export function registeredNames(): number {
+  return ids.size;
+}
+
 /** Id of a name read from a file: 0 when no mapper asks for it (such elements are never looked up by name). */
 export function knownNameId(local: string): number {
   return ids.get(local) ?? 0;
@@ -33,37 +38,63 @@ export class Tree {
   xml = '';
   count = 0;
   /** Registered name id (0 for names no mapper asks for). */
-  id = new Int32Array(INITIAL);
-  first = new Int32Array(INITIAL);
-  next = new Int32Array(INITIAL);
+  id: Int32Array;
+  first: Int32Array;
+  next: Int32Array;
   /** Leaf text as a source range; start -1 means the decoded text is in `decoded` (entities, CDATA, comments). */
-  start = new Int32Array(INITIAL);
-  end = new Int32Array(INITIAL);
+  start: Int32Array;
+  end: Int32Array;
   /** Local name (the tokenizer's interned string) and raw attribute text per node. */
   names: string[] = [];
   attrs: string[] = [];
   decoded: string[] = [];
   /** Last child per node while the tree is being built. */
-  private last = new Int32Array(INITIAL);
+  private last: Int32Array;
+
+  /** `size`: nodes to make room for at first (the arrays double when needed). */
+  constructor(size = INITIAL) {
+    // One buffer for the six arrays: allocating a buffer costs far more than a view on it.
+    const buffer = new ArrayBuffer(size * 24);
+    this.id = new Int32Array(buffer, 0, size);
+    this.first = new Int32Array(buffer, size * 4, size);
+    this.next = new Int32Array(buffer, size * 8, size);
+    this.start = new Int32Array(buffer, size * 12, size);
+    this.end = new Int32Array(buffer, size * 16, size);
+    this.last = new Int32Array(buffer, size * 20, size);
+  }
+
+  /** How many nodes the arrays have room for. */
+  get capacity(): number {
+    return this.id.length;
+  }
 
   reset(xml: string): void {
     this.xml = xml;
     this.count = 0;
   }
 
+  /** Forgets the input and the texts cut from it (the arrays are kept for the next parse). */
+  release(): void {
+    this.xml = '';
+    this.count = 0;
+    this.attrs.fill('');
+    this.decoded.fill('');
+  }
+
   private grow(): void {
-    const size = this.id.length * 2;
-    const more = (a: Int32Array) => {
-      const b = new Int32Array(size);
+    const size = this.id.length;
+    const buffer = new ArrayBuffer(size * 48);
+    const more = (a: Int32Array, k: number) => {
+      const b = new Int32Array(buffer, size * 8 * k, size * 2);
       b.set(a);
       return b;
     };
-    this.id = more(this.id);
-    this.first = more(this.first);
-    this.next = more(this.next);
-    this.start = more(this.start);
-    this.end = more(this.end);
-    this.last = more(this.last);
+    this.id = more(this.id, 0);
+    this.first = more(this.first, 1);
+    this.next = more(this.next, 2);
+    this.start = more(this.start, 3);
+    this.end = more(this.end, 4);
+    this.last = more(this.last, 5);
   }
 
   /** Appends an element under `parent` (-1 for the root) and returns its index. */
