@@ -30,7 +30,7 @@ async function freePort(): Promise<number> {
 /** Starts the server on `dataDir`; answers the milliseconds until /health gave 200, and the child. */
 async function timeToHealth(dataDir: string): Promise<{ ms: number; child: ChildProcess }> {
   const port = await freePort();
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'warn' };
   for (const name of ['DATABASE_URL', 'MASTER_KEY', 'ROLE']) delete env[name];
   const startedAt = performance.now();
   const child = spawn(process.execPath, [path.join(ROOT, 'src/main/server.ts')], { cwd: ROOT, env, stdio: 'inherit' });
