@@ -80,6 +80,28 @@ export function readAmount(
   return new CamtAmount(amount.text, amount.scale, amount.excessPrecision, currency, -1, amount.units);
 }
 
+/**
+ * readAmount for an amount that usually repeats `like` (a transaction's amount repeats its entry's):
+ * when the text and currency are the same and `like` is plain, readAmount would return an equal amount,
+ * so `like` itself is returned, compared in place, without a new amount or string.
+ */
+export function readAmountLike(
+  t: Tree,
+  i: number,
+  what: string,
+  fallbackCurrency: string | null,
+  like: CamtAmount,
+): CamtAmount | null {
+  if (
+    i >= 0 &&
+    like.plain >= 0 &&
+    (attrOf(t.attrs[i] as string, 'Ccy') ?? fallbackCurrency) === like.currency &&
+    t.textIs(i, like.text)
+  )
+    return like;
+  return readAmount(t, i, what, fallbackCurrency);
+}
+
 // The last currency that passed the check, with its exponent: every amount of a statement repeats it.
 let lastCurrency = '';
 let lastExponent = 2;

@@ -11,6 +11,7 @@ import {
   isTrue,
   partyOf,
   readAmount,
+  readAmountLike,
   readDate,
   readDirection,
   readStatus,
@@ -138,7 +139,7 @@ function readCounterparty(t: Tree, tx: number, direction: Direction, out: Statem
 function readTxAmount(t: Tree, tx: number, entry: CamtAmount, single: boolean): CamtAmount | null {
   const own =
     readAmount(t, t.child(tx, N.Amt), 'TxDtls/Amt', entry.currency) ??
-    readAmount(t, t.at(tx, N.AmtDtls, N.TxAmt, N.Amt), 'TxDtls/AmtDtls/TxAmt', entry.currency);
+    readAmountLike(t, t.at(tx, N.AmtDtls, N.TxAmt, N.Amt), 'TxDtls/AmtDtls/TxAmt', entry.currency, entry);
   if (own) return own;
   if (single) return entry;
   const instd = readAmount(t, t.at(tx, N.AmtDtls, N.InstdAmt, N.Amt), 'TxDtls/AmtDtls/InstdAmt', entry.currency);

@@ -67,28 +67,50 @@ function sameName(xml: string, at: number, codes: number[]): boolean {
  */
 const WINDOW = 1 << 16;
 const MARGIN = 1 << 10;
+/** Four spaces as UTF-16LE read as one float64 (a normal number: equal only to the same bits). */
+const FOUR_SPACES = new Float64Array(new Uint16Array([32, 32, 32, 32]).buffer)[0] as number;
 /** Leaf text up to this long is scanned for its `<`; beyond, one indexOf (a vectorised search) is cheaper. */
 const TEXT_SCAN = 32;
 
 class Window {
   units: Uint16Array;
+  /** The same units read four at a time (indentation is mostly runs of spaces). */
+  quads: DataView;
   private bytes: Buffer;
   base = 0;
   end = 0;
 
   constructor(size: number) {
-    this.units = new Uint16Array(size + 1);
+    // Room for the closing 0 and for a four-unit read starting at it.
+    this.units = new Uint16Array(size + 4);
+    this.quads = new DataView(this.units.buffer);
     this.bytes = Buffer.from(this.units.buffer, 0, size * 2);
   }
 
   /** Copies the input from `from` (up to the window's size, at least MARGIN units when the input has them). */
   fill(xml: string, from: number): void {
-    const end = Math.min(xml.length, from + this.units.length - 1);
+    const end = Math.min(xml.length, from + this.units.length - 4);
     this.bytes.write(xml.slice(from, end), 0, 'utf16le');
     this.units[end - from] = 0;
     this.base = from;
     this.end = end;
   }
+}
+
+/**
+ * The first `<` of the window at or after `from` and before `stop` (at most the window's end), read two
+ * units at a time, or -1 (the search goes on from `stop`). The pair read at `stop - 1` may take in the
+ * unit at `stop`, which is a real unit or the window's closing 0, never a `<` beyond the window.
+ */
+function findLt(quads: DataView, units: Uint16Array, base: number, from: number, stop: number): number {
+  let q = from;
+  while (q < stop) {
+    // A pair holds a `<` when one of its 16-bit halves is 0 after the xor: the classic zero-lane test.
+    const x = quads.getInt32((q - base) * 2, true) ^ 0x003c003c;
+    if (((x - 0x00010001) & ~x & 0x80008000) !== 0) return units[q - base] === LT ? q : q + 1;
+    q += 2;
+  }
+  return -1;
 }
 
 /** Whether the name with these code units is at `at` of the window (which must hold the whole name). */
@@ -362,6 +384,7 @@ export function streamXml(
   const win = scratch.window;
   win.fill(xml, 0);
   const w = win.units;
+  const q4 = win.quads;
   let wBase = 0; // the window holds xml[wBase, wEnd) and a 0 at wEnd
   let wEnd = win.end;
   try {
@@ -375,6 +398,13 @@ export function streamXml(
         wEnd = win.end;
       }
       let c = w[p - wBase] as number;
+      if (c === 13) c = w[++p - wBase] as number;
+      if (c === 10) {
+        // A line break and an indentation of spaces, four at a time (a run never passes the window's 0).
+        p++;
+        while (q4.getFloat64((p - wBase) * 2, true) === FOUR_SPACES) p += 4;
+        c = w[p - wBase] as number;
+      }
       while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = w[++p - wBase] as number;
       if (p === wEnd) {
         // Blank beyond the window (or the end of the input, where charCodeAt gives NaN).
@@ -385,9 +415,8 @@ export function streamXml(
       if (c !== LT) {
         // Leaf text: short texts (dates, codes, amounts) are scanned in the window, longer ones searched.
         const stop = Math.min(p + TEXT_SCAN, wEnd);
-        lt = p + 1;
-        while (lt < stop && w[lt - wBase] !== LT) lt++;
-        if (lt >= stop) lt = xml.indexOf('<', lt);
+        lt = findLt(q4, w, wBase, p + 1, stop);
+        if (lt < 0) lt = xml.indexOf('<', stop);
       }
       const blank = lt === p; // only spaces, tabs and line breaks between pos (= textStart) and lt
       if (lt < 0) {
@@ -607,9 +636,8 @@ export function streamXml(
           let q = t;
           if (c !== LT && c > 32) {
             const stop = Math.min(t + TEXT_SCAN, wEnd);
-            q = t + 1;
-            while (q < stop && w[q - wBase] !== LT) q++;
-            if (q >= stop) q = xml.indexOf('<', q);
+            q = findLt(q4, w, wBase, t + 1, stop);
+            if (q < 0) q = xml.indexOf('<', stop);
             c = LT;
           }
           const codes = info.codes;
