@@ -1,5 +1,6 @@
 import { isTrimSpace } from '../trim-space.ts';
 import { slashes } from './find-char.ts';
+import { TextWindow } from './text-window.ts';
 /**
  * The :86: information-to-account-owner field in the dialects banks actually send:
  * - german: 3-digit GVC then `?NN` subfields (?00 booking text, ?20-?29 and ?60-?63 purpose with SEPA
@@ -336,13 +337,16 @@ function keyOf(lo: number, hi: number): number {
 }
 
 /**
- * The field being read is text.slice(start, end), read in place (module state reused from field to
- * field; parseSwiftTags is not re-entrant). The /TAG/ structure is read as if the line breaks were not
- * there (banks wrap mid-word at a fixed width, keys included: "/BI\nC/"), without building that
- * unwrapped copy: a break is a line feed, with the carriage return right before it (the same breaks as
- * /\r?\n/g), and every read steps over breaks. Nothing is read at or past `end`.
+ * The field being read is text.slice(start, end), read in place through a TextWindow that holds it
+ * (module state reused from field to field; parseSwiftTags is not re-entrant): fUnits[i - fBase] is
+ * text.charCodeAt(i). The /TAG/ structure is read as if the line breaks were not there (banks wrap
+ * mid-word at a fixed width, keys included: "/BI\nC/"), without building that unwrapped copy: a break
+ * is a line feed, with the carriage return right before it (the same breaks as /\r?\n/g), and every
+ * read steps over breaks. Nothing is read at or past `end`.
  */
 let fText = '';
+let fUnits: Uint16Array = new Uint16Array(0);
+let fBase = 0;
 /** The line feeds of the field: fBreaks[fBreakFrom] up to fBreaks[fBreakTo]. */
 let fBreaks: number[] = [];
 let fBreakFrom = 0;
@@ -355,9 +359,9 @@ let keyClose = 0;
 let valueFirst = -1;
 
 /** Whether the field has a line break (that the unwrapped text would not have) at `p`. */
-function isBreak(text: string, p: number, end: number): boolean {
-  const c = text.charCodeAt(p);
-  return c === 10 || (c === 13 && p + 1 < end && text.charCodeAt(p + 1) === 10);
+function isBreak(p: number, end: number): boolean {
+  const c = fUnits[p - fBase] as number;
+  return c === 10 || (c === 13 && p + 1 < end && fUnits[p + 1 - fBase] === 10);
 }
 
 /**
@@ -366,16 +370,18 @@ function isBreak(text: string, p: number, end: number): boolean {
  * on the unwrapped text followed by a lookup in SWIFT_KEYS, recognised by numbers computed from the
  * letters (no string is cut or compared).
  */
-function keyAt(text: string, slash: number, end: number): number {
+function keyAt(slash: number, end: number): number {
+  const u = fUnits;
+  const o = fBase;
   // Usually the letters and the closing "/" are on one line.
   let j = slash + 1;
   let lo = 0;
   let hi = 0;
-  let c = j < end ? text.charCodeAt(j) : -1;
+  let c = j < end ? (u[j - o] as number) : -1;
   while (c >= 65 && c <= 90 && j - slash <= 9) {
     if (j - slash <= 6) lo = (lo << 5) | (c & 31);
     else hi = (hi << 5) | (c & 31);
-    c = ++j < end ? text.charCodeAt(j) : -1;
+    c = ++j < end ? (u[j - o] as number) : -1;
   }
   if (c === 47) {
     if (j - slash - 1 < 2) return -1;
@@ -383,27 +389,29 @@ function keyAt(text: string, slash: number, end: number): number {
     if (k >= 0) keyClose = j;
     return k;
   }
-  return c === 10 || c === 13 ? keyAcrossBreaks(text, slash, end) : -1;
+  return c === 10 || c === 13 ? keyAcrossBreaks(slash, end) : -1;
 }
 
 /** keyAt for letters with a break among them or after them: read again, stepping over breaks. */
-function keyAcrossBreaks(text: string, slash: number, end: number): number {
+function keyAcrossBreaks(slash: number, end: number): number {
+  const u = fUnits;
+  const o = fBase;
   let j = slash + 1;
   let len = 0;
   let lo = 0;
   let hi = 0;
-  let c = j < end ? text.charCodeAt(j) : -1;
+  let c = j < end ? (u[j - o] as number) : -1;
   for (;;) {
-    if (c === 10 || (c === 13 && j + 1 < end && text.charCodeAt(j + 1) === 10)) {
+    if (c === 10 || (c === 13 && j + 1 < end && u[j + 1 - o] === 10)) {
       j += c === 10 ? 1 : 2;
-      c = j < end ? text.charCodeAt(j) : -1;
+      c = j < end ? (u[j - o] as number) : -1;
       continue;
     }
     if (c < 65 || c > 90 || len === 9) break;
     if (len < 6) lo = (lo << 5) | (c & 31);
     else hi = (hi << 5) | (c & 31);
     len++;
-    c = ++j < end ? text.charCodeAt(j) : -1;
+    c = ++j < end ? (u[j - o] as number) : -1;
   }
   if (len < 2 || c !== 47) return -1;
   const k = keyOf(lo, hi);
@@ -413,21 +421,29 @@ function keyAcrossBreaks(text: string, slash: number, end: number): number {
 
 /** Whether `text` opens with "/" + 2-9 capital letters + "/" (any key, known or not). */
 function opensWithKey(text: string): boolean {
-  return opensWithKeyAt(text, 0, text.length);
+  if (text.charCodeAt(0) !== 47) return false;
+  let j = 1;
+  let c = text.charCodeAt(1);
+  while (c >= 65 && c <= 90 && j <= 9) c = text.charCodeAt(++j);
+  const len = j - 1;
+  return len >= 2 && len <= 9 && c === 47;
 }
 
-function opensWithKeyAt(text: string, start: number, end: number): boolean {
-  if (start >= end || text.charCodeAt(start) !== 47) return false;
+/** opensWithKey(text.slice(start, end)), where u[i - o] is text.charCodeAt(i) over that range. */
+function opensWithKeyIn(u: Uint16Array, o: number, start: number, end: number): boolean {
+  if (start >= end || u[start - o] !== 47) return false;
   let j = start + 1;
-  let c = j < end ? text.charCodeAt(j) : -1;
-  while (c >= 65 && c <= 90 && j - start <= 9) c = ++j < end ? text.charCodeAt(j) : -1;
+  let c = j < end ? (u[j - o] as number) : -1;
+  while (c >= 65 && c <= 90 && j - start <= 9) c = ++j < end ? (u[j - o] as number) : -1;
   const len = j - start - 1;
   return len >= 2 && len <= 9 && c === 47;
 }
 
-/** Sets the field being read, whose line feeds are breaks[from] up to breaks[to]. */
-function setField(text: string, breaks: number[], from: number, to: number): void {
+/** Sets the field being read (held by `win`), whose line feeds are breaks[from] up to breaks[to]. */
+function setField(text: string, win: TextWindow, breaks: number[], from: number, to: number): void {
   fText = text;
+  fUnits = win.units;
+  fBase = win.base;
   fBreaks = breaks;
   fBreakFrom = from;
   fBreakTo = to;
@@ -437,7 +453,9 @@ function setField(text: string, breaks: number[], from: number, to: number): voi
 function setOwnField(text: string): void {
   let count = 0;
   for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', nl + 1)) ownBreaks[count++] = nl;
-  setField(text, ownBreaks, 0, count);
+  const win = new TextWindow(text);
+  win.cover(text, 0, text.length);
+  setField(text, win, ownBreaks, 0, count);
 }
 
 /**
@@ -448,32 +466,34 @@ function setOwnField(text: string): void {
  */
 function valueAt(a: number, b: number): string | null {
   const text = fText;
-  while (a < b && isTrimSpace(text.charCodeAt(a))) a++;
-  while (b > a && isTrimSpace(text.charCodeAt(b - 1))) b--;
+  const u = fUnits;
+  const o = fBase;
+  while (a < b && isTrimSpace(u[a - o] as number)) a++;
+  while (b > a && isTrimSpace(u[b - 1 - o] as number)) b--;
   if (a >= b) return null; // also a key closed right where the next one opens
-  valueFirst = text.charCodeAt(a);
+  valueFirst = u[a - o] as number;
   let out = '';
   let from = a;
   for (let k = fBreakFrom; k < fBreakTo; k++) {
     const nl = fBreaks[k] as number;
     if (nl < from) continue;
     if (nl >= b) break;
-    out += text.slice(from, nl > from && text.charCodeAt(nl - 1) === 13 ? nl - 1 : nl);
+    out += text.slice(from, nl > from && u[nl - 1 - o] === 13 ? nl - 1 : nl);
     from = nl + 1;
   }
   return from === a ? text.slice(a, b) : out + text.slice(from, b);
 }
 
-/** The /TAG/ field text.slice(start, end), set with setField. */
+/** The /TAG/ field text.slice(start, end), set with setField (or setOwnField). */
 function parseSwiftTags(text: string, start: number, end: number, into: Details | null): Details {
   const d = empty('swift-tags', into);
   let key = -1;
   let valueStart = 0;
   let remiFirst = -1;
   // Scans from slash to slash (no regex): an unknown /XX/ is text, and a key's closing "/" may open the next key.
-  let slash = text.charCodeAt(start) === 47 ? start : slashes.find(text, start, end);
+  let slash = fUnits[start - fBase] === 47 ? start : slashes.find(text, start, end);
   while (slash >= 0) {
-    const k = keyAt(text, slash, end);
+    const k = keyAt(slash, end);
     if (k < 0) {
       slash = slashes.find(text, slash + 1, end);
       continue;
@@ -487,7 +507,7 @@ function parseSwiftTags(text: string, start: number, end: number, into: Details 
   if (key >= 0) {
     // The last value loses its trailing slashes (breaks among them do not count).
     let last = end;
-    while (last > valueStart && (text.charCodeAt(last - 1) === 47 || isBreak(text, last - 1, end))) last--;
+    while (last > valueStart && (fUnits[last - 1 - fBase] === 47 || isBreak(last - 1, end))) last--;
     assignSwiftTag(d, key, valueAt(valueStart, last));
     if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
   }
@@ -542,6 +562,7 @@ let reused: Details | null = null;
 export function forgetDetails86(): void {
   if (reused) empty('free-text', reused);
   fText = '';
+  fUnits = new Uint16Array(0);
   fBreaks = ownBreaks;
 }
 
@@ -552,6 +573,7 @@ export function forgetDetails86(): void {
  * neither German, Polish nor free text) is not cut out first.
  */
 export function parseDetails86At(
+  win: TextWindow,
   text: string,
   start: number,
   end: number,
@@ -560,8 +582,9 @@ export function parseDetails86At(
   breakTo: number,
 ): Details {
   reused ??= empty('free-text', null);
-  if (opensWithKeyAt(text, start, end)) {
-    setField(text, breaks, breakFrom, breakTo);
+  win.cover(text, start, end);
+  if (opensWithKeyIn(win.units, win.base, start, end)) {
+    setField(text, win, breaks, breakFrom, breakTo);
     return parseSwiftTags(text, start, end, reused);
   }
   return parseInto(text.slice(start, end), reused);

@@ -1,5 +1,6 @@
 import { isTrimSpace } from '../trim-space.ts';
 import { carriageReturns, lineSeparators, paragraphSeparators, slashes } from './find-char.ts';
+import { TextWindow } from './text-window.ts';
 
 /**
  * The :61: statement line: 6!n[4!n]2a[1!a]15d1!a3!c16x[//16x][34x]
@@ -94,19 +95,20 @@ function typeCodeOf(s: string, i: number, code: number): string {
 
 const NONREF = 'NONREF';
 
-/** s.slice(a, b).trim(), null when empty; the usual NONREF as one shared string. */
-function referenceAt(s: string, a: number, b: number): string | null {
-  while (a < b && isTrimSpace(s.charCodeAt(a))) a++;
-  while (b > a && isTrimSpace(s.charCodeAt(b - 1))) b--;
+/** s.slice(a, b).trim(), null when empty; the usual NONREF as one shared string. `u[i - o]` is s[i]. */
+function referenceAt(s: string, u: Uint16Array, o: number, a: number, b: number): string | null {
+  while (a < b && isTrimSpace(u[a - o] as number)) a++;
+  while (b > a && isTrimSpace(u[b - 1 - o] as number)) b--;
   if (a === b) return null;
+  const k = a - o;
   if (
     b - a === 6 &&
-    s.charCodeAt(a) === 78 &&
-    s.charCodeAt(a + 1) === 79 &&
-    s.charCodeAt(a + 2) === 78 &&
-    s.charCodeAt(a + 3) === 82 &&
-    s.charCodeAt(a + 4) === 69 &&
-    s.charCodeAt(a + 5) === 70
+    u[k] === 78 &&
+    u[k + 1] === 79 &&
+    u[k + 2] === 78 &&
+    u[k + 3] === 82 &&
+    u[k + 4] === 69 &&
+    u[k + 5] === 70
   )
     return NONREF;
   return s.slice(a, b);
@@ -140,34 +142,37 @@ export const scanned: ScannedLine61 = {
  * be), by index in the source text: no line, match array or capture strings are cut per statement line.
  * False when the line does not match (line61Error gives the message).
  */
-export function scanLine61(text: string, start: number, end: number, nl: number): boolean {
+export function scanLine61(win: TextWindow, text: string, start: number, end: number, nl: number): boolean {
+  win.cover(text, start, nl);
+  const u = win.units;
+  const o = win.base;
   // The first line, trimmed as String.prototype.trim would.
   let a = start;
   let n = nl;
-  while (a < n && isTrimSpace(text.charCodeAt(a))) a++;
-  while (n > a && isTrimSpace(text.charCodeAt(n - 1))) n--;
+  while (a < n && isTrimSpace(u[a - o] as number)) a++;
+  while (n > a && isTrimSpace(u[n - 1 - o] as number)) n--;
   // Every read below is bounded by `n`: past the first line, the regular expression sees no character.
   if (n - a < 8) return false; // six digits, a mark and a digit at least
   let ymd = 0;
   for (let k = a; k < a + 6; k++) {
-    const x = text.charCodeAt(k);
+    const x = u[k - o] as number;
     if (!isDigit(x)) return false;
     ymd = ymd * 10 + (x - 48);
   }
   let i = a + 6;
   let md = -1;
   if (i + 4 <= n) {
-    const m1 = text.charCodeAt(i);
-    const m2 = text.charCodeAt(i + 1);
-    const d1 = text.charCodeAt(i + 2);
-    const d2 = text.charCodeAt(i + 3);
+    const m1 = u[i - o] as number;
+    const m2 = u[i + 1 - o] as number;
+    const d1 = u[i + 2 - o] as number;
+    const d2 = u[i + 3 - o] as number;
     if (isDigit(m1) && isDigit(m2) && isDigit(d1) && isDigit(d2)) {
       md = (m1 - 48) * 1000 + (m2 - 48) * 100 + (d1 - 48) * 10 + (d2 - 48);
       i += 4;
     }
   }
-  const c = i < n ? text.charCodeAt(i) : -1;
-  const d = i + 1 < n ? text.charCodeAt(i + 1) : -1;
+  const c = i < n ? (u[i - o] as number) : -1;
+  const d = i + 1 < n ? (u[i + 1 - o] as number) : -1;
   let mark: Line61['mark'];
   if (c === 82 /* R */ && (d === 67 || d === 68)) mark = d === 67 ? 'RC' : 'RD';
   else if (c === 69 /* E */ && (d === 67 || d === 68)) mark = d === 67 ? 'EC' : 'ED';
@@ -176,38 +181,38 @@ export function scanLine61(text: string, start: number, end: number, nl: number)
   else return false;
   i += mark.length;
   let fundsCode: string | null = null;
-  if (i < n && isUpper(text.charCodeAt(i))) {
+  if (i < n && isUpper(u[i - o] as number)) {
     fundsCode = text[i] as string;
     i++;
   }
   const amountStart = i;
   let whole = 0;
-  while (i < n && i - amountStart < 15 && isDigit(text.charCodeAt(i))) {
-    whole = whole * 10 + (text.charCodeAt(i) - 48);
+  while (i < n && i - amountStart < 15 && isDigit(u[i - o] as number)) {
+    whole = whole * 10 + ((u[i - o] as number) - 48);
     i++;
   }
   const wholeDigits = i - amountStart;
   if (wholeDigits === 0) return false;
   let amount: string;
   let plainUnits = -1;
-  if (i < n && text.charCodeAt(i) === 44 /* , */) {
+  if (i < n && (u[i - o] as number) === 44 /* , */) {
     const comma = i++;
-    while (i < n && isDigit(text.charCodeAt(i))) i++;
+    while (i < n && isDigit(u[i - o] as number)) i++;
     // The shape decimal.ts reads without BigInt formatting: /^(?:0|[1-9]\d{0,14})\.\d\d$/.
-    if (i - comma === 3 && wholeDigits <= 13 && (wholeDigits === 1 || text.charCodeAt(amountStart) !== 48) /* 0 */) {
-      const cents = (text.charCodeAt(comma + 1) - 48) * 10 + (text.charCodeAt(comma + 2) - 48);
+    if (i - comma === 3 && wholeDigits <= 13 && (wholeDigits === 1 || (u[amountStart - o] as number) !== 48) /* 0 */) {
+      const cents = ((u[comma + 1 - o] as number) - 48) * 10 + ((u[comma + 2 - o] as number) - 48);
       plainUnits = whole * 100 + cents;
       // The same text as cutting it out: the whole digits have no leading zero.
       amount = String(whole) + (DOT_TWO_DIGITS[cents] as string);
     } else amount = `${text.slice(amountStart, comma)}.${text.slice(comma + 1, i)}`;
   } else amount = text.slice(amountStart, i);
   let typeCode: string | null = null;
-  const t = i < n ? text.charCodeAt(i) : -1;
+  const t = i < n ? (u[i - o] as number) : -1;
   if ((t === 78 || t === 70 || t === 83) && i + 4 <= n) {
     let ok = true;
     let code = t;
     for (let k = i + 1; k < i + 4; k++) {
-      const x = text.charCodeAt(k);
+      const x = u[k - o] as number;
       if (!(isUpper(x) || isDigit(x))) ok = false;
       code = (code << 7) | x;
     }
@@ -225,7 +230,7 @@ export function scanLine61(text: string, start: number, end: number, nl: number)
   )
     return false;
   let sep = slashes.find(text, i, n);
-  while (sep >= 0 && !(sep + 1 < n && text.charCodeAt(sep + 1) === 47)) sep = slashes.find(text, sep + 1, n);
+  while (sep >= 0 && !(sep + 1 < n && (u[sep + 1 - o] as number) === 47)) sep = slashes.find(text, sep + 1, n);
   const out = scanned;
   out.valueDate = valueDateOf(ymd);
   out.entryDate = md < 0 ? null : entryDateFrom(ymd, md);
@@ -233,8 +238,8 @@ export function scanLine61(text: string, start: number, end: number, nl: number)
   out.fundsCode = fundsCode;
   out.amount = amount;
   out.typeCode = typeCode;
-  out.customerRef = referenceAt(text, i, sep < 0 ? n : sep);
-  out.bankRef = sep < 0 ? null : referenceAt(text, sep + 2, n);
+  out.customerRef = referenceAt(text, u, o, i, sep < 0 ? n : sep);
+  out.bankRef = sep < 0 ? null : referenceAt(text, u, o, sep + 2, n);
   let supplementary: string | null = null;
   if (nl < end) {
     const rest = text
@@ -266,7 +271,8 @@ export function line61Error(text: string, start: number, end: number): string {
 /** The first line of a :61: field value as a Line61, or why it is not a statement line. */
 export function parseLine61(value: string): Line61 | string {
   const nl = value.indexOf('\n');
-  if (!scanLine61(value, 0, value.length, nl < 0 ? value.length : nl)) return line61Error(value, 0, value.length);
+  const win = new TextWindow(value);
+  if (!scanLine61(win, value, 0, value.length, nl < 0 ? value.length : nl)) return line61Error(value, 0, value.length);
   const s = scanned;
   return {
     valueDate: s.valueDate,

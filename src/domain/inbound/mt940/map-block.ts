@@ -22,6 +22,7 @@ import { type Details, parseDetails86At } from './details86.ts';
 import { isRealDate, line61Error, scanLine61, scanned, yymmdd } from './line61.ts';
 import { PlainSums } from './plain-sums.ts';
 import { KNOWN_TAGS, type RawBlock } from './split-blocks.ts';
+import type { TextWindow } from './text-window.ts';
 
 /**
  * One MT940/MT942 message (from :20: to the end) to a normalised statement. Tag order is checked
@@ -133,7 +134,8 @@ export function mapBlock(
   block: RawBlock,
   format: 'mt940' | 'mt942',
   blockIndex: number,
-  onTransaction: TransactionSink | null = null,
+  onTransaction: TransactionSink | null,
+  win: TextWindow,
 ): MappedBlock {
   const accountField = block.accountField;
   const account =
@@ -142,7 +144,7 @@ export function mapBlock(
   const hasClosing = block.hasClosing;
   const closed = !block.unclosedSwift && (hasClosing || block.terminated);
   try {
-    return { ...mapFields(block, format, blockIndex, account, onTransaction), account, closed };
+    return { ...mapFields(block, format, blockIndex, account, onTransaction, win), account, closed };
   } catch (e) {
     if (!(e instanceof BlockError)) throw e;
     return {
@@ -160,6 +162,7 @@ function mapFields(
   blockIndex: number,
   account: string | null,
   onTransaction: TransactionSink | null,
+  win: TextWindow,
 ): { ok: true; statement: NormalisedStatement; warnings: IntegrityWarning[] } {
   if (block.junk) throw new BlockError(`unexpected text before :20: "${block.junk.slice(0, 40)}"`);
   const warnings: IntegrityWarning[] = [];
@@ -206,7 +209,8 @@ function mapFields(
       const end = ends[k] as number;
       const firstBreak = breakFrom[k] as number;
       const nl = firstBreak < (breakTo[k] as number) ? (breaks[firstBreak] as number) : end;
-      if (!scanLine61(text, start, end, nl)) throw new BlockError(`${line61Error(text, start, end)} (line ${lineNo})`);
+      if (!scanLine61(win, text, start, end, nl))
+        throw new BlockError(`${line61Error(text, start, end)} (line ${lineNo})`);
       const line = scanned;
       const cur = currency ?? acct.currency;
       if (!cur) throw new BlockError(`:61: on line ${lineNo} without a currency (no :60F:/:34F:)`);
@@ -254,6 +258,7 @@ function mapFields(
     if (tag === '86') {
       if (lastTx) {
         const details = parseDetails86At(
+          win,
           text,
           starts[k] as number,
           ends[k] as number,

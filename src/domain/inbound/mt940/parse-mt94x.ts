@@ -4,6 +4,7 @@ import { forgetFinders } from './find-char.ts';
 import { forgetLine61 } from './line61.ts';
 import { mapBlock } from './map-block.ts';
 import { splitBlocks } from './split-blocks.ts';
+import { TextWindow } from './text-window.ts';
 
 /**
  * MT940/MT942 file to statement blocks. A file whose last message was cut off (no closing balance,
@@ -30,10 +31,11 @@ export function parseMt94x(
 function parseBlocks(text: string, format: 'mt940' | 'mt942', onTransaction: TransactionSink | null): Mt94xParse {
   const blocks: StatementBlock[] = [];
   let unclosed = 0;
+  const win = new TextWindow(text);
   // Each block is mapped as soon as the splitter has finished it.
   const split = splitBlocks(text, (raw) => {
     const index = blocks.length;
-    const mapped = mapBlock(raw, format, index, onTransaction);
+    const mapped = mapBlock(raw, format, index, onTransaction, win);
     if (!mapped.closed && format === 'mt940') unclosed++;
     if (mapped.ok)
       blocks.push({ index, ok: true, account: mapped.account, statement: mapped.statement, warnings: mapped.warnings });
