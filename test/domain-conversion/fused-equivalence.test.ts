@@ -116,7 +116,9 @@ const creditorArb = fc.record(
         arbitrary: fc.constantFrom({ iban: 'DE00370400440532013000' }, { iban: 'de89 3704 0044 0532 0130 00' }),
       },
     ),
-    agent: fc.constantFrom(...BICS).map((bic) => ({ bic })),
+    agent: mostly(fc.constantFrom(...BICS), 'COBADEF1XXX', 'cobadeffxxx', 'COBADEFOXXX', 'COBADEFFXX').map((bic) => ({
+      bic,
+    })),
   },
   { requiredKeys: ['name', 'account', 'country', 'agent'] },
 );

@@ -24,11 +24,28 @@ export function isIsoDateTime(value: string): boolean {
 
 /**
  * BIC as the pain.001.001.03 schema pattern demands (the stricter of the two versions): 4 letters bank,
- * 2 letters country, location without 0/1 first and O second, optional 3-character branch.
+ * 2 letters country, location without 0/1 first and O second, optional 3-character branch; that is
+ * /^[A-Z]{6}[A-Z2-9][A-NP-Z0-9]([A-Z0-9]{3})?$/, checked by hand: it runs once per transaction on the
+ * conversion hot path, where the regex call cost about twice the check.
  */
-const BIC = /^[A-Z]{6}[A-Z2-9][A-NP-Z0-9]([A-Z0-9]{3})?$/;
 export function isBicShape(value: string): boolean {
-  return BIC.test(value);
+  const n = value.length;
+  if (n !== 8 && n !== 11) return false;
+  for (let i = 0; i < 6; i++) if (!isUpper(value.charCodeAt(i))) return false;
+  const location = value.charCodeAt(6);
+  if (!isUpper(location) && !(location >= 50 && location <= 57)) return false;
+  const second = value.charCodeAt(7);
+  if (!isUpperOrDigit(second) || second === 79) return false;
+  for (let i = 8; i < n; i++) if (!isUpperOrDigit(value.charCodeAt(i))) return false;
+  return true;
+}
+
+function isUpper(c: number): boolean {
+  return c >= 65 && c <= 90;
+}
+
+function isUpperOrDigit(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 48 && c <= 57);
 }
 
 /** ISO external code (purpose, category purpose, service level): 1..4 capital letters or digits. */
