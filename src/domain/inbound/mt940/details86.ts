@@ -1,6 +1,6 @@
 import { isTrimSpace } from '../trim-space.ts';
 import { slashes } from './find-char.ts';
-import { TextWindow } from './text-window.ts';
+import { type TextWindow, windowFor } from './text-window.ts';
 /**
  * The :86: information-to-account-owner field in the dialects banks actually send:
  * - german: 3-digit GVC then `?NN` subfields (?00 booking text, ?20-?29 and ?60-?63 purpose with SEPA
@@ -453,9 +453,7 @@ function setField(text: string, win: TextWindow, breaks: number[], from: number,
 function setOwnField(text: string): void {
   let count = 0;
   for (let nl = text.indexOf('\n'); nl >= 0; nl = text.indexOf('\n', nl + 1)) ownBreaks[count++] = nl;
-  const win = new TextWindow(text);
-  win.cover(text, 0, text.length);
-  setField(text, win, ownBreaks, 0, count);
+  setField(text, windowFor(text), ownBreaks, 0, count);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isTrimSpace } from '../trim-space.ts';
 import { carriageReturns, lineSeparators, paragraphSeparators, slashes } from './find-char.ts';
-import { TextWindow } from './text-window.ts';
+import { type TextWindow, windowFor } from './text-window.ts';
 
 /**
  * The :61: statement line: 6!n[4!n]2a[1!a]15d1!a3!c16x[//16x][34x]
@@ -271,7 +271,7 @@ export function line61Error(text: string, start: number, end: number): string {
 /** The first line of a :61: field value as a Line61, or why it is not a statement line. */
 export function parseLine61(value: string): Line61 | string {
   const nl = value.indexOf('\n');
-  const win = new TextWindow(value);
+  const win = windowFor(value);
   if (!scanLine61(win, value, 0, value.length, nl < 0 ? value.length : nl)) return line61Error(value, 0, value.length);
   const s = scanned;
   return {

@@ -4,7 +4,7 @@ import { forgetFinders } from './find-char.ts';
 import { forgetLine61 } from './line61.ts';
 import { mapBlock } from './map-block.ts';
 import { splitBlocks } from './split-blocks.ts';
-import { TextWindow } from './text-window.ts';
+import { acquireWindow, releaseWindow, type TextWindow } from './text-window.ts';
 
 /**
  * MT940/MT942 file to statement blocks. A file whose last message was cut off (no closing balance,
@@ -20,18 +20,24 @@ export function parseMt94x(
   format: 'mt940' | 'mt942',
   onTransaction: TransactionSink | null = null,
 ): Mt94xParse {
+  const win = acquireWindow();
   try {
-    return parseBlocks(text, format, onTransaction);
+    return parseBlocks(text, format, onTransaction, win);
   } finally {
+    releaseWindow(win);
     forgetLine61();
     forgetFinders();
   }
 }
 
-function parseBlocks(text: string, format: 'mt940' | 'mt942', onTransaction: TransactionSink | null): Mt94xParse {
+function parseBlocks(
+  text: string,
+  format: 'mt940' | 'mt942',
+  onTransaction: TransactionSink | null,
+  win: TextWindow,
+): Mt94xParse {
   const blocks: StatementBlock[] = [];
   let unclosed = 0;
-  const win = new TextWindow(text);
   // Each block is mapped as soon as the splitter has finished it.
   const split = splitBlocks(text, (raw) => {
     const index = blocks.length;
