@@ -41,8 +41,11 @@ function party(name: string, a: BenchAddress | undefined) {
     : { name };
 }
 
-export function convert(batch: BenchBatch): Buffer {
-  const ps = batch.payments;
+/**
+ * The batch's payments as canonical transactions. A function of its own so V8 optimises the loop as a
+ * whole: inside `convert` it ran as on-stack-replaced code that the rest of `convert` kept discarding.
+ */
+function transactionsOf(ps: BenchPayment[]): unknown[] {
   const transactions = new Array(ps.length);
   for (let i = 0; i < ps.length; i++) {
     const p = ps[i] as BenchPayment;
@@ -72,6 +75,11 @@ export function convert(batch: BenchBatch): Buffer {
       remittance: { unstructured: p.remittanceInformation },
     };
   }
+  return transactions;
+}
+
+export function convert(batch: BenchBatch): Buffer {
+  const transactions = transactionsOf(batch.payments);
   const d = batch.debtor;
   const debtor = { ...party(d.name, d.address), account: { iban: d.iban }, agent: { bic: d.bic } };
   const canonical = {
