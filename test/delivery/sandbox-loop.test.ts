@@ -128,6 +128,9 @@ test('REJECT:<code> rejects that line with its reason while the other is booked;
 
   const rejectedOnly = structuredClone(first.body.payment) as typeof payment;
   rejectedOnly.messageId = 'REJ-ALL-1';
+  // An end-to-end id of its own: MIXED-1's camt.053 (ingested after its pain.002, so possibly after
+  // this submit on a loaded machine) books E2E-0001, and would clear this line by that id too.
+  rejectedOnly.payments[0]!.transactions[0]!['endToEndId'] = 'E2E-ALL-REJ';
   rejectedOnly.payments[0]!.transactions[0]!['remittance'] = { unstructured: 'REJECT:AM04' };
   const rejected = await submit(sandbox, { ...first.body, payment: rejectedOnly }, 'loop-rej');
   const rejectedLines = await waitForStatus(sandbox, rejected.id, ['executed', 'rejected']);
