@@ -223,7 +223,7 @@ type NameInfo = {
   id: number;
   /** Number of the name in its table (1 up; 0 when it was not kept): keys the second guess. */
   ix: number;
-  /** The qualified name's code units: compared with charCodeAt, which beats startsWith on names this short. */
+  /** The qualified name's code units: compared one by one (in the window), which beats startsWith on names this short. */
   codes: number[];
   afterOpen: NameInfo | null;
   afterClose: NameInfo | null;
