@@ -166,7 +166,7 @@ function addEntryNode(
   }
   try {
     const mapped = mapEntry(tree, ntry, index, block.totals.currency);
-    block.sums.add(block.totals, mapped.amount, mapped.direction, mapped.status === 'booked');
+    block.sums.addAmount(block.totals, mapped.amount, mapped.direction, mapped.status === 'booked');
     if (onTransaction) for (const t of mapped.transactions) onTransaction(t, blockIndex);
     else for (const t of mapped.transactions) block.transactions.push(t);
     if (mapped.warnings.length) block.entryWarnings.push(...mapped.warnings);

@@ -1,6 +1,7 @@
 import { currencyExponent } from '../../money/currencies.ts';
 import { parseAmountText } from '../decimal.ts';
 import { newTransaction } from '../new-transaction.ts';
+import { PlainSums } from '../plain-sums.ts';
 import {
   addEntry,
   checkBalances,
@@ -20,7 +21,6 @@ import type {
 } from '../types.ts';
 import { type Details, parseDetails86At } from './details86.ts';
 import { isRealDate, line61Error, scanLine61, scanned, yymmdd } from './line61.ts';
-import { PlainSums } from './plain-sums.ts';
 import { KNOWN_TAGS, type RawBlock } from './split-blocks.ts';
 import type { TextWindow } from './text-window.ts';
 

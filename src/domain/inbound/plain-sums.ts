@@ -1,8 +1,8 @@
-import { addDecimal, type Decimal } from '../decimal.ts';
-import type { EntryTotals } from '../statement-totals.ts';
+import { addDecimal, type Decimal } from './decimal.ts';
+import type { EntryTotals } from './statement-totals.ts';
 
 /**
- * addEntry for amounts already known as units at scale 2 below 10^15, summed as numbers instead of one
+ * addEntry (camt and MT940) for amounts already known as units at scale 2 below 10^15, summed as numbers instead of one
  * BigInt per entry and per sum: a double holds every integer below 2^53 exactly, and each running sum is
  * handed to the totals (as one Decimal at scale 2) before it could leave that range. The totals end up
  * exactly as addEntry would leave them: counts are kept as it keeps them, and the sums are exact
