@@ -29,7 +29,12 @@ export async function openJobQueue(connectionString: string, logger: Logger, opt
     supervise: options.supervise ?? true,
     schedule: options.supervise ?? true,
   });
-  boss.on('error', (err) => logger.error({ err }, 'job queue error'));
+  // Once stopping, a connection that the (embedded) PostgreSQL's shutdown terminates under pg-boss is
+  // expected, not an error worth an alert.
+  let stopping = false;
+  boss.on('error', (err) =>
+    stopping ? logger.debug({ err }, 'job queue error while stopping') : logger.error({ err }, 'job queue error'),
+  );
   await boss.start();
   for (const [name, opts] of Object.entries(QUEUE_OPTIONS)) {
     if (!(await boss.getQueue(name))) await boss.createQueue(name, opts);
@@ -51,5 +56,9 @@ export async function openJobQueue(connectionString: string, logger: Logger, opt
       );
     },
   };
-  return { queue, boss, stop: () => boss.stop({ graceful: true, timeout: 10_000 }) } satisfies JobQueueHandle;
+  const stop = () => {
+    stopping = true;
+    return boss.stop({ graceful: true, timeout: 10_000 });
+  };
+  return { queue, boss, stop } satisfies JobQueueHandle;
 }
