@@ -1,10 +1,12 @@
+import type { PoolClient } from 'pg';
 import type { Db } from './client.ts';
 
 /**
  * Group commit for test-environment submits: requests that arrive while earlier ones are still in
- * PostgreSQL are journaled together, in one journal_submit_batch statement (migration 0010) and one
- * transaction. Each still gets its own claim, journal number, chain events and answer (a failing item
- * is rolled back alone, in its own subtransaction); what they share is the round trip, the commit
+ * PostgreSQL are journaled together, in one journal_submit_batch statement (migrations 0010, 0012) and
+ * one transaction. Each still gets its own checks, claim, journal number, chain events and answer (if
+ * one item fails, the batch runs again with each item in a subtransaction of its own, so the failing
+ * one is rolled back alone); what they share is the round trip, the commit
  * and the company's serialisation points, taken once per batch instead of once per document. Under
  * no concurrency a batch holds one item, so nothing waits for company.
  *
@@ -17,6 +19,12 @@ export type BatchItem = {
   companyId: string;
   key: string;
   messageId: string | null;
+  /** The API key to find still active, or null. */
+  apiKeyId: string | null;
+  bankKey: string;
+  environment: string;
+  /** The submit context the item was converted with (text of submit_context), or null: not checked. */
+  context: string | null;
   document: Record<string, unknown>;
   lines: Array<Record<string, unknown>>;
   approval: Record<string, unknown> | null;
@@ -95,26 +103,34 @@ class SubmitBatcher {
   }
 
   private async run(batch: Waiting[]): Promise<void> {
+    const items = JSON.stringify(
+      batch.map(({ item }) => ({
+        platform_id: item.platformId,
+        company_id: item.companyId,
+        key: item.key,
+        message_id: item.messageId,
+        api_key_id: item.apiKeyId,
+        bank_key: item.bankKey,
+        environment: item.environment,
+        context: item.context,
+        document: item.document,
+        lines: item.lines,
+        approval: item.approval,
+        events: item.events,
+      })),
+    );
     try {
-      const result = await this.db.$client.query<{ r: string[] }>({
-        name: 'journal_submit_batch',
-        text: 'SELECT journal_submit_batch($1::jsonb) AS r',
-        values: [
-          JSON.stringify(
-            batch.map(({ item }) => ({
-              platform_id: item.platformId,
-              company_id: item.companyId,
-              key: item.key,
-              message_id: item.messageId,
-              document: item.document,
-              lines: item.lines,
-              approval: item.approval,
-              events: item.events,
-            })),
-          ),
-        ],
-      });
-      const answers = result.rows[0]!.r;
+      // Items share one transaction; if any of them fails, the statement wrote nothing and the same
+      // items run again isolated, each in its own subtransaction (migration 0012). Both on one
+      // connection: node-postgres rejects on PostgreSQL's error message, before the failed transaction
+      // has ended, and on another connection the second run would find its advisory locks still held.
+      const client = await this.db.$client.connect();
+      let answers: string[];
+      try {
+        answers = await statement(client, items, false).catch(() => statement(client, items, true));
+      } finally {
+        client.release();
+      }
       batch.forEach((w, i) => {
         w.resolve(answers[i]!);
       });
@@ -122,6 +138,15 @@ class SubmitBatcher {
       for (const w of batch) w.reject(error);
     }
   }
+}
+
+async function statement(client: PoolClient, items: string, isolated: boolean): Promise<string[]> {
+  const result = await client.query<{ r: string[] }>({
+    name: 'journal_submit_batch',
+    text: 'SELECT journal_submit_batch($1::jsonb, $2) AS r',
+    values: [items, isolated],
+  });
+  return result.rows[0]!.r;
 }
 
 const batchers = new WeakMap<Db, SubmitBatcher>();

@@ -125,7 +125,10 @@ test('one failing item in a batch is rolled back alone; the others are journaled
   // together, the failing item (a platform that does not exist: the document's foreign key fails)
   // in the middle of them.
   const calls = Array.from({ length: 12 }, (_, i) =>
-    submitOutbound(t.ctx.db, scope, `ITEM-${i}`, `ITEM-${i}`, entry(i, i === 9 ? 'plat_missing' : s.platformId)),
+    submitOutbound(t.ctx.db, scope, `ITEM-${i}`, `ITEM-${i}`, entry(i, i === 9 ? 'plat_missing' : s.platformId), {
+      apiKeyId: null,
+      context: null,
+    }),
   );
   const settled = await Promise.allSettled(calls);
   settled.forEach((r, i) => {

@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { decodeCursor, page } from '../pagination.ts';
 import { requireWorkspaceAdmin } from './access.ts';
+import { forgetApiKey } from './authenticate.ts';
 import type { Principal } from './principal.ts';
 
 export type CreatedApiKey = { id: string; key: string; label: string; createdAt: string };
@@ -66,7 +67,7 @@ export async function listApiKeys(
 
 export async function deleteApiKey(ctx: AppContext, principal: Principal, platformId: string, keyId: string) {
   const session = requireWorkspaceAdmin(principal, platformId);
-  return ctx.db.transaction(async (tx) => {
+  const result = await ctx.db.transaction(async (tx) => {
     const revoked = await revokeApiKey(tx, { platformId }, keyId, ctx.clock.now());
     if (!revoked) throw notFound('api key');
     await recordEvent(ctx, tx, {
@@ -78,4 +79,8 @@ export async function deleteApiKey(ctx: AppContext, principal: Principal, platfo
     });
     return { id: keyId, revoked: true };
   });
+  // This process stops taking the key from its recent keys at once; other processes find it revoked
+  // when they confirm it (see authenticateApiKey).
+  forgetApiKey(ctx, keyId);
+  return result;
 }

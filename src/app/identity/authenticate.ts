@@ -1,7 +1,9 @@
-import { findActiveApiKeyByDigest, touchApiKeyLastUsed } from '../../db/repositories/api-keys.ts';
+import type { Db } from '../../db/client.ts';
+import { findActiveApiKeyByDigest, isApiKeyActive, touchApiKeyLastUsed } from '../../db/repositories/api-keys.ts';
 import { touchPlatformActivity } from '../../db/repositories/platforms.ts';
 import { findLiveSessionByDigest } from '../../db/repositories/sessions.ts';
 import { findUser } from '../../db/repositories/users.ts';
+import { RecentCache } from '../../platform/recent-cache.ts';
 import { sha256Hex } from '../../platform/secrets.ts';
 import type { AppContext } from '../context.ts';
 import type { KeyPrincipal, SessionPrincipal } from './principal.ts';
@@ -27,14 +29,57 @@ function touch(ctx: AppContext, keyId: string, platformId: string): void {
 
 /**
  * The raw key is looked up by its SHA-256 digest: the database compares digests, never the secret,
- * so the comparison's timing tells an attacker nothing about a valid key.
+ * so the comparison's timing tells an attacker nothing about a valid key. `recent: true` may answer
+ * from the keys this process found active before, without a lookup: the principal then says so
+ * (`recent`), and the caller must confirm the key before anything it answers is released (the
+ * submit statement checks it; confirmApiKey otherwise).
  */
-export async function authenticateApiKey(ctx: AppContext, raw: string): Promise<KeyPrincipal | null> {
+export async function authenticateApiKey(
+  ctx: AppContext,
+  raw: string,
+  options: { recent?: boolean } = {},
+): Promise<KeyPrincipal | null> {
   if (!API_KEY_FORMAT.test(raw)) return null;
-  const key = await findActiveApiKeyByDigest(ctx.db, sha256Hex(raw));
-  if (!key) return null;
+  const digest = sha256Hex(raw);
+  const cache = recentKeysOf(ctx.db);
+  const seen = options.recent ? cache.get(digest) : undefined;
+  if (seen) {
+    touch(ctx, seen.id, seen.platformId);
+    return { kind: 'key', platformId: seen.platformId, keyId: seen.id, recent: true };
+  }
+  const key = await findActiveApiKeyByDigest(ctx.db, digest);
+  if (!key) {
+    cache.delete(digest);
+    return null;
+  }
+  cache.set(digest, key);
   touch(ctx, key.id, key.platformId);
   return { kind: 'key', platformId: key.platformId, keyId: key.id };
+}
+
+/** Whether a key taken from the recent keys is still active (looked up); forgets it if not. */
+export async function confirmApiKey(ctx: AppContext, principal: KeyPrincipal): Promise<boolean> {
+  const active = await isApiKeyActive(ctx.db, principal.platformId, principal.keyId);
+  if (!active) forgetApiKey(ctx, principal.keyId);
+  return active;
+}
+
+/** A key revoked (here or, as the submit statement found, in another process) is no longer taken from the cache. */
+export function forgetApiKey(ctx: AppContext, keyId: string): void {
+  recentKeysOf(ctx.db).deleteWhere((key) => key.id === keyId);
+}
+
+/** Keys found active recently, by digest, per database pool. */
+const RECENT_KEYS = 10_000;
+const recentKeys = new WeakMap<Db, RecentCache<{ id: string; platformId: string }>>();
+
+function recentKeysOf(db: Db): RecentCache<{ id: string; platformId: string }> {
+  let cache = recentKeys.get(db);
+  if (!cache) {
+    cache = new RecentCache(RECENT_KEYS);
+    recentKeys.set(db, cache);
+  }
+  return cache;
 }
 
 export async function authenticateSession(ctx: AppContext, raw: string): Promise<SessionPrincipal | null> {

@@ -8,7 +8,13 @@ export type SessionUser = {
   companyId: string | null;
 };
 
-export type KeyPrincipal = { kind: 'key'; platformId: string; keyId: string };
+export type KeyPrincipal = {
+  kind: 'key';
+  platformId: string;
+  keyId: string;
+  /** Taken from the process's recent keys without a lookup (AuthRule.recentKey): not yet confirmed active. */
+  recent?: true;
+};
 export type SessionPrincipal = {
   kind: 'session';
   platformId: string;

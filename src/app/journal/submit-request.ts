@@ -1,4 +1,6 @@
+import type { Db } from '../../db/client.ts';
 import { loadSubmitContext, type SubmitContext } from '../../db/repositories/journal-submit.ts';
+import { RecentCache } from '../../platform/recent-cache.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
 
@@ -25,12 +27,19 @@ export function refusePlatformId(body: unknown): void {
 /**
  * Reads the company's submit context and checks the scope: an unknown company is 404, a company of
  * another platform 403 (DESIGN.md: ids of other tenants reveal nothing either way beyond that).
+ * `recent: true` may answer from the contexts this process read before (no round trip): only for a
+ * caller whose journaling statement checks that the context is still current (SubmitChecks).
  */
 export async function companySubmitContext(
   ctx: AppContext,
   platformId: string,
   input: Pick<SubmitInput, 'companyId' | 'bankKey' | 'environment'>,
+  options: { recent?: boolean } = {},
 ): Promise<SubmitContext> {
+  const cache = recentContextsOf(ctx.db);
+  const cacheKey = contextKey(platformId, input);
+  const cached = options.recent ? cache.get(cacheKey) : undefined;
+  if (cached) return { ...cached, recent: true };
   const found = await loadSubmitContext(
     ctx.db,
     { platformId, companyId: input.companyId },
@@ -39,7 +48,25 @@ export async function companySubmitContext(
   );
   if (found.companyPlatformId === undefined) throw notFound('company');
   if (found.companyPlatformId !== platformId) throw forbidden('the company is outside this credential');
+  cache.set(cacheKey, found);
   return found;
+}
+
+function contextKey(platformId: string, input: Pick<SubmitInput, 'companyId' | 'bankKey' | 'environment'>): string {
+  return `${platformId}\u0000${input.companyId}\u0000${input.bankKey}\u0000${input.environment}`;
+}
+
+/** Contexts in scope read recently, per database pool (as the submit batcher). */
+const RECENT_CONTEXTS = 10_000;
+const recentContexts = new WeakMap<Db, RecentCache<SubmitContext>>();
+
+function recentContextsOf(db: Db): RecentCache<SubmitContext> {
+  let cache = recentContexts.get(db);
+  if (!cache) {
+    cache = new RecentCache(RECENT_CONTEXTS);
+    recentContexts.set(db, cache);
+  }
+  return cache;
 }
 
 /** The message id of a canonical payment, when it carries a non-empty string one. */

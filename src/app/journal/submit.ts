@@ -1,9 +1,12 @@
+import { isApiKeyActive } from '../../db/repositories/api-keys.ts';
 import type { JournalDocumentRow } from '../../db/repositories/journal-documents.ts';
 import {
   claimSubmit,
   findOutboundForSubmit,
   journalOutbound,
   type OutboundEntry,
+  type SubmitContext,
+  type SubmitRefusal,
   submitOutbound,
 } from '../../db/repositories/journal-submit.ts';
 import { type CompanySettings, convertPayment, getProfile } from '../../domain/conversion/index.ts';
@@ -14,7 +17,8 @@ import { newEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { engineError, validationFailed } from '../conversion/engine-errors.ts';
-import { AppError } from '../errors.ts';
+import { AppError, unauthorized } from '../errors.ts';
+import { forgetApiKey } from '../identity/authenticate.ts';
 import type { KeyPrincipal, Principal } from '../identity/principal.ts';
 import { passBillingGates } from './billing-gates.ts';
 import { documentView } from './document-view.ts';
@@ -38,7 +42,8 @@ import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-re
  * taken in one order (advisory, billing row, journal counter, chain head), the per-company
  * serialisation points last.
  */
-export type SubmitOutcome = { replayed: boolean; body: SubmitResponse };
+/** `keyConfirmed`: the statement that journaled or found the document had checked the API key. */
+export type SubmitOutcome = { replayed: boolean; keyConfirmed: boolean; body: SubmitResponse };
 export type SubmitResponse = ReturnType<typeof documentView> & { xml: string; warnings?: unknown[] };
 
 const TERMINAL_FOR_RESUBMIT = new Set(['rejected', 'cancelled']);
@@ -82,7 +87,8 @@ function resolveEarlier(
   }
   const byKey = earlier.find((d) => d.idempotencyKey === idempotencyKey);
   if (byKey) {
-    if (byKey.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byKey) };
+    if (byKey.requestDigest === digest)
+      return { replayed: true, keyConfirmed: false, body: submitResponse(ctx, byKey) };
     throw new AppError(409, 'conflict', 'this Idempotency-Key was already used with a different request', {
       journalNo: byKey.journalNo,
     });
@@ -91,7 +97,8 @@ function resolveEarlier(
   // The same payment (same messageId) still alive: the same request under a new key is a retry and
   // replays the original (contract: "in flight or executed ... original 201 is replayed"); another
   // request reusing the messageId would be a second file with a duplicate MsgId at the bank.
-  if (byMessage.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byMessage) };
+  if (byMessage.requestDigest === digest)
+    return { replayed: true, keyConfirmed: false, body: submitResponse(ctx, byMessage) };
   throw new AppError(409, 'conflict', `payment.messageId is already used by ${byMessage.journalNo}`, {
     journalNo: byMessage.journalNo,
   });
@@ -108,17 +115,39 @@ function companySettings(settings: { chargeBearer?: string; executionDateOffsetD
 }
 
 export async function submitPayment(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
-  const { platformId } = keyPrincipal(principal);
+  const key = keyPrincipal(principal);
   const profile = getProfile(input.bankKey);
   if (!profile)
     throw new AppError(404, 'not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {
       bankKey: input.bankKey,
     });
-  const scope = { platformId, companyId: input.companyId };
-  const company = await companySubmitContext(ctx, platformId, input);
+  // A test submit may convert with the company's context as this process read it before: its
+  // statement journals only if that context is still the company's, else it is read and converted
+  // again. Production submits read it each time (their transaction has more to check anyway).
+  const recent = input.environment === 'test';
+  for (let read = 0; read < 3; read++) {
+    const company = await companySubmitContext(ctx, key.platformId, input, { recent: recent && read === 0 });
+    const outcome = await submitWithContext(ctx, key, input, profile.deliveryMode, company);
+    if (outcome !== 'stale-context') return outcome;
+  }
+  throw new AppError(
+    409,
+    'conflict',
+    "the company's bank settings or approval policies changed during this request; retry shortly",
+  );
+}
 
+async function submitWithContext(
+  ctx: AppContext,
+  principal: KeyPrincipal,
+  input: SubmitInput,
+  deliveryMode: string,
+  company: SubmitContext,
+): Promise<SubmitOutcome | 'stale-context'> {
+  const { platformId } = principal;
+  const scope = { platformId, companyId: input.companyId };
   const messageId = messageIdOf(input.payment);
-  const hostToHost = profile.deliveryMode === 'host-to-host';
+  const hostToHost = deliveryMode === 'host-to-host';
   const idempotencyKey = input.idempotencyKey ?? messageId ?? undefined;
   if (idempotencyKey === undefined && hostToHost) {
     throw new AppError(
@@ -134,6 +163,8 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
   const result = convertPayment(input.payment, input.bankKey, { now, ...(settings ? { company: settings } : {}) });
   if (!result.ok) throw engineError(result.error);
   const converted = result.value;
+  // A refusal is answered only for a context read now: one remembered may predate new settings.
+  if (!converted.ok && company.recent) return 'stale-context';
   if (!converted.ok) {
     // A retry of an accepted request must replay even if re-validation would now fail (a date moved
     // into the past); only a request nothing was journaled for gets the 422.
@@ -146,6 +177,7 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
   }
   if (input.validate) {
     const check = await ctx.schemaCheck(converted.xml, converted.painVersion);
+    if (check.issues.length > 0 && company.recent) return 'stale-context';
     if (check.issues.length > 0) throw validationFailed(check.issues, { schemaValidation: { ran: check.ran } });
   }
   // The messageId the engine read is authoritative (it is required, so it is set when valid).
@@ -176,7 +208,7 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
       paymentType: documentPaymentType(input.payment, converted.autoSelected),
       idempotencyKey: key,
       requestDigest: digest,
-      deliveryMode: profile.deliveryMode,
+      deliveryMode,
       deliveryStatus,
       summary,
       accountIban: null,
@@ -257,10 +289,16 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
 
   // Twice at most: an earlier document that retention removed between the claim and the read is gone.
   for (let attempt = 0; attempt < 2; attempt++) {
-    const done = await journalEntry(ctx, scope, key, docMessageId, entry);
+    const done = await journalEntry(ctx, principal, scope, key, docMessageId, entry, company.text);
+    if ('refused' in done) {
+      if (done.refused === 'stale-context') return 'stale-context';
+      forgetApiKey(ctx, principal.keyId);
+      throw unauthorized();
+    }
     if ('journalNo' in done) {
       return {
         replayed: false,
+        keyConfirmed: true,
         body: submitResponse(ctx, { ...entry.document, journalNo: done.journalNo }, converted.xml),
       };
     }
@@ -272,28 +310,35 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
       );
     }
     const earlier = await findOutboundForSubmit(ctx.db, scope, key, docMessageId);
+    // The statement that found the earlier document had checked the key first.
     const outcome = resolveEarlier(ctx, earlier, key, docMessageId, digest);
-    if (outcome) return outcome;
+    if (outcome) return { ...outcome, keyConfirmed: true };
   }
   throw new AppError(409, 'conflict', 'the journal changed during this request; retry shortly');
 }
 
 /**
- * Journals an entry. A test submit is one statement, group-committed with the submits arriving with
- * it (claim and journal, journal_submit_batch via submitOutbound). A production
- * submit also passes the billing gates, in one transaction: claim first (so a retry replays before
- * any gate), then the billing row lock and count, then the journal; the per-company serialisation
- * points (journal counter, chain head) come last, so they are held for the shortest time.
+ * Journals an entry, first checking that the API key is still active. A test submit is one statement,
+ * group-committed with the submits arriving with it (checks, claim and journal: journal_submit_batch
+ * via submitOutbound), which also checks that the company's context is still the one converted with.
+ * A production submit also passes the billing gates, in one transaction: key, then claim (so a retry
+ * replays before any gate), then the billing row lock and count, then the journal; the per-company
+ * serialisation points (journal counter, chain head) come last, so they are held for the shortest time.
  */
 async function journalEntry(
   ctx: AppContext,
+  principal: KeyPrincipal,
   scope: { platformId: string; companyId: string },
   key: string,
   messageId: string | null,
   entry: OutboundEntry,
-): Promise<{ journalNo: string } | { claim: 'in-flight' | 'earlier' }> {
-  if (entry.document.environment !== 'production') return submitOutbound(ctx.db, scope, key, messageId, entry);
+  context: string | null,
+): Promise<{ journalNo: string } | { claim: 'in-flight' | 'earlier' } | { refused: SubmitRefusal }> {
+  if (entry.document.environment !== 'production') {
+    return submitOutbound(ctx.db, scope, key, messageId, entry, { apiKeyId: principal.keyId, context });
+  }
   return ctx.db.transaction(async (tx) => {
+    if (!(await isApiKeyActive(tx, principal.platformId, principal.keyId))) return { refused: 'revoked' as const };
     const claim = await claimSubmit(tx, scope, key, messageId);
     if (claim !== 'clear') return { claim };
     await passBillingGates(ctx, tx, scope);

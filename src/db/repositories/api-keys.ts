@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, isNull, lt, or } from 'drizzle-orm';
+import { and, asc, eq, gt, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Db } from '../client.ts';
 import type { Executor, PlatformScope } from '../executor.ts';
 import { apiKeys } from '../schema/index.ts';
@@ -25,6 +25,17 @@ export async function findActiveApiKeyByDigest(
   });
   const row = result.rows[0];
   return row ? { id: row.id, platformId: row.platform_id } : undefined;
+}
+
+/**
+ * Whether a key is still active: confirms a key taken from the process's recent keys, and is checked
+ * inside a production submit's transaction before it journals.
+ */
+export async function isApiKeyActive(q: Executor, platformId: string, keyId: string): Promise<boolean> {
+  const result = await q.execute<{ active: boolean }>(
+    sql`SELECT EXISTS (SELECT 1 FROM api_keys WHERE id = ${keyId} AND platform_id = ${platformId} AND revoked_at IS NULL) AS active`,
+  );
+  return result.rows[0]?.active === true;
 }
 
 export async function listActiveApiKeys(

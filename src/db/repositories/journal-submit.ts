@@ -28,10 +28,31 @@ export type SubmitContext = {
   settings: { chargeBearer?: string; executionDateOffsetDays?: number } | null;
   /** Enabled approval policies of the company, oldest first (only when the company is in scope). */
   policies: SubmitPolicy[];
+  /**
+   * The context as PostgreSQL wrote it (submit_context, migration 0012): journal_submit_batch compares
+   * it with the current one, so a submit converted with a context read earlier is journaled only if
+   * nothing changed since. Null when no such company exists.
+   */
+  text: string | null;
+  /** Remembered from an earlier read (companySubmitContext `recent`), not read for this request. */
+  recent?: true;
+};
+
+type ContextJson = {
+  platform_id: string;
+  settings: SubmitContext['settings'];
+  policies: Array<{
+    id: string;
+    enabled: boolean;
+    environment: string;
+    currency: string | null;
+    min_amount: string;
+    bank_keys: string[] | null;
+  }> | null;
 };
 
 /**
- * Everything a submit reads before its transaction, in one round trip: which platform the company
+ * Everything a submit reads before it converts, in one round trip: which platform the company
  * belongs to (403 versus 404), its bank settings for this bank and environment, and its enabled
  * approval policies. Settings and policies are read under the caller's scope only.
  */
@@ -42,33 +63,14 @@ export async function loadSubmitContext(
   environment: string,
 ): Promise<SubmitContext> {
   // A named statement (parsed and planned once per connection): it runs on every submit and preview.
-  const result = await db.$client.query<{
-    platform_id: string;
-    settings: SubmitContext['settings'];
-    policies: Array<{
-      id: string;
-      enabled: boolean;
-      environment: string;
-      currency: string | null;
-      min_amount: string;
-      bank_keys: string[] | null;
-    }> | null;
-  }>({
+  const result = await db.$client.query<{ context: string | null }>({
     name: 'load_submit_context',
-    text: `
-    SELECT c.platform_id,
-      (SELECT x.settings FROM connections x
-        WHERE x.platform_id = $1 AND x.company_id = c.id AND x.bank_key = $3 AND x.environment = $4) AS settings,
-      (SELECT json_agg(json_build_object('id', p.id, 'enabled', p.enabled, 'environment', p.environment,
-                'currency', p.currency, 'min_amount', p.min_amount, 'bank_keys', p.bank_keys)
-              ORDER BY p.created_at, p.id)
-         FROM approval_policies p
-        WHERE p.platform_id = $1 AND p.company_id = c.id AND p.enabled) AS policies
-      FROM companies c WHERE c.id = $2`,
+    text: 'SELECT submit_context($1, $2, $3, $4)::text AS context',
     values: [scope.platformId, scope.companyId, bankKey, environment],
   });
-  const row = result.rows[0];
-  if (!row) return { companyPlatformId: undefined, settings: null, policies: [] };
+  const text = result.rows[0]?.context ?? null;
+  if (text === null) return { companyPlatformId: undefined, settings: null, policies: [], text: null };
+  const row = JSON.parse(text) as ContextJson;
   return {
     companyPlatformId: row.platform_id,
     settings: row.settings ?? null,
@@ -80,6 +82,7 @@ export async function loadSubmitContext(
       minAmount: p.min_amount,
       bankKeys: p.bank_keys,
     })),
+    text,
   };
 }
 
@@ -113,9 +116,19 @@ export async function claimSubmit(
 }
 
 /**
- * Claim and journal in one statement and its own transaction, grouped with the submits that arrive
- * at the same time (src/db/submit-batcher.ts): one round trip and one commit for all of them.
- * Answers the journal number, or the claim that stopped it.
+ * What the journaling statement re-checks for a submit prepared outside it: the API key that sent it is
+ * still active, and the context it was converted with (SubmitContext.text) is still the company's
+ * (null: not checked).
+ */
+export type SubmitChecks = { apiKeyId: string | null; context: string | null };
+
+/** Why the statement journaled nothing, besides an earlier or in-flight claim. */
+export type SubmitRefusal = 'revoked' | 'stale-context';
+
+/**
+ * Checks, claim and journal in one statement and its own transaction, grouped with the submits that
+ * arrive at the same time (src/db/submit-batcher.ts): one round trip and one commit for all of them.
+ * Answers the journal number, the claim that stopped it, or the check that failed.
  */
 export async function submitOutbound(
   db: Db,
@@ -123,16 +136,22 @@ export async function submitOutbound(
   idempotencyKey: string,
   messageId: string | null,
   entry: OutboundEntry,
-): Promise<{ journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> }> {
+  checks: SubmitChecks,
+): Promise<{ journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> } | { refused: SubmitRefusal }> {
   const a = entryRows(entry);
   const r = await submitBatcherFor(db).submit({
     platformId: scope.platformId,
     companyId: scope.companyId,
     key: idempotencyKey,
     messageId,
+    apiKeyId: checks.apiKeyId,
+    bankKey: entry.document.bankKey ?? '',
+    environment: entry.document.environment,
+    context: checks.context,
     ...a,
   });
   if (r === 'in-flight' || r === 'earlier') return { claim: r };
+  if (r === 'revoked' || r === 'stale-context') return { refused: r };
   if (r.startsWith('error:')) throw new Error(`journal_submit_batch: ${r.slice('error:'.length)}`);
   return { journalNo: r };
 }

@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { AppError, forbidden, unauthorized } from '../../app/errors.ts';
-import { authenticateApiKey, authenticateSession } from '../../app/identity/authenticate.ts';
+import { authenticateApiKey, authenticateSession, confirmApiKey } from '../../app/identity/authenticate.ts';
 import type { Principal } from '../../app/identity/principal.ts';
+import { errorEnvelope } from './errors.ts';
 
 /**
  * Which credentials a route takes (contract, Authentication / Failure table). An API key on a route
@@ -14,6 +15,12 @@ export type AuthRule = {
   key?: true | 'forbidden' | 'admin_required' | 'unauthorized';
   /** No credential is fine too (bootstrap routes); a bad one is still 401. */
   optional?: boolean;
+  /**
+   * An API key this process found active before may be taken without a lookup. Only for a route whose
+   * journaling statement checks the key itself and marks the request `keyConfirmed`; any other answer
+   * is held until a lookup confirms the key (onSend below), so a revoked key never gets one.
+   */
+  recentKey?: true;
 };
 
 declare module 'fastify' {
@@ -22,6 +29,8 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     principal: Principal | null;
+    /** The key of a `recent` principal was confirmed active by the route's own statement. */
+    keyConfirmed: boolean;
   }
 }
 
@@ -44,7 +53,7 @@ function refuseKey(rule: AuthRule): never {
 async function resolve(ctx: AppContext, request: FastifyRequest, rule: AuthRule): Promise<Principal | null> {
   const key = header(request, 'x-api-key');
   if (key !== undefined) {
-    const principal = await authenticateApiKey(ctx, key);
+    const principal = await authenticateApiKey(ctx, key, { recent: rule.recentKey === true });
     if (!principal) throw unauthorized();
     if (rule.key !== true) refuseKey(rule);
     return principal;
@@ -62,11 +71,22 @@ async function resolve(ctx: AppContext, request: FastifyRequest, rule: AuthRule)
 
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('principal', null);
+  app.decorateRequest('keyConfirmed', false);
   // onRequest: credentials are checked before the body is read or validated, so an unauthenticated
   // caller learns nothing about the route's schema and costs no parsing.
   app.addHook('onRequest', async (request) => {
     const rule = request.routeOptions.config.auth;
     if (rule) request.principal = await resolve(ctx, request, rule);
+  });
+  // A key taken from the recent keys and not confirmed by the route (an error, a replay answered
+  // without the statement) is looked up before the answer leaves: revoked, the answer becomes 401.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const principal = request.principal;
+    if (principal?.kind !== 'key' || !principal.recent || request.keyConfirmed) return payload;
+    if (await confirmApiKey(ctx, principal)) return payload;
+    reply.removeHeader('idempotency-replayed');
+    reply.code(401).type('application/json');
+    return JSON.stringify(errorEnvelope(unauthorized()));
   });
 }
 

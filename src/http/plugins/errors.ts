@@ -30,6 +30,11 @@ function envelope(code: string, message: string, details?: Record<string, unknow
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
 }
 
+/** The envelope of an application error, for an answer built outside the error handler. */
+export function errorEnvelope(error: AppError): Envelope {
+  return envelope(error.code, error.message, error.details);
+}
+
 function validationIssues(error: FastifyError) {
   return (error.validation ?? []).map((v) => ({
     path: `${error.validationContext ?? 'body'}${v.instancePath.replaceAll('/', '.')}`,

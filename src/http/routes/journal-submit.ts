@@ -60,7 +60,7 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
     '/journal/payments',
     {
       config: {
-        auth: { key: true },
+        auth: { key: true, recentKey: true },
         // The limit runs after the body is parsed (preHandler), keyed on the caller's platform and the
         // body's companyId; test-environment submits are allowed through uncounted. The counter lives in
         // this process (in-memory store): with N API processes a company gets up to N x 120 a minute.
@@ -83,6 +83,7 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
     },
     async (request, reply) => {
       const outcome = await submitPayment(ctx, principalOf(request), submitInput(request));
+      request.keyConfirmed = outcome.keyConfirmed;
       if (outcome.replayed) reply.header('Idempotency-Replayed', 'true');
       return reply.status(201).send(outcome.body);
     },
