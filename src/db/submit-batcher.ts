@@ -103,22 +103,7 @@ class SubmitBatcher {
   }
 
   private async run(batch: Waiting[]): Promise<void> {
-    const items = JSON.stringify(
-      batch.map(({ item }) => ({
-        platform_id: item.platformId,
-        company_id: item.companyId,
-        key: item.key,
-        message_id: item.messageId,
-        api_key_id: item.apiKeyId,
-        bank_key: item.bankKey,
-        environment: item.environment,
-        context: item.context,
-        document: item.document,
-        lines: item.lines,
-        approval: item.approval,
-        events: item.events,
-      })),
-    );
+    const items = batchJson(batch.map((w) => w.item));
     try {
       // Items share one transaction; if any of them fails, the statement wrote nothing and the same
       // items run again isolated, each in its own subtransaction (migration 0012). Both on one
@@ -138,6 +123,26 @@ class SubmitBatcher {
       for (const w of batch) w.reject(error);
     }
   }
+}
+
+/** The items as journal_submit_batch reads them. */
+export function batchJson(items: BatchItem[]): string {
+  return JSON.stringify(
+    items.map((item) => ({
+      platform_id: item.platformId,
+      company_id: item.companyId,
+      key: item.key,
+      message_id: item.messageId,
+      api_key_id: item.apiKeyId,
+      bank_key: item.bankKey,
+      environment: item.environment,
+      context: item.context,
+      document: item.document,
+      lines: item.lines,
+      approval: item.approval,
+      events: item.events,
+    })),
+  );
 }
 
 async function statement(client: PoolClient, items: string, isolated: boolean): Promise<string[]> {

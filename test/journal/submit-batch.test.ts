@@ -147,3 +147,161 @@ test('one failing item in a batch is rolled back alone; the others are journaled
   const verdict = await verifyCompanyChain(t.ctx.db, { platformId: s.platformId, companyId: s.companyId });
   assert.equal(verdict.ok, true, JSON.stringify(verdict));
 });
+
+test('journaled together or one by one, a batch writes the same rows and answers the same', async () => {
+  const { batchItem } = await import('../../src/db/repositories/journal-submit.ts');
+  const { batchJson } = await import('../../src/db/submit-batcher.ts');
+  const a = await provisionAndLogin(t);
+  const b = await provisionAndLogin(t);
+  // An earlier document for the 'earlier' item, and a revoked key for the 'revoked' one.
+  assert.equal((await submit(a, 'SAME-EARLIER')).statusCode, 201);
+  const keyOf = async (s: Sandbox) =>
+    (await t.ctx.db.execute<{ id: string }>(sql`SELECT id FROM api_keys WHERE platform_id = ${s.platformId}`)).rows[0]!
+      .id;
+  const [keyA, keyB] = [await keyOf(a), await keyOf(b)];
+  const revoked = `key_same_revoked_${process.pid}`;
+  await t.ctx.db.execute(sql`INSERT INTO api_keys (id, platform_id, label, digest, created_at, revoked_at)
+    VALUES (${revoked}, ${b.platformId}, 'revoked', ${`digest-${revoked}`}, now(), now())`);
+
+  const now = new Date('2026-11-21T10:00:00Z');
+  const entry = (s: Sandbox, i: number, shape: { approval?: boolean; hostToHost?: boolean; lines?: number }) => {
+    const id = `doc_same_${s.companyId}_${i}`;
+    const status = shape.approval ? 'pending-approval' : 'converted';
+    const about = { platformId: s.platformId, companyId: s.companyId, bankKey: 'demo', environment: 'test' };
+    return {
+      document: {
+        id,
+        ...about,
+        direction: 'outbound',
+        type: 'pain.001',
+        sourceFormat: 'pain.001.001.09',
+        status,
+        messageId: `SAME-${i}`,
+        importSource: 'api',
+        transactionCount: shape.lines ?? 0,
+        totals: [],
+        paymentType: null,
+        idempotencyKey: `SAME-${i}`,
+        requestDigest: null,
+        deliveryMode: shape.hostToHost === false ? 'converted-only' : 'host-to-host',
+        deliveryStatus: shape.hostToHost === false ? 'not-applicable' : shape.approval ? 'awaiting-approval' : 'queued',
+        summary: `item ${i}`,
+        accountIban: null,
+        accountCurrency: null,
+        contentDigest: null,
+        blockIndex: null,
+        payloadSealed: null,
+        fileSealed: null,
+        warnings: null,
+        details: null,
+        collected: false,
+        collectedAt: null,
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: null,
+      },
+      lines: Array.from({ length: shape.lines ?? 0 }, (_, l) => ({
+        documentId: id,
+        lineIndex: l,
+        platformId: s.platformId,
+        companyId: s.companyId,
+        paymentId: `P-${i}`,
+        endToEndId: `E2E-${i}-${l}`,
+        instructionId: null,
+        amountMinor: 100n + BigInt(l),
+        amount: `1.0${l}`,
+        currency: 'EUR',
+        payeeName: 'Payee',
+        payeeIban: 'FI2112345600000785',
+        executionDate: '2026-11-23',
+        state: 'pending',
+        evidence: null,
+        updatedAt: now,
+      })),
+      approval: shape.approval
+        ? {
+            id: `appr_same_${s.companyId}_${i}`,
+            platformId: s.platformId,
+            companyId: s.companyId,
+            documentId: id,
+            policyId: null,
+            status: 'pending',
+            makerUserId: null,
+            decisions: [],
+            createdAt: now,
+            updatedAt: now,
+          }
+        : null,
+      events: (journalNo: string) =>
+        (shape.approval ? ['payment.submitted', 'payment.pending-approval'] : ['payment.submitted']).map((type, e) => ({
+          id: `evt_same_${s.companyId}_${i}_${e}`,
+          chainId: s.companyId,
+          ...about,
+          type,
+          message: `${journalNo} ${type}`,
+          actorUserId: null,
+          metadata: { journalNo, item: i },
+          connectionId: null,
+          createdAt: now,
+          expiresAt: null,
+        })),
+    };
+  };
+  const scope = (s: Sandbox) => ({ platformId: s.platformId, companyId: s.companyId });
+  const checks = (apiKeyId: string | null, context: string | null = null) => ({ apiKeyId, context });
+  const items = batchJson([
+    batchItem(scope(a), 'SAME-1', 'SAME-1', entry(a, 1, { lines: 2 }), checks(keyA)),
+    batchItem(scope(a), 'SAME-2', 'SAME-2', entry(a, 2, { approval: true, lines: 1 }), checks(keyA)),
+    batchItem(scope(a), 'SAME-EARLIER', 'SAME-EARLIER', entry(a, 3, {}), checks(keyA)),
+    batchItem(scope(a), 'SAME-4', 'SAME-4', entry(a, 4, { hostToHost: false }), checks(keyA, 'not the context')),
+    batchItem(scope(b), 'SAME-5', 'SAME-5', entry(b, 5, { lines: 3 }), checks(keyB)),
+    batchItem(scope(b), 'SAME-6', 'SAME-6', entry(b, 6, {}), checks(revoked)),
+    batchItem(scope(b), 'SAME-7', 'SAME-7', entry(b, 7, { hostToHost: false, approval: true }), checks(null)),
+  ]);
+
+  // Each way in a transaction rolled back afterwards, reading what it wrote before the rollback.
+  const written = async (isolated: boolean) => {
+    const client = await t.ctx.db.$client.connect();
+    try {
+      await client.query('BEGIN');
+      const answer = await client.query('SELECT journal_submit_batch($1::jsonb, $2) AS r', [items, isolated]);
+      const companies = [a.companyId, b.companyId];
+      const read = async (query: string) => (await client.query(query, [companies])).rows;
+      const rows = {
+        answer: answer.rows[0].r,
+        documents: await read(
+          `SELECT id, journal_no, status, delivery_status FROM journal_documents WHERE company_id = ANY($1) AND message_id LIKE 'SAME-%' ORDER BY id`,
+        ),
+        lines: await read(
+          `SELECT document_id, line_index, amount_minor, end_to_end_id FROM payment_lines WHERE company_id = ANY($1) AND document_id LIKE 'doc_same_%' ORDER BY 1, 2`,
+        ),
+        approvals: await read(`SELECT id, document_id FROM approvals WHERE company_id = ANY($1) ORDER BY id`),
+        deliveries: await read(
+          `SELECT document_id FROM delivery_requests WHERE company_id = ANY($1) AND document_id LIKE 'doc_same_%' ORDER BY 1`,
+        ),
+        events: await read(
+          `SELECT id, chain_id, seq, message, metadata, prev_hash, hash FROM activity_events WHERE company_id = ANY($1) AND id LIKE 'evt_same_%' ORDER BY id`,
+        ),
+        heads: await read(`SELECT chain_id, last_seq, last_hash FROM chain_heads WHERE chain_id = ANY($1) ORDER BY 1`),
+        counters: await read(`SELECT company_id, last_no FROM journal_counters WHERE company_id = ANY($1) ORDER BY 1`),
+      };
+      await client.query('ROLLBACK');
+      return rows;
+    } finally {
+      client.release();
+    }
+  };
+  const together = await written(false);
+  const oneByOne = await written(true);
+  assert.deepEqual(together, oneByOne);
+  // And what they wrote is what the items asked for.
+  assert.deepEqual(
+    together.answer.map((r: string) => r.replace(/^OUT-\d+$/, 'OUT-n')),
+    ['OUT-n', 'OUT-n', 'earlier', 'stale-context', 'OUT-n', 'revoked', 'OUT-n'],
+  );
+  assert.deepEqual(
+    [together.documents.length, together.lines.length, together.approvals.length, together.deliveries.length],
+    [5, 6, 2, 2], // documents: the four new ones and the earlier one
+  );
+  assert.equal(together.events.length, 6);
+});

@@ -5,7 +5,7 @@ import type { Db } from '../client.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { rowJson } from '../row-json.ts';
 import { approvals, journalDocuments, paymentLines } from '../schema/index.ts';
-import { submitBatcherFor } from '../submit-batcher.ts';
+import { type BatchItem, submitBatcherFor } from '../submit-batcher.ts';
 import { inCompany } from '../tenant.ts';
 import { chainFieldsOf, type NewEvent } from './activity-events.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
@@ -138,8 +138,22 @@ export async function submitOutbound(
   entry: OutboundEntry,
   checks: SubmitChecks,
 ): Promise<{ journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> } | { refused: SubmitRefusal }> {
-  const a = entryRows(entry);
-  const r = await submitBatcherFor(db).submit({
+  const r = await submitBatcherFor(db).submit(batchItem(scope, idempotencyKey, messageId, entry, checks));
+  if (r === 'in-flight' || r === 'earlier') return { claim: r };
+  if (r === 'revoked' || r === 'stale-context') return { refused: r };
+  if (r.startsWith('error:')) throw new Error(`journal_submit_batch: ${r.slice('error:'.length)}`);
+  return { journalNo: r };
+}
+
+/** A submit as an item of journal_submit_batch. */
+export function batchItem(
+  scope: CompanyScope,
+  idempotencyKey: string,
+  messageId: string | null,
+  entry: OutboundEntry,
+  checks: SubmitChecks,
+): BatchItem {
+  return {
     platformId: scope.platformId,
     companyId: scope.companyId,
     key: idempotencyKey,
@@ -148,12 +162,8 @@ export async function submitOutbound(
     bankKey: entry.document.bankKey ?? '',
     environment: entry.document.environment,
     context: checks.context,
-    ...a,
-  });
-  if (r === 'in-flight' || r === 'earlier') return { claim: r };
-  if (r === 'revoked' || r === 'stale-context') return { refused: r };
-  if (r.startsWith('error:')) throw new Error(`journal_submit_batch: ${r.slice('error:'.length)}`);
-  return { journalNo: r };
+    ...entryRows(entry),
+  };
 }
 
 /** Journals an entry inside the caller's transaction (after its claim); answers the journal number. */
