@@ -4,7 +4,7 @@ import { currencyExponent } from '../money/currencies.ts';
 import { formatMinor, plainMinor } from '../money/money.ts';
 import { creditorNeedsBic, needsRegulatoryReport } from './bank-rules.ts';
 import type { CharsetName } from './charset.ts';
-import { CHAR_REFUSED, charsetClasses, checkCharset } from './charset.ts';
+import { CHAR_REFUSED, charsetClasses, checkOutside } from './charset.ts';
 import { isCountryCode } from './countries.ts';
 import { isBicShape, isExternalCode } from './formats.ts';
 import { isValidIban } from './iban.ts';
@@ -228,11 +228,11 @@ export function transliterationWarnings(run: TxRun, sink: IssueSink): void {
 }
 
 /**
- * A text with a character outside the charset, as the normaliser's `txt` leaves it: transliterated, with
- * its warning recorded; undefined when some character has no safe replacement (an error).
+ * A text with a character outside the charset (refused by `run.classes`), as the normaliser's `txt` leaves
+ * it: transliterated, with its warning recorded; undefined when some character has no safe replacement.
  */
 export function transliterate(v: string, run: TxRun, field: number, j: number): string | undefined {
-  const r = checkCharset(v, run.charset);
+  const r = checkOutside(v, run.charset);
   if (r.kind === 'invalid') return undefined;
   if (r.kind === 'ok') return v;
   run.warned.push(j, field);
