@@ -8,8 +8,16 @@ const CODES =
   'RS RU RW SA SB SC SD SE SG SH SI SJ SK SL SM SN SO SR SS ST SV SX SY SZ TC TD TF TG TH TJ TK TL TM TN TO TR TT TV ' +
   'TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW XK';
 
-const COUNTRIES: ReadonlySet<string> = new Set(CODES.split(' '));
+/**
+ * The codes as flags indexed by their two letters ((c0 - 65) * 26 + c1 - 65): a creditor's country is
+ * checked once per transaction on the conversion hot path, where a Set lookup hashed the string.
+ */
+const COUNTRIES = new Uint8Array(26 * 26);
+for (const code of CODES.split(' ')) COUNTRIES[(code.charCodeAt(0) - 65) * 26 + code.charCodeAt(1) - 65] = 1;
 
 export function isCountryCode(code: string): boolean {
-  return COUNTRIES.has(code);
+  if (code.length !== 2) return false;
+  const a = code.charCodeAt(0) - 65;
+  const b = code.charCodeAt(1) - 65;
+  return a >= 0 && a < 26 && b >= 0 && b < 26 && COUNTRIES[a * 26 + b] === 1;
 }

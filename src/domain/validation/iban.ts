@@ -10,6 +10,8 @@ type Spec = {
   bban: RegExp;
   /** The BBAN pattern as one class per position (DIGIT, UPPER, or both) when it is a plain sequence of classes. */
   classes: Uint8Array | undefined;
+  /** Every BBAN position is a digit (DE, AT, BE, ES ...): mod97Digits, with no class to look up per position. */
+  digitsOnly: boolean;
   national?: (bban: string) => boolean;
 };
 
@@ -114,7 +116,9 @@ for (const [country, s] of Object.entries(countrySpecs)) {
     chars: s.chars,
     bban: new RegExp(s.bban_regexp.replace(/^\^/, ''), 'y'),
     classes: compileBban(s.bban_regexp, s.chars - 4),
+    digitsOnly: false,
   };
+  spec.digitsOnly = spec.classes !== undefined && spec.classes.every((cls) => cls === DIGIT);
   if (s.bban_validation_func) spec.national = s.bban_validation_func;
   const slot = (country.charCodeAt(0) - 65) * 26 + country.charCodeAt(1) - 65;
   SPECS[slot] = spec;
@@ -152,11 +156,28 @@ function mod97Checked(iban: string, classes: Uint8Array): number {
     } else return -1;
     if (rem >= 10_000_000) rem %= 97;
   }
-  // Country letters and check digits (already known to be letters and digits) come last.
-  rem = (rem % 97) * 100 + (iban.charCodeAt(0) - 55);
-  rem = (rem % 97) * 100 + (iban.charCodeAt(1) - 55);
-  rem = (rem % 97) * 100 + (iban.charCodeAt(2) - 48) * 10 + (iban.charCodeAt(3) - 48);
-  return rem % 97;
+  return withCountry(rem, iban);
+}
+
+/** mod97Checked for a BBAN of digits only: one range test per position. */
+function mod97Digits(iban: string): number {
+  let rem = 0;
+  const n = iban.length;
+  for (let k = 4; k < n; k++) {
+    const d = iban.charCodeAt(k) - 48;
+    if (d < 0 || d > 9) return -1;
+    rem = rem * 10 + d;
+    if (rem >= 10_000_000) rem %= 97;
+  }
+  return withCountry(rem, iban);
+}
+
+/** The rotated IBAN's remainder: the BBAN's `rem`, then country letters and check digits (already checked). */
+function withCountry(rem: number, iban: string): number {
+  let r = (rem % 97) * 100 + (iban.charCodeAt(0) - 55);
+  r = (r % 97) * 100 + (iban.charCodeAt(1) - 55);
+  r = (r % 97) * 100 + (iban.charCodeAt(2) - 48) * 10 + (iban.charCodeAt(3) - 48);
+  return r % 97;
 }
 
 /** Electronic-format IBAN (no spaces, upper case). */
@@ -174,7 +195,9 @@ export function isValidIban(iban: string): boolean {
   const check = (c2 - 48) * 10 + (c3 - 48);
   if (check < 2 || check > 98) return false;
   const classes = spec.classes;
-  if (classes) {
+  if (spec.digitsOnly) {
+    if (mod97Digits(iban) !== 1) return false;
+  } else if (classes) {
     if (mod97Checked(iban, classes) !== 1) return false;
   } else {
     spec.bban.lastIndex = 4;
