@@ -112,13 +112,13 @@ for (const [country, s] of Object.entries(countrySpecs)) {
   if (!s.chars || !s.bban_regexp) continue;
   if (!/^[A-Z]{2}$/.test(country)) continue;
   // Sticky and without the leading anchor, so the BBAN is matched in place from index 4.
+  const classes = compileBban(s.bban_regexp, s.chars - 4);
   const spec: Spec = {
     chars: s.chars,
     bban: new RegExp(s.bban_regexp.replace(/^\^/, ''), 'y'),
-    classes: compileBban(s.bban_regexp, s.chars - 4),
-    digitsOnly: false,
+    classes,
+    digitsOnly: classes?.every((cls) => cls === DIGIT) ?? false,
   };
-  spec.digitsOnly = spec.classes !== undefined && spec.classes.every((cls) => cls === DIGIT);
   if (s.bban_validation_func) spec.national = s.bban_validation_func;
   const slot = (country.charCodeAt(0) - 65) * 26 + country.charCodeAt(1) - 65;
   SPECS[slot] = spec;
