@@ -170,19 +170,30 @@ function keyCount(o: Rec): number {
 
 const SEPA = charsetClasses('sepa');
 
+/** The SEPA classes with `/` marked (SLASH): an id without a slash, the usual one, needs no slash rule. */
+const SLASH = 8;
+const ID_CLASSES = SEPA.slice();
+ID_CLASSES[47] = SLASH;
+
 /** checkIdentifier's two rules for ids of at most 35 characters: SEPA set, no leading, trailing or double slash. */
 function isIdentifier(s: string): boolean {
   const n = s.length;
   if (n > 35) return false;
   let acc = 0;
+  for (let i = 0; i < n; i++) acc |= ID_CLASSES[s.charCodeAt(i)] as number;
+  if (acc === 0) return true;
+  return acc === SLASH && slashesPlaced(s);
+}
+
+/** No leading, trailing or double slash. */
+function slashesPlaced(s: string): boolean {
   let prev = 47;
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    acc |= SEPA[c] as number;
     if (c === 47 && prev === 47) return false;
     prev = c;
   }
-  return acc === 0 && (prev !== 47 || n === 0);
+  return prev !== 47;
 }
 
 function isSepaText(s: string): boolean {
