@@ -117,7 +117,7 @@ export class XmlBytes {
    * escaped. False, with the position where it was, when a character is outside the charset. One pass:
    * plain ASCII is copied by a loop that does nothing else, and the first character that is not (a letter
    * beyond ASCII, `&`, a refused one) hands the rest to `textFrom`, which picks up where it stopped. With
-   * the rarer cases out of the copying loop V8 keeps its values in registers (about 280 instructions a
+   * the rarer cases out of the copying loop, fewer values are live in it (about 280 instructions a
    * transaction fewer, valgrind over the benchmark batch); a refused character stops the copy where it is.
    */
   text(s: string, classes: Uint8Array): boolean {
