@@ -305,3 +305,33 @@ test('journaled together or one by one, a batch writes the same rows and answers
   );
   assert.equal(together.events.length, 6);
 });
+
+test("a batch waiting on one company's lock does not hold up another company's submits", async () => {
+  const [a, b] = [await provisionAndLogin(t), await provisionAndLogin(t)];
+  assert.equal((await submit(a, 'WAIT-A-0')).statusCode, 201); // the counter row exists
+  // Another transaction holds company A's journal counter, as a long production submit would.
+  const holder = await t.ctx.db.$client.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query(`SELECT 1 FROM journal_counters WHERE company_id = $1 FOR UPDATE`, [a.companyId]);
+    const blocked = submit(a, 'WAIT-A-1');
+    let blockedDone = false;
+    void blocked.then(() => {
+      blockedDone = true;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20)); // A's batch is in PostgreSQL, waiting
+    const other = await Promise.race([
+      submit(b, 'WAIT-B-1'),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error("company B's submit waited on company A's lock")), 10_000).unref(),
+      ),
+    ]);
+    assert.equal(other.statusCode, 201, other.body);
+    assert.equal(blockedDone, false, "company A's submit is still waiting on its lock");
+    await holder.query('ROLLBACK');
+    assert.equal((await blocked).statusCode, 201);
+  } finally {
+    await holder.query('ROLLBACK').catch(() => {});
+    holder.release();
+  }
+});
