@@ -41,3 +41,16 @@ export class RecentCache<V> {
     return this.entries.size;
   }
 }
+
+/** One RecentCache per owner (a database pool, as the submit batcher is per pool), made on first use. */
+export function recentCachePer<V>(maxEntries: number): (owner: object) => RecentCache<V> {
+  const caches = new WeakMap<object, RecentCache<V>>();
+  return (owner) => {
+    let cache = caches.get(owner);
+    if (!cache) {
+      cache = new RecentCache<V>(maxEntries);
+      caches.set(owner, cache);
+    }
+    return cache;
+  };
+}

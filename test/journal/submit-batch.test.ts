@@ -30,6 +30,103 @@ function submit(s: Sandbox, messageId: string) {
   });
 }
 
+/**
+ * An outbound entry as submitPayment builds one, for company `s`: `<TAG>-<i>` as message id and
+ * idempotency key, with the given lines, approval (two events) and delivery mode; `platformId` may name
+ * another platform (one that does not exist makes the document's foreign key fail).
+ */
+function outboundEntry(
+  s: Sandbox,
+  tag: string,
+  i: number,
+  shape: { platformId?: string; approval?: boolean; hostToHost?: boolean; lines?: number } = {},
+) {
+  const now = new Date('2026-11-21T10:00:00Z');
+  const name = `${tag.toLowerCase()}_${s.companyId}_${i}`;
+  const id = `doc_${name}`;
+  const platformId = shape.platformId ?? s.platformId;
+  const status = shape.approval ? 'pending-approval' : 'converted';
+  const about = { platformId, companyId: s.companyId, bankKey: 'demo', environment: 'test' };
+  return {
+    document: {
+      id,
+      ...about,
+      direction: 'outbound',
+      type: 'pain.001',
+      sourceFormat: 'pain.001.001.09',
+      status,
+      messageId: `${tag}-${i}`,
+      importSource: 'api',
+      transactionCount: shape.lines ?? 0,
+      totals: [],
+      paymentType: null,
+      idempotencyKey: `${tag}-${i}`,
+      requestDigest: null,
+      deliveryMode: shape.hostToHost === false ? 'converted-only' : 'host-to-host',
+      deliveryStatus: shape.hostToHost === false ? 'not-applicable' : shape.approval ? 'awaiting-approval' : 'queued',
+      summary: `item ${i}`,
+      accountIban: null,
+      accountCurrency: null,
+      contentDigest: null,
+      blockIndex: null,
+      payloadSealed: null,
+      fileSealed: null,
+      warnings: null,
+      details: null,
+      collected: false,
+      collectedAt: null,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: null,
+    },
+    lines: Array.from({ length: shape.lines ?? 0 }, (_, l) => ({
+      documentId: id,
+      lineIndex: l,
+      platformId,
+      companyId: s.companyId,
+      paymentId: `P-${i}`,
+      endToEndId: `E2E-${i}-${l}`,
+      instructionId: null,
+      amountMinor: 100n + BigInt(l),
+      amount: `1.0${l}`,
+      currency: 'EUR',
+      payeeName: 'Payee',
+      payeeIban: 'FI2112345600000785',
+      executionDate: '2026-11-23',
+      state: 'pending',
+      evidence: null,
+      updatedAt: now,
+    })),
+    approval: shape.approval
+      ? {
+          id: `appr_${name}`,
+          platformId,
+          companyId: s.companyId,
+          documentId: id,
+          policyId: null,
+          status: 'pending',
+          makerUserId: null,
+          decisions: [],
+          createdAt: now,
+          updatedAt: now,
+        }
+      : null,
+    events: (journalNo: string) =>
+      (shape.approval ? ['payment.submitted', 'payment.pending-approval'] : ['payment.submitted']).map((type, e) => ({
+        id: `evt_${name}_${e}`,
+        chainId: s.companyId,
+        ...about,
+        type,
+        message: `${journalNo} ${type}`,
+        actorUserId: null,
+        metadata: { journalNo, item: i },
+        connectionId: null,
+        createdAt: now,
+        expiresAt: null,
+      })),
+  };
+}
+
 test('120 simultaneous submits over three companies: each journaled once, numbers gap-free, chains verify', async () => {
   const companies = [await provisionAndLogin(t), await provisionAndLogin(t), await provisionAndLogin(t)];
   const answers = await Promise.all(Array.from({ length: 120 }, (_, i) => submit(companies[i % 3]!, `BATCH-${i}`)));
@@ -65,70 +162,21 @@ test('one failing item in a batch is rolled back alone; the others are journaled
   const s = await provisionAndLogin(t);
   const { submitOutbound } = await import('../../src/db/repositories/journal-submit.ts');
   const scope = { platformId: s.platformId, companyId: s.companyId };
-  const now = new Date();
-  const entry = (i: number, platformId: string) => ({
-    document: {
-      id: `doc_batch_item_${i}`,
-      platformId,
-      companyId: s.companyId,
-      direction: 'outbound',
-      type: 'pain.001',
-      sourceFormat: 'pain.001.001.09',
-      bankKey: 'demo',
-      environment: 'test',
-      status: 'converted',
-      messageId: `ITEM-${i}`,
-      importSource: 'api',
-      transactionCount: 0,
-      totals: [],
-      paymentType: null,
-      idempotencyKey: `ITEM-${i}`,
-      requestDigest: null,
-      deliveryMode: 'host-to-host',
-      deliveryStatus: 'queued',
-      summary: `item ${i}`,
-      accountIban: null,
-      accountCurrency: null,
-      contentDigest: null,
-      blockIndex: null,
-      payloadSealed: null,
-      fileSealed: null,
-      warnings: null,
-      details: null,
-      collected: false,
-      collectedAt: null,
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: null,
-    },
-    lines: [],
-    approval: null,
-    events: (journalNo: string) => [
-      {
-        id: `evt_batch_item_${i}`,
-        chainId: s.companyId,
-        platformId: s.platformId,
-        companyId: s.companyId,
-        type: 'payment.submitted',
-        message: `${journalNo} submitted: item ${i}`,
-        actorUserId: null,
-        metadata: { journalNo, item: i },
-        bankKey: 'demo',
-        environment: 'test',
-        connectionId: null,
-        createdAt: now,
-        expiresAt: null,
-      },
-    ],
-  });
   // Issued in one tick: the first few go out at once, one batch each; the rest queue and go out
   // together, the failing item (a platform that does not exist: the document's foreign key fails)
   // in the middle of them.
   const calls = Array.from({ length: 12 }, (_, i) =>
-    submitOutbound(t.ctx.db, scope, `ITEM-${i}`, `ITEM-${i}`, entry(i, i === 9 ? 'plat_missing' : s.platformId), {
-      apiKeyId: null,
-      context: null,
-    }),
+    submitOutbound(
+      t.ctx.db,
+      scope,
+      `ITEM-${i}`,
+      `ITEM-${i}`,
+      outboundEntry(s, 'ITEM', i, { platformId: i === 9 ? 'plat_missing' : s.platformId }),
+      {
+        apiKeyId: null,
+        context: null,
+      },
+    ),
   );
   const settled = await Promise.allSettled(calls);
   settled.forEach((r, i) => {
@@ -163,100 +211,28 @@ test('journaled together or one by one, a batch writes the same rows and answers
   await t.ctx.db.execute(sql`INSERT INTO api_keys (id, platform_id, label, digest, created_at, revoked_at)
     VALUES (${revoked}, ${b.platformId}, 'revoked', ${`digest-${revoked}`}, now(), now())`);
 
-  const now = new Date('2026-11-21T10:00:00Z');
-  const entry = (s: Sandbox, i: number, shape: { approval?: boolean; hostToHost?: boolean; lines?: number }) => {
-    const id = `doc_same_${s.companyId}_${i}`;
-    const status = shape.approval ? 'pending-approval' : 'converted';
-    const about = { platformId: s.platformId, companyId: s.companyId, bankKey: 'demo', environment: 'test' };
-    return {
-      document: {
-        id,
-        ...about,
-        direction: 'outbound',
-        type: 'pain.001',
-        sourceFormat: 'pain.001.001.09',
-        status,
-        messageId: `SAME-${i}`,
-        importSource: 'api',
-        transactionCount: shape.lines ?? 0,
-        totals: [],
-        paymentType: null,
-        idempotencyKey: `SAME-${i}`,
-        requestDigest: null,
-        deliveryMode: shape.hostToHost === false ? 'converted-only' : 'host-to-host',
-        deliveryStatus: shape.hostToHost === false ? 'not-applicable' : shape.approval ? 'awaiting-approval' : 'queued',
-        summary: `item ${i}`,
-        accountIban: null,
-        accountCurrency: null,
-        contentDigest: null,
-        blockIndex: null,
-        payloadSealed: null,
-        fileSealed: null,
-        warnings: null,
-        details: null,
-        collected: false,
-        collectedAt: null,
-        createdAt: now,
-        updatedAt: now,
-        expiresAt: null,
-      },
-      lines: Array.from({ length: shape.lines ?? 0 }, (_, l) => ({
-        documentId: id,
-        lineIndex: l,
-        platformId: s.platformId,
-        companyId: s.companyId,
-        paymentId: `P-${i}`,
-        endToEndId: `E2E-${i}-${l}`,
-        instructionId: null,
-        amountMinor: 100n + BigInt(l),
-        amount: `1.0${l}`,
-        currency: 'EUR',
-        payeeName: 'Payee',
-        payeeIban: 'FI2112345600000785',
-        executionDate: '2026-11-23',
-        state: 'pending',
-        evidence: null,
-        updatedAt: now,
-      })),
-      approval: shape.approval
-        ? {
-            id: `appr_same_${s.companyId}_${i}`,
-            platformId: s.platformId,
-            companyId: s.companyId,
-            documentId: id,
-            policyId: null,
-            status: 'pending',
-            makerUserId: null,
-            decisions: [],
-            createdAt: now,
-            updatedAt: now,
-          }
-        : null,
-      events: (journalNo: string) =>
-        (shape.approval ? ['payment.submitted', 'payment.pending-approval'] : ['payment.submitted']).map((type, e) => ({
-          id: `evt_same_${s.companyId}_${i}_${e}`,
-          chainId: s.companyId,
-          ...about,
-          type,
-          message: `${journalNo} ${type}`,
-          actorUserId: null,
-          metadata: { journalNo, item: i },
-          connectionId: null,
-          createdAt: now,
-          expiresAt: null,
-        })),
-    };
-  };
   const scope = (s: Sandbox) => ({ platformId: s.platformId, companyId: s.companyId });
   const checks = (apiKeyId: string | null, context: string | null = null) => ({ apiKeyId, context });
   const items = batchJson([
-    batchItem(scope(a), 'SAME-1', 'SAME-1', entry(a, 1, { lines: 2 }), checks(keyA)),
-    batchItem(scope(a), 'SAME-2', 'SAME-2', entry(a, 2, { approval: true, lines: 1 }), checks(keyA)),
-    batchItem(scope(a), 'SAME-EARLIER', 'SAME-EARLIER', entry(a, 3, {}), checks(keyA)),
-    batchItem(scope(a), 'SAME-4', 'SAME-4', entry(a, 4, { hostToHost: false }), checks(keyA, 'not the context')),
-    batchItem(scope(b), 'SAME-5', 'SAME-5', entry(b, 5, { lines: 3 }), checks(keyB)),
-    batchItem(scope(b), 'SAME-6', 'SAME-6', entry(b, 6, {}), checks(revoked)),
-    batchItem(scope(b), 'SAME-7', 'SAME-7', entry(b, 7, { hostToHost: false, approval: true }), checks(null)),
+    batchItem(scope(a), 'SAME-1', 'SAME-1', outboundEntry(a, 'SAME', 1, { lines: 2 }), checks(keyA)),
+    batchItem(scope(a), 'SAME-2', 'SAME-2', outboundEntry(a, 'SAME', 2, { approval: true, lines: 1 }), checks(keyA)),
+    batchItem(scope(a), 'SAME-EARLIER', 'SAME-EARLIER', outboundEntry(a, 'SAME', 3, {}), checks(keyA)),
+    batchItem(
+      scope(a),
+      'SAME-4',
+      'SAME-4',
+      outboundEntry(a, 'SAME', 4, { hostToHost: false }),
+      checks(keyA, 'not the context'),
+    ),
+    batchItem(scope(b), 'SAME-5', 'SAME-5', outboundEntry(b, 'SAME', 5, { lines: 3 }), checks(keyB)),
+    batchItem(scope(b), 'SAME-6', 'SAME-6', outboundEntry(b, 'SAME', 6, {}), checks(revoked)),
+    batchItem(
+      scope(b),
+      'SAME-7',
+      'SAME-7',
+      outboundEntry(b, 'SAME', 7, { hostToHost: false, approval: true }),
+      checks(null),
+    ),
   ]);
 
   // Each way in a transaction rolled back afterwards, reading what it wrote before the rollback.

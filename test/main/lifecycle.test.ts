@@ -6,11 +6,11 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../../src/platform/free-port.ts';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SERVER = path.join(ROOT, 'src/main/server.ts');
@@ -20,19 +20,6 @@ before(() => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'payops-lifecycle-'));
 });
 after(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
-}
 
 /** The environment of a fresh install: none of the test run's database settings. */
 function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

@@ -1,9 +1,8 @@
-import type { Db } from '../../db/client.ts';
 import { findActiveApiKeyByDigest, isApiKeyActive, touchApiKeyLastUsed } from '../../db/repositories/api-keys.ts';
 import { touchPlatformActivity } from '../../db/repositories/platforms.ts';
 import { findLiveSessionByDigest } from '../../db/repositories/sessions.ts';
 import { findUser } from '../../db/repositories/users.ts';
-import { RecentCache } from '../../platform/recent-cache.ts';
+import { recentCachePer } from '../../platform/recent-cache.ts';
 import { sha256Hex } from '../../platform/secrets.ts';
 import type { AppContext } from '../context.ts';
 import type { KeyPrincipal, SessionPrincipal } from './principal.ts';
@@ -70,17 +69,7 @@ export function forgetApiKey(ctx: AppContext, keyId: string): void {
 }
 
 /** Keys found active recently, by digest, per database pool. */
-const RECENT_KEYS = 10_000;
-const recentKeys = new WeakMap<Db, RecentCache<{ id: string; platformId: string }>>();
-
-function recentKeysOf(db: Db): RecentCache<{ id: string; platformId: string }> {
-  let cache = recentKeys.get(db);
-  if (!cache) {
-    cache = new RecentCache(RECENT_KEYS);
-    recentKeys.set(db, cache);
-  }
-  return cache;
-}
+const recentKeysOf = recentCachePer<{ id: string; platformId: string }>(10_000);
 
 export async function authenticateSession(ctx: AppContext, raw: string): Promise<SessionPrincipal | null> {
   if (!SESSION_TOKEN_FORMAT.test(raw)) return null;

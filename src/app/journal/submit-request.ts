@@ -1,6 +1,5 @@
-import type { Db } from '../../db/client.ts';
 import { loadSubmitContext, type SubmitContext } from '../../db/repositories/journal-submit.ts';
-import { RecentCache } from '../../platform/recent-cache.ts';
+import { recentCachePer } from '../../platform/recent-cache.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
 
@@ -56,18 +55,8 @@ function contextKey(platformId: string, input: Pick<SubmitInput, 'companyId' | '
   return `${platformId}\u0000${input.companyId}\u0000${input.bankKey}\u0000${input.environment}`;
 }
 
-/** Contexts in scope read recently, per database pool (as the submit batcher). */
-const RECENT_CONTEXTS = 10_000;
-const recentContexts = new WeakMap<Db, RecentCache<SubmitContext>>();
-
-function recentContextsOf(db: Db): RecentCache<SubmitContext> {
-  let cache = recentContexts.get(db);
-  if (!cache) {
-    cache = new RecentCache(RECENT_CONTEXTS);
-    recentContexts.set(db, cache);
-  }
-  return cache;
-}
+/** Contexts in scope read recently, per database pool. */
+const recentContextsOf = recentCachePer<SubmitContext>(10_000);
 
 /** The message id of a canonical payment, when it carries a non-empty string one. */
 export function messageIdOf(payment: unknown): string | null {

@@ -73,7 +73,7 @@ function resolveEarlier(
   idempotencyKey: string,
   messageId: string | null,
   digest: string,
-): SubmitOutcome | undefined {
+): Omit<SubmitOutcome, 'keyConfirmed'> | undefined {
   // Contract rule 4 first: a messageId whose payment ended rejected or cancelled is used up, whatever
   // the key (even the original one: the bank has seen that MsgId; a new one is needed).
   const byMessage = messageId === null ? undefined : earlier.find((d) => d.messageId === messageId);
@@ -87,8 +87,7 @@ function resolveEarlier(
   }
   const byKey = earlier.find((d) => d.idempotencyKey === idempotencyKey);
   if (byKey) {
-    if (byKey.requestDigest === digest)
-      return { replayed: true, keyConfirmed: false, body: submitResponse(ctx, byKey) };
+    if (byKey.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byKey) };
     throw new AppError(409, 'conflict', 'this Idempotency-Key was already used with a different request', {
       journalNo: byKey.journalNo,
     });
@@ -97,8 +96,7 @@ function resolveEarlier(
   // The same payment (same messageId) still alive: the same request under a new key is a retry and
   // replays the original (contract: "in flight or executed ... original 201 is replayed"); another
   // request reusing the messageId would be a second file with a duplicate MsgId at the bank.
-  if (byMessage.requestDigest === digest)
-    return { replayed: true, keyConfirmed: false, body: submitResponse(ctx, byMessage) };
+  if (byMessage.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byMessage) };
   throw new AppError(409, 'conflict', `payment.messageId is already used by ${byMessage.journalNo}`, {
     journalNo: byMessage.journalNo,
   });
@@ -171,7 +169,7 @@ async function submitWithContext(
     if (idempotencyKey !== undefined) {
       const earlier = await findOutboundForSubmit(ctx.db, scope, idempotencyKey, messageId);
       const outcome = resolveEarlier(ctx, earlier, idempotencyKey, messageId, digest);
-      if (outcome) return outcome;
+      if (outcome) return { ...outcome, keyConfirmed: false };
     }
     throw validationFailed(converted.issues, { unknownFieldsDropped: converted.unknownFieldsDropped });
   }

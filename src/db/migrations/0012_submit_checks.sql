@@ -18,24 +18,31 @@ RETURNS jsonb LANGUAGE sql STABLE AS $$
     FROM companies c WHERE c.id = p_company_id;
 $$;
 --> statement-breakpoint
--- One item of a batch: the API key still active (when the item names one), the context it was
--- converted with still current (when it carries one), then claim and journal as before. Answers
--- 'revoked', 'stale-context', 'in-flight', 'earlier' or the journal number.
+-- What a batch item is refused for before its claim: 'revoked' when the API key it names is no longer
+-- active, 'stale-context' when the context it was converted with (when it carries one) is no longer
+-- the company's; NULL when neither.
+CREATE OR REPLACE FUNCTION journal_submit_check(p_item jsonb) RETURNS text
+LANGUAGE sql STABLE AS $$
+  SELECT CASE
+    WHEN p_item->>'api_key_id' IS NOT NULL AND NOT EXISTS (
+           SELECT 1 FROM api_keys k
+            WHERE k.id = p_item->>'api_key_id' AND k.platform_id = p_item->>'platform_id' AND k.revoked_at IS NULL)
+      THEN 'revoked'
+    WHEN p_item->>'context' IS NOT NULL
+         AND submit_context(p_item->>'platform_id', p_item->>'company_id', p_item->>'bank_key', p_item->>'environment')::text
+             IS DISTINCT FROM p_item->>'context'
+      THEN 'stale-context'
+  END;
+$$;
+--> statement-breakpoint
+-- One item of a batch: its checks, then claim and journal as before. Answers 'revoked',
+-- 'stale-context', 'in-flight', 'earlier' or the journal number.
 CREATE OR REPLACE FUNCTION journal_submit_item(p_item jsonb) RETURNS text
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
-  v_claim text;
+  v_claim text := journal_submit_check(p_item);
 BEGIN
-  IF p_item->>'api_key_id' IS NOT NULL AND NOT EXISTS (
-       SELECT 1 FROM api_keys k
-        WHERE k.id = p_item->>'api_key_id' AND k.platform_id = p_item->>'platform_id' AND k.revoked_at IS NULL) THEN
-    RETURN 'revoked';
-  END IF;
-  IF p_item->>'context' IS NOT NULL
-     AND submit_context(p_item->>'platform_id', p_item->>'company_id', p_item->>'bank_key', p_item->>'environment')::text
-         IS DISTINCT FROM p_item->>'context' THEN
-    RETURN 'stale-context';
-  END IF;
+  IF v_claim IS NOT NULL THEN RETURN v_claim; END IF;
   v_claim := journal_submit_claim(p_item->>'platform_id', p_item->>'company_id', p_item->>'key', p_item->>'message_id');
   IF v_claim <> 'clear' THEN RETURN v_claim; END IF;
   RETURN journal_outbound(p_item->'document', p_item->'lines', NULLIF(p_item->'approval', 'null'::jsonb), p_item->'events');
@@ -66,17 +73,10 @@ DECLARE
 BEGIN
   -- Checks and claims, in item order: what each item would get from journal_submit_item before it
   -- journals.
-  SELECT array_agg(CASE
-      WHEN it.item->>'api_key_id' IS NOT NULL AND NOT EXISTS (
-             SELECT 1 FROM api_keys k
-              WHERE k.id = it.item->>'api_key_id' AND k.platform_id = it.item->>'platform_id' AND k.revoked_at IS NULL)
-        THEN 'revoked'
-      WHEN it.item->>'context' IS NOT NULL
-           AND submit_context(it.item->>'platform_id', it.item->>'company_id', it.item->>'bank_key',
-                              it.item->>'environment')::text IS DISTINCT FROM it.item->>'context'
-        THEN 'stale-context'
-      ELSE journal_submit_claim(it.item->>'platform_id', it.item->>'company_id', it.item->>'key', it.item->>'message_id')
-    END ORDER BY it.i)
+  SELECT array_agg(coalesce(journal_submit_check(it.item),
+                            journal_submit_claim(it.item->>'platform_id', it.item->>'company_id', it.item->>'key',
+                                                 it.item->>'message_id'))
+                   ORDER BY it.i)
     INTO v_results
     FROM jsonb_array_elements(p_items) WITH ORDINALITY AS it(item, i);
 
