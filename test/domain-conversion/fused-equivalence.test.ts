@@ -50,6 +50,64 @@ test('fused = full for every bank x payment type sample (the golden inputs)', ()
   assert.ok(fused > 100, `the fused converter took only ${fused} samples`);
 });
 
+/**
+ * Ids and the BIC are checked by the fused writer as it copies them (the reader checks their lengths only):
+ * each refused value must make the fused converter decline, and the full path then reports its issue.
+ */
+test('the fused writer refuses the ids and BICs the generic level refuses', () => {
+  const profile = findBankProfile('commerzbank-de');
+  assert.ok(profile);
+  const cases: Array<[string, (tx: Record<string, unknown>) => void, string, string]> = [
+    ['/E2E-1', (tx) => (tx['endToEndId'] = '/E2E-1'), 'endToEndId', 'invalid_charset'],
+    ['E2E-1/', (tx) => (tx['endToEndId'] = 'E2E-1/'), 'endToEndId', 'invalid_charset'],
+    ['E2E//1', (tx) => (tx['endToEndId'] = 'E2E//1'), 'endToEndId', 'invalid_charset'],
+    ['E2E_1', (tx) => (tx['endToEndId'] = 'E2E_1'), 'endToEndId', 'invalid_charset'],
+    ['E2E ł', (tx) => (tx['endToEndId'] = 'E2E \u0142'), 'endToEndId', 'invalid_charset'],
+    ['I//2', (tx) => (tx['instructionId'] = 'I//2'), 'instructionId', 'invalid_charset'],
+    ['I\u0130', (tx) => (tx['instructionId'] = 'I\u0130'), 'instructionId', 'invalid_charset'],
+    [
+      'COBADE1FXXX',
+      (tx) => ((tx['creditor'] as Record<string, unknown>)['agent'] = { bic: 'COBADE1FXXX' }),
+      'creditor.agent.bic',
+      'invalid_bic',
+    ],
+    [
+      'COBADEFOXXX',
+      (tx) => ((tx['creditor'] as Record<string, unknown>)['agent'] = { bic: 'COBADEFOXXX' }),
+      'creditor.agent.bic',
+      'invalid_bic',
+    ],
+    [
+      'COBADEFFXX\u0141',
+      (tx) => ((tx['creditor'] as Record<string, unknown>)['agent'] = { bic: 'COBADEFFXX\u0141' }),
+      'creditor.agent.bic',
+      'invalid_bic',
+    ],
+    [
+      'cobadeffxxx',
+      (tx) => ((tx['creditor'] as Record<string, unknown>)['agent'] = { bic: 'cobadeffxxx' }),
+      'creditor.agent.bic',
+      'invalid_bic',
+    ],
+  ];
+  for (const [label, spoil, field, code] of cases) {
+    const raw = samplePayment('SEPA_CT', 'DE', { transactions: 3 });
+    const payment = (raw['payments'] as Array<Record<string, unknown>>)[0] as Record<string, unknown>;
+    const tx = (payment['transactions'] as Array<Record<string, unknown>>)[1];
+    assert.ok(tx);
+    spoil(tx);
+    assert.equal(
+      convertFused(raw, profile, profile.painVersion, now, undefined, () => ''),
+      undefined,
+      label,
+    );
+    const r = convertPayment(raw, profile.key, { now });
+    assert.ok(r.ok && !r.value.ok, label);
+    const issue = r.value.issues.find((i) => i.path === `payments[0].transactions[1].${field}`);
+    assert.equal(issue?.code, code, label);
+  }
+});
+
 const SEPA_IBANS = [
   IBANS['DE'],
   IBANS['FI'],
@@ -116,7 +174,7 @@ const creditorArb = fc.record(
         arbitrary: fc.constantFrom({ iban: 'DE00370400440532013000' }, { iban: 'de89 3704 0044 0532 0130 00' }),
       },
     ),
-    agent: mostly(fc.constantFrom(...BICS), 'COBADEF1XXX', 'cobadeffxxx', 'COBADEFOXXX', 'COBADEFFXX').map((bic) => ({
+    agent: mostly(fc.constantFrom(...BICS), 'COBADE1FXXX', 'cobadeffxxx', 'COBADEFOXXX', 'COBADEFFXX').map((bic) => ({
       bic,
     })),
   },

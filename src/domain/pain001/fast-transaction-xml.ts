@@ -6,9 +6,12 @@ import {
   FIELD_STREET,
   FIELD_TOWN,
   FIELD_UNSTRUCTURED,
+  ID_CLASSES,
   inCharset,
+  isIdentifierClassed,
   transliterate,
 } from '../validation/fast-transaction.ts';
+import { isBicShapeAt } from '../validation/formats.ts';
 import { esc } from './escape.ts';
 import type { VersionTags } from './parts.ts';
 import { remittanceXml } from './parts.ts';
@@ -197,17 +200,20 @@ export function writeTransaction(
   typeCode: string | undefined,
 ): boolean {
   out.room(TRANSACTION_ROOM);
+  // Ids and the BIC are checked as they are copied (the reader checked their lengths only).
   if (f.instructionId) {
     out.raw(tpl.openInstr);
-    out.ascii(f.instructionId);
+    if (!isIdentifierClassed(out.classed(f.instructionId, ID_CLASSES), f.instructionId)) return false;
     out.raw(tpl.instrE2e);
   } else out.raw(tpl.openE2e);
-  out.ascii(f.endToEndId);
+  if (!isIdentifierClassed(out.classed(f.endToEndId, ID_CLASSES), f.endToEndId)) return false;
   out.raw(tpl.amountOpen.get(f.currency));
   out.ascii(f.amount);
   if (f.bic !== undefined) {
     out.raw(tpl.agentOpen);
-    out.ascii(f.bic);
+    const at = out.pos;
+    // Every BIC character is in class 0 of the identifier classes (A-Z, 0-9); the shape is checked on the copy.
+    if (out.classed(f.bic, ID_CLASSES) !== 0 || !isBicShapeAt(out.buf, at, f.bic.length)) return false;
     out.raw(tpl.agentClose);
   } else out.raw(tpl.noAgent);
   if (!textField(out, f.name, run.nameLimit, run, FIELD_NAME, j)) return false;

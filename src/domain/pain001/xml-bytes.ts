@@ -113,6 +113,24 @@ export class XmlBytes {
   }
 
   /**
+   * An id or code copied as its characters' classes are gathered (room ensured): the OR of `classes` over
+   * them, for the caller's rule (0: all plain). Each UTF-16 unit is stored as one byte, so the copy stands
+   * only when the classes refuse every unit beyond ASCII; a caller that gets a refusal declines anyway.
+   */
+  classed(s: string, classes: Uint8Array): number {
+    const b = this.buf;
+    let p = this.pos;
+    let acc = 0;
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      acc |= classes[c] as number;
+      b[p++] = c;
+    }
+    this.pos = p;
+    return acc;
+  }
+
+  /**
    * Free text checked against a charset's classes (validation/charset.ts) while it is copied: UTF-8, `&`
    * escaped. False, with the position where it was, when a character is outside the charset. One pass:
    * plain ASCII is copied by a loop that does nothing else, and the first character that is not (a letter

@@ -6,7 +6,7 @@ import { creditorNeedsBic, needsRegulatoryReport } from './bank-rules.ts';
 import type { CharsetName } from './charset.ts';
 import { CHAR_REFUSED, charsetClasses, checkOutside } from './charset.ts';
 import { isCountryCode } from './countries.ts';
-import { isBicShape, isExternalCode } from './formats.ts';
+import { isExternalCode } from './formats.ts';
 import { isValidIban } from './iban.ts';
 import type { IssueSink } from './issue.ts';
 import type { Getter } from './payment-type-rules.ts';
@@ -25,7 +25,8 @@ import type { UniqueIds } from './unique-ids.ts';
  * the writer reads each character once, and only a field with a character outside the charset goes to
  * `transliterate`, which raises the normaliser's warning. Lengths are checked here on the text as given
  * (a replacement is never shorter than what it replaces; and declining is always safe) and again by the
- * writer on what it wrote.
+ * writer on what it wrote. Identifiers and the BIC are checked the same way, as the writer copies them
+ * (isIdentifierClassed, isBicShapeAt): here only their lengths.
  * Each check here is the predicate of a rule in generic.ts, bank-rules.ts or payment-type-rules.ts; the
  * property test in test/domain-conversion/fused-equivalence.test.ts holds both paths to the same output.
  */
@@ -172,15 +173,16 @@ const SEPA = charsetClasses('sepa');
 
 /** The SEPA classes with `/` marked (SLASH): an id without a slash, the usual one, needs no slash rule. */
 const SLASH = 8;
-const ID_CLASSES = SEPA.slice();
+/** Classes of identifier characters, for XmlBytes#classed: 0 in the SEPA set, SLASH for `/`, else refused. */
+export const ID_CLASSES = SEPA.slice();
 ID_CLASSES[47] = SLASH;
 
-/** checkIdentifier's two rules for ids of at most 35 characters: SEPA set, no leading, trailing or double slash. */
-function isIdentifier(s: string): boolean {
-  const n = s.length;
-  if (n > 35) return false;
-  let acc = 0;
-  for (let i = 0; i < n; i++) acc |= ID_CLASSES[s.charCodeAt(i)] as number;
+/**
+ * checkIdentifier's two rules (SEPA set; no leading, trailing or double slash) for an id of at most 35
+ * characters, from the classes of its characters ORed (`acc`, as XmlBytes#classed gives them while it
+ * writes the id): the writer checks ids as it copies them, so each character is read once.
+ */
+export function isIdentifierClassed(acc: number, s: string): boolean {
   if (acc === 0) return true;
   return acc === SLASH && slashesPlaced(s);
 }
@@ -271,7 +273,8 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     return false;
   }
   if (instr !== undefined) {
-    if (typeof instr !== 'string' || !isIdentifier(instr)) return false;
+    // Its characters are checked as the writer copies it (isIdentifierClassed).
+    if (typeof instr !== 'string' || instr.length > 35) return false;
     keys++;
   }
   if (rem !== undefined) {
@@ -285,7 +288,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   if (keyCount(o) !== keys) return false;
 
   // Generic: ids, amount and currency.
-  if (isBlank(e2e) || !isIdentifier(e2e)) return false;
+  if (isBlank(e2e) || e2e.length > 35) return false;
   if (!run.seenEndToEnd.add(e2e)) return false;
   if (currency !== run.currency) {
     const e = currencyExponent(currency);
@@ -343,7 +346,8 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   let bic: string | undefined;
   if (agent !== undefined) {
     const b = agent['bic'];
-    if (typeof b !== 'string' || keyCount(agent) !== 1 || !isBicShape(b)) return false;
+    // Its shape is checked as the writer copies it (isBicShapeAt).
+    if (typeof b !== 'string' || keyCount(agent) !== 1 || (b.length !== 8 && b.length !== 11)) return false;
     bic = b;
   } else if (creditorNeedsBic(run.profile, o as Transaction)) return false;
 

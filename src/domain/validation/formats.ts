@@ -31,12 +31,28 @@ export function isIsoDateTime(value: string): boolean {
 export function isBicShape(value: string): boolean {
   const n = value.length;
   if (n !== 8 && n !== 11) return false;
-  for (let i = 0; i < 6; i++) if (!isUpper(value.charCodeAt(i))) return false;
-  const location = value.charCodeAt(6);
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i);
+    if (c > 127) return false;
+    BIC_SCRATCH[i] = c;
+  }
+  return isBicShapeAt(BIC_SCRATCH, 0, n);
+}
+
+const BIC_SCRATCH = new Uint8Array(11);
+
+/**
+ * isBicShape over bytes: the `n` bytes from `at` (8 or 11). The fused writer checks a BIC in the output it
+ * has just copied it to, so the caller's string is read once.
+ */
+export function isBicShapeAt(b: Uint8Array, at: number, n: number): boolean {
+  if (n !== 8 && n !== 11) return false;
+  for (let i = 0; i < 6; i++) if (!isUpper(b[at + i] as number)) return false;
+  const location = b[at + 6] as number;
   if (!isUpper(location) && !(location >= 50 && location <= 57)) return false;
-  const second = value.charCodeAt(7);
+  const second = b[at + 7] as number;
   if (!isUpperOrDigit(second) || second === 79) return false;
-  for (let i = 8; i < n; i++) if (!isUpperOrDigit(value.charCodeAt(i))) return false;
+  for (let i = 8; i < n; i++) if (!isUpperOrDigit(b[at + i] as number)) return false;
   return true;
 }
 
