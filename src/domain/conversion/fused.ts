@@ -266,6 +266,8 @@ function inOrder(
   starts: number[],
 ): ValidationIssue[] {
   if (txs.length === 0) return shell;
+  // Without document or payment issues the transactions' issues are already in order (the usual batch).
+  if (shell.length === 0) return txs;
   const out: ValidationIssue[] = [];
   let k = 0;
   for (let i = 0; i < starts.length; i++) {

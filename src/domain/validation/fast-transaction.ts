@@ -211,14 +211,17 @@ export function inCharset(s: string, classes: Uint8Array): boolean {
   return (acc & CHAR_REFUSED) === 0;
 }
 
-/** Where the normaliser reports a transliterated field. */
+/**
+ * Where the normaliser reports a transliterated field, from the closing bracket of the transaction's index:
+ * a path is then the payment's prefix, the index and this (two joins; a batch can have thousands).
+ */
 const FIELD_PATHS: Record<number, string> = {
-  [FIELD_NAME]: 'creditor.name',
-  [FIELD_STREET]: 'creditor.postalAddress.streetName',
-  [FIELD_BUILDING]: 'creditor.postalAddress.buildingNumber',
-  [FIELD_POST_CODE]: 'creditor.postalAddress.postCode',
-  [FIELD_TOWN]: 'creditor.postalAddress.townName',
-  [FIELD_UNSTRUCTURED]: 'remittance.unstructured',
+  [FIELD_NAME]: '].creditor.name',
+  [FIELD_STREET]: '].creditor.postalAddress.streetName',
+  [FIELD_BUILDING]: '].creditor.postalAddress.buildingNumber',
+  [FIELD_POST_CODE]: '].creditor.postalAddress.postCode',
+  [FIELD_TOWN]: '].creditor.postalAddress.townName',
+  [FIELD_UNSTRUCTURED]: '].remittance.unstructured',
 };
 
 /**
@@ -228,11 +231,12 @@ const FIELD_PATHS: Record<number, string> = {
  */
 export function transliterationWarnings(run: TxRun, sink: IssueSink): void {
   const w = run.warned;
+  const prefix = `${run.base}.transactions[`;
   for (let k = 0; k < w.length; k += 2) {
     sink.add(
       'generic',
       'charset_transliterated',
-      `${run.base}.transactions[${w[k]}].${FIELD_PATHS[w[k + 1] as number]}`,
+      prefix + (w[k] as number) + FIELD_PATHS[w[k + 1] as number],
       run.warnMessages[k >> 1] as string,
       undefined,
       'warning',
