@@ -8,6 +8,7 @@ import type { Templates } from '../pain001/fast-transaction-xml.ts';
 import { transactionTemplates, writeTransaction } from '../pain001/fast-transaction-xml.ts';
 import type { VersionTags } from '../pain001/parts.ts';
 import { DOCUMENT_END, documentHead, PMTINF_END, pmtInfHeader, versionTags } from '../pain001/write-pain001.ts';
+import type { StaticBytes } from '../pain001/xml-bytes.ts';
 import { XmlBytes } from '../pain001/xml-bytes.ts';
 import { checkBankDocument, checkBankPayment } from '../validation/bank-rules.ts';
 import type { TxFields, TxRun } from '../validation/fast-transaction.ts';
@@ -220,16 +221,18 @@ function writePayment(
   // The current currency's entry in the totals; its running sum is `totalSum` until the currency changes.
   let total: Total | undefined;
   let totalSum = 0;
+  // The current currency's `<InstdAmt Ccy="...">` piece (the reader flags a change of currency).
+  let amountOpen: StaticBytes | undefined;
   for (let j = 0; j < n; j++) {
     if (!readTransaction(txs[j] as Record<string, unknown>, j, run, fields)) return undefined;
     const minor = fields.minor;
     const e = fields.exponent;
-    const currency = fields.currency;
-    if (pass.perCurrency && j > 0 && currency !== total?.currency) return undefined;
-    if (total?.currency !== currency) {
+    if (fields.newCurrency) {
+      if (pass.perCurrency && j > 0) return undefined;
       if (total) total.sum = totalSum;
-      total = totalOf(pass.totals, currency, e);
+      total = totalOf(pass.totals, fields.currency, e);
       totalSum = total.sum;
+      amountOpen = templates.amountOpen.get(fields.currency);
     }
     totalSum += minor;
     if (e > groupExp) {
@@ -241,9 +244,9 @@ function writePayment(
     if (perTransaction) {
       const head = { plan, pmtInfId: `${id}-${j + 1}`, count: 1, ctrlSum: formatMinor(BigInt(minor), e) };
       out.write(pmtInfHeader(docPlan, head, tags));
-      if (!writeTransaction(out, fields, run, templates, j, typeCode)) return undefined;
+      if (!writeTransaction(out, fields, run, templates, amountOpen as StaticBytes, j, typeCode)) return undefined;
       out.write(PMTINF_END);
-    } else if (!writeTransaction(out, fields, run, templates, j, typeCode)) return undefined;
+    } else if (!writeTransaction(out, fields, run, templates, amountOpen as StaticBytes, j, typeCode)) return undefined;
     out.written++;
   }
   if (total) total.sum = totalSum;

@@ -196,6 +196,7 @@ export function writeTransaction(
   f: TxFields,
   run: TxRun,
   tpl: Templates,
+  amountOpen: StaticBytes,
   j: number,
   typeCode: string | undefined,
 ): boolean {
@@ -207,7 +208,7 @@ export function writeTransaction(
     out.raw(tpl.instrE2e);
   } else out.raw(tpl.openE2e);
   if (!isIdentifierClassed(out.classed(f.endToEndId, ID_CLASSES), f.endToEndId)) return false;
-  out.raw(tpl.amountOpen.get(f.currency));
+  out.raw(amountOpen);
   out.ascii(f.amount);
   if (f.bic !== undefined) {
     out.raw(tpl.agentOpen);

@@ -53,6 +53,11 @@ export type TxFields = {
   endToEndId: string;
   instructionId: string | undefined;
   currency: string;
+  /**
+   * The currency differs from the previous transaction's of the payment (always so for its first): the
+   * writer's per-currency work (totals, the InstdAmt piece) happens only then, without comparing again.
+   */
+  newCurrency: boolean;
   /** The amount as written: the caller's text when it has the currency's fraction digits, else formatted. */
   amount: string;
   minor: number;
@@ -76,6 +81,7 @@ export function emptyFields(): TxFields {
     endToEndId: '',
     instructionId: undefined,
     currency: '',
+    newCurrency: true,
     amount: '',
     minor: 0,
     exponent: 2,
@@ -116,9 +122,10 @@ export type TxRun = {
   /** Transliteration warnings: (transaction, FIELD_ id) pairs and their messages (transliterationWarnings). */
   warned: number[];
   warnMessages: string[];
-  /** The last currency both the bank and the type accepted (batches rarely change currency). */
-  acceptedCurrency: string;
-  /** The last currency read and its exponent: the same reason, spares a table lookup per transaction. */
+  /**
+   * The last currency read, which the bank and the type accept, and its exponent: batches rarely change
+   * currency, so one comparison per transaction spares the lookups (a string comparison is a builtin call).
+   */
   currency: string;
   exponent: number;
 };
@@ -150,7 +157,6 @@ export function transactionRun(
     seenEndToEnd,
     warned: [],
     warnMessages: [],
-    acceptedCurrency: '',
     currency: '',
     exponent: 0,
   };
@@ -294,9 +300,14 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   // Generic: ids, amount and currency.
   if (isBlank(e2e) || e2e.length > 35) return false;
   if (!run.seenEndToEnd.add(e2e)) return false;
-  if (currency !== run.currency) {
+  const newCurrency = currency !== run.currency;
+  if (newCurrency) {
     const e = currencyExponent(currency);
     if (e === undefined) return false;
+    // Bank: its currencies; payment type: its currencies.
+    const currencies = run.profile.flavour.currencies;
+    if (currencies.length > 0 && !currencies.includes(currency)) return false;
+    if (run.type.currencies && !run.type.currencies.includes(currency)) return false;
     run.currency = currency;
     run.exponent = e;
   }
@@ -381,14 +392,8 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     if (u !== undefined && run.profile.flavour.noUnstructuredWithReference && !isBlank(ref)) return false;
   }
 
-  // Bank: currencies; payment type: its currencies and per-transaction requirements.
+  // Payment type: per-transaction requirements.
   const type = run.type;
-  if (currency !== run.acceptedCurrency) {
-    const currencies = run.profile.flavour.currencies;
-    if (currencies.length > 0 && !currencies.includes(currency)) return false;
-    if (type.currencies && !type.currencies.includes(currency)) return false;
-    run.acceptedCurrency = currency;
-  }
   if (run.requirements.length > 0 && !meetsRequirements(o as Transaction, run.requirements)) return false;
   const plan = run.plan;
   plan.minors[j] = minor;
@@ -406,6 +411,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   f.endToEndId = e2e;
   f.instructionId = instr as string | undefined;
   f.currency = currency;
+  f.newCurrency = newCurrency;
   // Keep the caller's text when it already has the currency's fraction digits (as the general writer does).
   // A plain amount (plainMinor) has at most `exponent` fraction digits, so it has all of them exactly when
   // its dot sits `exponent` characters from the end; one without a fraction has no dot.
