@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decimalToMinor, formatMinor, parseAmount } from './money.ts';
+import fc from 'fast-check';
+import { decimalToMinor, formatMinor, parseAmount, plainMinor } from './money.ts';
 
 test('parseAmount accepts plain decimals within the currency exponent', () => {
   assert.deepEqual(parseAmount('12.30', 'EUR'), { ok: true, minor: 1230n, exponent: 2 });
@@ -45,4 +46,33 @@ test('decimalToMinor reads bank-file decimals exactly', () => {
   assert.equal(decimalToMinor('10.505', 2), undefined);
   assert.equal(decimalToMinor('abc', 2), undefined);
   assert.equal(decimalToMinor(',', 2), undefined);
+});
+
+/** The fused converter's allocation-free amount parser must agree with parseAmount wherever it answers. */
+test('plainMinor gives parseAmount\'s minor units, or -1', () => {
+  const currencies: Array<[string, number]> = [
+    ['JPY', 0],
+    ['EUR', 2],
+    ['KWD', 3],
+    ['CLF', 4],
+  ];
+  const amount = fc.tuple(
+    fc.stringMatching(/^[0-9]{1,16}$/),
+    fc.option(fc.stringMatching(/^[0-9]{0,5}$/), { nil: undefined }),
+  );
+  fc.assert(
+    fc.property(amount, fc.constantFrom(...currencies), ([whole, fraction], [currency, exponent]) => {
+      const text = fraction === undefined ? whole : `${whole}.${fraction}`;
+      const fast = plainMinor(text, exponent);
+      if (fast === -1) return;
+      const full = parseAmount(text, currency);
+      assert.ok(full.ok, text);
+      assert.equal(BigInt(fast), full.minor, `${text} ${currency}`);
+    }),
+    { numRuns: 2000 },
+  );
+  assert.equal(plainMinor('12.3', 2), 1230);
+  assert.equal(plainMinor('7', 4), 70000);
+  assert.equal(plainMinor('123456789012345', 0), 123456789012345);
+  assert.equal(plainMinor('1234567890123456', 0), -1);
 });

@@ -74,6 +74,9 @@ export function parseAmount(value: unknown, currency: string): AmountResult {
   return { ok: true, minor, exponent };
 }
 
+/** 10^0 .. 10^15, exact doubles: `10 ** scale` is a floating-point power call, once per amount. */
+const POWERS_OF_TEN = Array.from({ length: 16 }, (_, k) => 10 ** k);
+
 /**
  * The common case of parseAmount without allocating: a plain positive decimal of at most 15 significant
  * digits (after scaling to minor units) with no more fraction digits than `exponent`. Returns its minor
@@ -102,7 +105,7 @@ export function plainMinor(value: string, exponent: number): number {
   if (fractionDigits > exponent || significant === 0) return -1;
   const scale = exponent - fractionDigits;
   if (significant + scale > 15) return -1;
-  return small * 10 ** scale;
+  return small * (POWERS_OF_TEN[scale] as number);
 }
 
 /** Formats minor units as a decimal string with exactly `exponent` fraction digits ("12.30"). */
