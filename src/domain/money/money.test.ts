@@ -49,7 +49,7 @@ test('decimalToMinor reads bank-file decimals exactly', () => {
 });
 
 /** The fused converter's allocation-free amount parser must agree with parseAmount wherever it answers. */
-test('plainMinor gives parseAmount\'s minor units, or -1', () => {
+test("plainMinor gives parseAmount's minor units, or -1", () => {
   const currencies: Array<[string, number]> = [
     ['JPY', 0],
     ['EUR', 2],
