@@ -2,6 +2,8 @@
  * `npm run bench`: runs the shared peer harness (../shared/bench, next to the repository) with our
  * implementation plugged in as a library (bench/ours.mjs, bundled to JavaScript), under this project's Node.
  * Arguments pass through, e.g. `node bench/run.ts --tasks pain001 --sizes 100,10000`.
+ * BENCH_NODE=/usr/bin/node runs the harness, peers and ours alike, under another Node instead: the
+ * harness documents Node 20, and its peer figures (PEER-RESULTS.md, the issues' targets) were measured there.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -28,7 +30,8 @@ if (!existsSync(path.join(harness, 'node_modules'))) {
 // the peak-memory column would otherwise charge to the conversion or parse. Same code, same Node.
 const bundled = path.join(mkdtempSync(path.join(tmpdir(), 'payops-bench-')), 'ours.mjs');
 await build({ entryPoints: [impl], bundle: true, platform: 'node', format: 'esm', target: 'node26', outfile: bundled });
-const run = spawnSync(process.execPath, [path.join(harness, 'run.mjs'), '--impl', bundled, ...process.argv.slice(2)], {
+const node = process.env['BENCH_NODE'] || process.execPath;
+const run = spawnSync(node, [path.join(harness, 'run.mjs'), '--impl', bundled, ...process.argv.slice(2)], {
   cwd: harness,
   stdio: 'inherit',
 });
