@@ -1,3 +1,4 @@
+import { letterPair } from '../validation/countries.ts';
 import type { TxFields, TxRun } from '../validation/fast-transaction.ts';
 import {
   FIELD_BUILDING,
@@ -62,13 +63,6 @@ class Pieces {
     else if (this.memo.size < 512) this.memo.set(v, piece);
     return piece;
   }
-}
-
-/** The index of two capital letters A-Z in a 26 x 26 table, or -1. */
-function letterPair(v: string): number {
-  const a = v.charCodeAt(0) - 65;
-  const b = v.charCodeAt(1) - 65;
-  return a >= 0 && a < 26 && b >= 0 && b < 26 ? a * 26 + b : -1;
 }
 
 /** Positions in the creditor block: after the name, then after each address element. */

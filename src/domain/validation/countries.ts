@@ -9,15 +9,22 @@ const CODES =
   'TW TZ UA UG UM US UY UZ VA VC VE VG VI VN VU WF WS YE YT ZA ZM ZW XK';
 
 /**
- * The codes as flags indexed by their two letters ((c0 - 65) * 26 + c1 - 65): a creditor's country is
- * checked once per transaction on the conversion hot path, where a Set lookup hashed the string.
+ * The index of a string's first two characters in a 26 x 26 table when both are capital letters A-Z, else
+ * -1: tables keyed by a country (country codes, IBAN specs, the writer's per-country pieces) are indexed
+ * by it instead of hashing the string, once per transaction on the conversion hot path.
  */
+export function letterPair(v: string): number {
+  const a = v.charCodeAt(0) - 65;
+  const b = v.charCodeAt(1) - 65;
+  return a >= 0 && a < 26 && b >= 0 && b < 26 ? a * 26 + b : -1;
+}
+
+/** The codes as flags indexed by letterPair. */
 const COUNTRIES = new Uint8Array(26 * 26);
-for (const code of CODES.split(' ')) COUNTRIES[(code.charCodeAt(0) - 65) * 26 + code.charCodeAt(1) - 65] = 1;
+for (const code of CODES.split(' ')) COUNTRIES[letterPair(code)] = 1;
 
 export function isCountryCode(code: string): boolean {
   if (code.length !== 2) return false;
-  const a = code.charCodeAt(0) - 65;
-  const b = code.charCodeAt(1) - 65;
-  return a >= 0 && a < 26 && b >= 0 && b < 26 && COUNTRIES[a * 26 + b] === 1;
+  const slot = letterPair(code);
+  return slot >= 0 && COUNTRIES[slot] === 1;
 }

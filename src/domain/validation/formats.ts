@@ -22,6 +22,9 @@ export function isIsoDateTime(value: string): boolean {
   return m !== null && calendarOk(Number(m[1]), Number(m[2]), Number(m[3]));
 }
 
+/** isBicShape's copy of the string's characters, for isBicShapeAt. */
+const BIC_SCRATCH = new Uint8Array(11);
+
 /**
  * BIC as the pain.001.001.03 schema pattern demands (the stricter of the two versions): 4 letters bank,
  * 2 letters country, location without 0/1 first and O second, optional 3-character branch; that is
@@ -38,8 +41,6 @@ export function isBicShape(value: string): boolean {
   }
   return isBicShapeAt(BIC_SCRATCH, 0, n);
 }
-
-const BIC_SCRATCH = new Uint8Array(11);
 
 /**
  * isBicShape over bytes: the `n` bytes from `at` (8 or 11). The fused writer checks a BIC in the output it

@@ -1,4 +1,5 @@
 import { countrySpecs } from 'ibantools';
+import { letterPair } from './countries.ts';
 
 /**
  * IBAN check on ibantools' country table (length, BBAN pattern, national check digits) with our own
@@ -105,7 +106,7 @@ const FAST_NATIONAL: Record<string, (iban: string) => boolean> = {
   ES: spanishBban,
 };
 
-/** Specs indexed by the two country letters ((c0 - 65) * 26 + c1 - 65): no substring per lookup. */
+/** Specs indexed by the two country letters (letterPair): no substring per lookup. */
 const SPECS: Array<Spec | undefined> = new Array(26 * 26).fill(undefined);
 const FAST: Array<((iban: string) => boolean) | undefined> = new Array(26 * 26).fill(undefined);
 for (const [country, s] of Object.entries(countrySpecs)) {
@@ -120,7 +121,7 @@ for (const [country, s] of Object.entries(countrySpecs)) {
     digitsOnly: classes?.every((cls) => cls === DIGIT) ?? false,
   };
   if (s.bban_validation_func) spec.national = s.bban_validation_func;
-  const slot = (country.charCodeAt(0) - 65) * 26 + country.charCodeAt(1) - 65;
+  const slot = letterPair(country);
   SPECS[slot] = spec;
   if (s.bban_validation_func) FAST[slot] = FAST_NATIONAL[country];
 }
@@ -182,10 +183,8 @@ function withCountry(rem: number, iban: string): number {
 
 /** Electronic-format IBAN (no spaces, upper case). */
 export function isValidIban(iban: string): boolean {
-  const c0 = iban.charCodeAt(0) - 65;
-  const c1 = iban.charCodeAt(1) - 65;
-  if (!(c0 >= 0 && c0 < 26 && c1 >= 0 && c1 < 26)) return false;
-  const slot = c0 * 26 + c1;
+  const slot = letterPair(iban);
+  if (slot < 0) return false;
   const spec = SPECS[slot];
   if (!spec || iban.length !== spec.chars) return false;
   const c2 = iban.charCodeAt(2);
