@@ -1,4 +1,3 @@
-import type { Buffer } from 'node:buffer';
 import type { AutoSelection } from '../banks/select-type.ts';
 import type { BankProfile, PainVersion } from '../banks/types.ts';
 import { normaliseShell } from '../canonical/normalise.ts';
@@ -42,7 +41,8 @@ import { UniqueIds } from '../validation/unique-ids.ts';
  */
 
 export type FusedSuccess = {
-  bytes: Buffer;
+  /** The file (a rope of chunks: see XmlBytes). */
+  xml: string;
   doc: CanonicalPayment;
   issues: ValidationIssue[];
   unknownFieldsDropped: string[];
@@ -115,10 +115,34 @@ export function convertFused(
     payments: plans,
     creationDateTime: creationDateTime(doc),
   };
-  const t = versionTags(painVersion);
+  const out = new XmlBytes();
+  try {
+    return writeDocument(out, { shell, sink, addressRules, docPlan, autoSelected, autoFilled });
+  } finally {
+    out.release();
+  }
+}
+
+/** What the document and payment levels prepared for the pass over the transactions. */
+type Prepared = {
+  shell: ReturnType<typeof normaliseShell>;
+  /** Document and payment issues so far (warnings only: the pass starts without errors). */
+  sink: IssueSink;
+  /** Per payment: the bank's November 2026 address rule applies (checkBankPayment). */
+  addressRules: boolean[];
+  docPlan: DocumentPlan;
+  autoSelected: AutoSelection[];
+  autoFilled: string[];
+};
+
+/** The pass over every payment's transactions, then the document head: the success, or undefined to decline. */
+function writeDocument(out: XmlBytes, prepared: Prepared): FusedSuccess | undefined {
+  const { shell, sink, addressRules, docPlan, autoSelected, autoFilled } = prepared;
+  const { doc, profile, payments: plans } = docPlan;
+  const t = versionTags(docPlan.painVersion);
+  const flavour = profile.flavour;
   let expected = 0;
   for (const plan of plans) expected += plan.payment.transactions.length;
-  const out = new XmlBytes(expected);
   const pass: Pass = {
     out,
     fields: emptyFields(),
@@ -168,7 +192,7 @@ export function convertFused(
   out.prepend(documentHead(docPlan, expected, formatMinor(BigInt(docSum), docExp)));
 
   return {
-    bytes: out.bytes(),
+    xml: out.xml(),
     doc,
     issues: inOrder(sink.issues, shell.ends, txSink.issues, txIssueStarts),
     unknownFieldsDropped: shell.unknownFieldsDropped,
@@ -247,7 +271,6 @@ function writePayment(
       if (!writeTransaction(out, fields, run, templates, amountOpen as StaticBytes, j, typeCode)) return undefined;
       out.write(PMTINF_END);
     } else if (!writeTransaction(out, fields, run, templates, amountOpen as StaticBytes, j, typeCode)) return undefined;
-    out.written++;
   }
   if (total) total.sum = totalSum;
   if (header) {

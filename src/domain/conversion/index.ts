@@ -1,4 +1,3 @@
-import { Buffer } from 'node:buffer';
 import type { ConnectivityProfile } from '../banks/connectivity.ts';
 import { connectivityProfiles as connectivityData } from '../banks/connectivity.ts';
 import { findPaymentType, PAYMENT_TYPES } from '../banks/payment-types.ts';
@@ -55,10 +54,8 @@ export type ValidateResult = {
 
 export type ConvertSuccess = {
   ok: true;
-  /** The file; empty when `bytes` was asked for. */
+  /** The file (from the fused converter, a rope of chunks that the first reader flattens). */
   xml: string;
-  /** The file as UTF-8 bytes, only with the `bytes` option (large batches: no 100 MB string). */
-  bytes?: Buffer;
   painVersion: PainVersion;
   /** Warning-severity issues only (for `X-Validation-Warnings`). */
   warnings: ValidationIssue[];
@@ -172,14 +169,9 @@ function formatDecimal(minor: bigint, exp: number): string {
  * Validates and, when no error-severity issue was found, writes the file. The fused converter
  * (fused.ts) does both in one pass; when it declines (any error, or a shape it does not read itself)
  * the full path below validates level by level and writes from the normalised document, so issues and
- * output are the same either way. `bytes: true` returns the file as UTF-8 bytes instead of a string
- * (the benchmark and large jobs).
+ * output are the same either way.
  */
-export function convertPayment(
-  raw: unknown,
-  bankKey: string,
-  opts: EngineOptions & { bytes?: boolean } = {},
-): EngineResult<ConvertResult> {
+export function convertPayment(raw: unknown, bankKey: string, opts: EngineOptions = {}): EngineResult<ConvertResult> {
   const r = resolve(bankKey, opts.painVersion);
   if (!r.ok) return r;
   const { profile, version } = r.value;
@@ -191,7 +183,7 @@ export function convertPayment(
     if (fused.doc.creationDateTime === undefined) fused.autoFilled.push('creationDateTime');
     const success: ConvertSuccess = {
       ok: true,
-      xml: opts.bytes ? '' : fused.bytes.toString('utf8'),
+      xml: fused.xml,
       painVersion: version,
       warnings: fused.issues,
       autoSelected: fused.autoSelected,
@@ -201,7 +193,6 @@ export function convertPayment(
       transactionCount: fused.transactionCount,
       totals: fused.totals,
     };
-    if (opts.bytes) success.bytes = fused.bytes;
     return { ok: true, value: success };
   }
   const run = runValidation(raw, profile, version, opts.now, opts.company);
@@ -228,7 +219,7 @@ export function convertPayment(
   if (run.doc.creationDateTime === undefined) run.autoFilled.push('creationDateTime');
   const success: ConvertSuccess = {
     ok: true,
-    xml: opts.bytes ? '' : xml,
+    xml,
     painVersion: version,
     warnings: run.issues.filter((i) => i.severity === 'warning'),
     autoSelected: run.autoSelected,
@@ -238,7 +229,6 @@ export function convertPayment(
     transactionCount: run.plans.reduce((n, p) => n + p.payment.transactions.length, 0),
     totals: totalsOf(run),
   };
-  if (opts.bytes) success.bytes = Buffer.from(xml, 'utf8');
   return { ok: true, value: success };
 }
 

@@ -2,40 +2,51 @@ import { Buffer } from 'node:buffer';
 import { CHAR_ESCAPE, CHAR_WIDE } from '../validation/charset.ts';
 
 /**
- * UTF-8 output of the fused converter, written in place: static XML as pre-encoded bytes, ids and codes
- * as ASCII, free text checked against the bank's charset while it is copied (escaping `&`). Nothing is
- * allocated per transaction, so a large batch makes no garbage for the collector and no 100 MB string;
- * the Buffer is sized from the bytes per transaction seen so far and is not copied while it grows.
+ * Output of the fused converter, written in place: static XML as pre-encoded bytes, ids and codes as
+ * ASCII, free text checked against the bank's charset while it is copied (escaping `&`). Nothing is
+ * allocated per transaction.
  *
- * Headers come before the transactions they count, so the converter writes bodies first: `RESERVE`
- * bytes are kept free at the front for the document and first PmtInf headers (`prepend`), and a header
- * that comes later is kept as text with the offset it belongs at (`bytes` then joins the pieces).
+ * The bytes go into one small working buffer that the process keeps and reuses from conversion to
+ * conversion; each time about `CHUNK` bytes are written they become one string, and the document is
+ * those strings joined as a rope (ADR 0008, ninth look). Every caller wants the file as a string
+ * (responses, the journal, the CLI), and a fresh multi-megabyte buffer per conversion was what made
+ * conversions three times slower for stretches of several batches on these virtual machines: memory the
+ * allocator had given back to the system was touched again page by page (about 1,500 page faults a
+ * 10,000-transaction batch, ~15 us each). Chunks are Latin-1, one byte per character, so a chunk becomes
+ * a string by one copy; a chunk that must hold a character beyond U+00FF (Polish and Nordic letters) is
+ * written as UTF-8 from that character's field on (`widen`).
+ *
+ * Headers come before the transactions they count, so they are joined in when known: `prepend` for the
+ * document head, `mark` for a later PmtInf header.
  */
 
-/** Room for GrpHdr and a PmtInf header (every text in them is length-limited); larger ones are joined instead. */
-const RESERVE = 4096;
+/** Bytes written before they become one piece of the document. */
+const CHUNK = 32 * 1024;
 /** The most one transaction of the fused shape can take (texts are length-checked before they are written). */
 export const TRANSACTION_ROOM = 8192;
 
 /**
- * Static XML, pre-encoded, also kept as 8-byte words: `XmlBytes#raw` copies it with a few 8-byte stores,
+ * Static XML kept as 8-byte words: `XmlBytes#raw` copies it with a few 8-byte stores,
  * where a TypedArray#set call has a fixed cost (~10 ns) above the copy of these 15 to 70 byte pieces, and
  * a transaction has a dozen of them. The last word is padded, so `raw` writes up to 7 bytes past the
  * piece, into room that the next write overwrites. Words are kept only for ASCII text, which never reads
- * as a NaN (whose bits a copy through a float register need not keep); anything else is copied by `set`.
+ * as a NaN (whose bits a copy through a float register need not keep); anything else is written as text.
  * The words are a plain array of doubles, not a Float64Array: V8 checked a typed array's map, detachment
  * and backing store again on every word of the loop, a third more instructions per transaction in `raw`
  * (counted with valgrind over the benchmark batch).
  */
 export class StaticBytes {
-  readonly bytes: Uint8Array;
+  readonly text: string;
+  readonly length: number;
+  /** Undefined for a piece with a character beyond ASCII: it is written as text (`XmlBytes#write`). */
   readonly words: number[] | undefined;
   constructor(text: string) {
-    this.bytes = new Uint8Array(Buffer.from(text, 'utf8'));
-    const ascii = this.bytes.every((b) => b < 0x80);
-    if (ascii) {
-      const padded = new Uint8Array(Math.ceil(this.bytes.length / 8) * 8);
-      padded.set(this.bytes);
+    this.text = text;
+    this.length = text.length;
+    const bytes = Buffer.from(text, 'latin1');
+    if (/^[\x00-\x7f]*$/.test(text)) {
+      const padded = new Uint8Array(Math.ceil(bytes.length / 8) * 8);
+      padded.set(bytes);
       this.words = Array.from(new Float64Array(padded.buffer));
     } else this.words = undefined;
   }
@@ -45,55 +56,92 @@ export class StaticBytes {
 const ASCII_LOOP_MAX = 12;
 
 /**
- * Node's Buffer#latin1Write: what Buffer#write dispatches to after checking its arguments and naming the
- * encoding, which costs more than the copy of one id. Offsets are kept in range here (`room`).
+ * Node's Buffer#latin1Write and #latin1Slice: what Buffer#write and #toString dispatch to after checking
+ * their arguments and naming the encoding, which costs more than the copy of one id. Offsets are kept in
+ * range here (`room`).
  */
-type NodeBuffer = Buffer & { latin1Write(s: string, offset: number): number };
+type NodeBuffer = Buffer & {
+  latin1Write(s: string, offset: number): number;
+  latin1Slice(start: number, end: number): string;
+};
 
-type Insert = { at: number; text: string };
+type Insert = { text: string };
+
+/** The working buffer's size: a chunk and the most one transaction (or one `write`) can add to it. */
+const WORKING_SIZE = CHUNK + TRANSACTION_ROOM;
+
+/** The process's working buffer while no conversion holds it (conversions are synchronous; see take). */
+let idle: NodeBuffer | undefined;
+
+/**
+ * The working buffer for one conversion. A conversion never calls another, but a caller's object could
+ * (a getter): then the inner one gets a buffer of its own instead of writing into the outer one's.
+ */
+function take(): NodeBuffer {
+  const buf = idle ?? (Buffer.allocUnsafeSlow(WORKING_SIZE) as NodeBuffer);
+  idle = undefined;
+  return buf;
+}
+
+/** A character beyond Latin-1: the text cannot go into a Latin-1 chunk. */
+const BEYOND_LATIN1 = /[^\x00-\xff]/;
 
 export class XmlBytes {
   buf: NodeBuffer;
   /** `buf` as a DataView, for the 8-byte stores of `raw`. */
   private view: DataView;
-  pos = RESERVE;
-  private readonly inserts: Insert[] = [];
+  pos = 0;
+  /** The current chunk is UTF-8 (it holds a character beyond U+00FF), else Latin-1. */
+  private utf8 = false;
+  /** The document so far, in order: chunks of text, and headers that are filled in later. */
+  private readonly parts: Array<string | Insert> = [];
   private head = '';
-  /** Transactions written so far and expected in all: the growth estimate. */
-  written = 0;
-  private readonly expected: number;
 
-  constructor(expectedTransactions: number) {
-    this.expected = expectedTransactions;
-    this.buf = Buffer.allocUnsafe(RESERVE + Math.min(expectedTransactions, 64) * 768 + TRANSACTION_ROOM) as NodeBuffer;
+  constructor() {
+    this.buf = take();
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   }
 
-  /** Makes sure `n` more bytes fit. */
+  /** Makes sure `n` more bytes fit: what is written so far becomes a chunk first when the buffer is full. */
   room(n: number): void {
-    if (this.pos + n > this.buf.length) this.grow(this.pos + n);
+    if (this.pos + n <= this.buf.length) return;
+    this.flush();
+    if (n > this.buf.length) {
+      // Only `write` of a text longer than the working buffer (no transaction is): a buffer for it alone.
+      this.buf = Buffer.allocUnsafeSlow(n) as NodeBuffer;
+      this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
+    }
   }
 
-  private grow(need: number): void {
-    const perTx = this.written > 0 ? (this.pos - RESERVE) / this.written : 768;
-    const estimate = RESERVE + Math.ceil(perTx * this.expected * 1.05) + TRANSACTION_ROOM * 4;
-    const size = Math.max(need, estimate, Math.ceil(this.buf.length * 1.5));
-    const bigger = Buffer.allocUnsafe(size) as NodeBuffer;
-    this.buf.copy(bigger, 0, 0, this.pos);
-    this.buf = bigger;
-    this.view = new DataView(bigger.buffer, bigger.byteOffset, bigger.byteLength);
+  /** What is written so far, as one piece of the document; the next chunk starts as Latin-1. */
+  private flush(): void {
+    if (this.pos > 0) {
+      this.parts.push(this.utf8 ? this.buf.toString('utf8', 0, this.pos) : this.buf.latin1Slice(0, this.pos));
+      this.pos = 0;
+    }
+    this.utf8 = false;
+  }
+
+  /**
+   * A character beyond Latin-1 is about to be written: what is written so far stays a Latin-1 chunk, and
+   * the rest of this chunk is UTF-8. Called between fields (at `pos`), never inside one.
+   */
+  private widen(): void {
+    this.flush();
+    this.utf8 = true;
   }
 
   /** Static XML (room ensured by the caller, with 8 bytes to spare: see StaticBytes). */
   raw(piece: StaticBytes): void {
     const words = piece.words;
-    const p = this.pos;
-    if (words === undefined) this.buf.set(piece.bytes, p);
-    else {
-      const view = this.view;
-      for (let q = 0; q < words.length; q++) view.setFloat64(p + q * 8, words[q] as number, true);
+    if (words === undefined) {
+      this.write(piece.text);
+      return;
     }
-    this.pos = p + piece.bytes.length;
+    const p = this.pos;
+    const view = this.view;
+    for (let q = 0; q < words.length; q++) view.setFloat64(p + q * 8, words[q] as number, true);
+    this.pos = p + piece.length;
   }
 
   /**
@@ -131,12 +179,12 @@ export class XmlBytes {
   }
 
   /**
-   * Free text checked against a charset's classes (validation/charset.ts) while it is copied: UTF-8, `&`
-   * escaped. False, with the position where it was, when a character is outside the charset. One pass:
-   * plain ASCII is copied by a loop that does nothing else, and the first character that is not (a letter
-   * beyond ASCII, `&`, a refused one) hands the rest to `textFrom`, which picks up where it stopped. With
-   * the rarer cases out of the copying loop, fewer values are live in it (about 280 instructions a
-   * transaction fewer, valgrind over the benchmark batch); a refused character stops the copy where it is.
+   * Free text checked against a charset's classes (validation/charset.ts) while it is copied, `&` escaped.
+   * False, with `pos` where it was, when a character is outside the charset. One pass: plain ASCII is
+   * copied by a loop that does nothing else, and the first character that is not (a letter beyond ASCII,
+   * `&`, a refused one) hands the rest to `textFrom`, which picks up where it stopped. With the rarer cases
+   * out of the copying loop, fewer values are live in it (about 280 instructions a transaction fewer,
+   * valgrind over the benchmark batch); a refused character stops the copy where it is.
    */
   text(s: string, classes: Uint8Array): boolean {
     const b = this.buf;
@@ -155,7 +203,7 @@ export class XmlBytes {
     return this.textFrom(s, i, p, classes);
   }
 
-  /** The rest of `text` from the first character that is not plain ASCII (`i`, written up to `p`). */
+  /** The rest of `text` from the first character that is not plain ASCII (`from`, written up to `at`). */
   private textFrom(s: string, from: number, at: number, classes: Uint8Array): boolean {
     const b = this.buf;
     let p = at;
@@ -165,9 +213,16 @@ export class XmlBytes {
       const k = classes[c];
       if (k === 0) b[p++] = c;
       else if (k === CHAR_WIDE) {
-        // Every charset letter lies below U+0800: two bytes.
-        b[p++] = 0xc0 | (c >> 6);
-        b[p++] = 0x80 | (c & 0x3f);
+        if (this.utf8) {
+          // Every charset letter lies below U+0800: two bytes.
+          b[p++] = 0xc0 | (c >> 6);
+          b[p++] = 0x80 | (c & 0x3f);
+        } else if (c <= 0xff) b[p++] = c;
+        else {
+          // This field starts over in a UTF-8 chunk (what it wrote so far is past `pos`, not yet kept).
+          this.widen();
+          return this.text(s, classes);
+        }
       } else if (k === CHAR_ESCAPE && c === 38) {
         b[p++] = 38;
         b[p++] = 97;
@@ -183,13 +238,21 @@ export class XmlBytes {
   /** Any text (headers, rare elements), already escaped. */
   write(text: string): void {
     this.room(text.length * 3);
+    if (!this.utf8) {
+      if (!BEYOND_LATIN1.test(text)) {
+        this.pos += this.buf.latin1Write(text, this.pos);
+        return;
+      }
+      this.widen();
+    }
     this.pos += this.buf.write(text, this.pos, 'utf8');
   }
 
   /** Text that belongs at the current end of the output but is only known later (a PmtInf header). */
   mark(): Insert {
-    const ins = { at: this.pos, text: '' };
-    this.inserts.push(ins);
+    this.flush();
+    const ins = { text: '' };
+    this.parts.push(ins);
     return ins;
   }
 
@@ -198,27 +261,16 @@ export class XmlBytes {
     this.head = text;
   }
 
-  /** The finished document as one Buffer (a view of the working buffer when no header had to be joined). */
-  bytes(): Buffer {
-    const pieces: Buffer[] = [];
-    let from = RESERVE;
-    let head = this.head;
-    for (const ins of this.inserts) {
-      if (ins.text === '') continue;
-      if (ins.at === from) head += ins.text;
-      else {
-        pieces.push(Buffer.from(head), this.buf.subarray(from, ins.at));
-        head = ins.text;
-        from = ins.at;
-      }
-    }
-    const headLength = Buffer.byteLength(head);
-    if (pieces.length === 0 && headLength <= from) {
-      const start = from - headLength;
-      this.buf.write(head, start, 'utf8');
-      return this.buf.subarray(start, this.pos);
-    }
-    pieces.push(Buffer.from(head), this.buf.subarray(from, this.pos));
-    return Buffer.concat(pieces);
+  /** The finished document: the head, the chunks and the headers joined as a rope (no copy of the whole). */
+  xml(): string {
+    this.flush();
+    let doc = this.head;
+    for (const part of this.parts) doc += typeof part === 'string' ? part : part.text;
+    return doc;
+  }
+
+  /** Gives the working buffer back for the next conversion, whether this one finished or declined. */
+  release(): void {
+    if (this.buf.length === WORKING_SIZE) idle = this.buf;
   }
 }
