@@ -164,8 +164,14 @@ describe('linear time', () => {
     let bestSmall = Number.POSITIVE_INFINITY;
     let bestLarge = Number.POSITIVE_INFINITY;
     for (let i = 0; i < 10; i++) {
-      bestSmall = Math.min(bestSmall, time(() => parseBankFile(small)));
-      bestLarge = Math.min(bestLarge, time(() => parseBankFile(large)));
+      bestSmall = Math.min(
+        bestSmall,
+        time(() => parseBankFile(small)),
+      );
+      bestLarge = Math.min(
+        bestLarge,
+        time(() => parseBankFile(large)),
+      );
     }
     return bestLarge / bestSmall;
   }
