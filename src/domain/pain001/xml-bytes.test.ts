@@ -115,3 +115,14 @@ test('the working buffer is reused by the next conversion, and a nested one gets
   assert.equal(next.buf, outer.buf);
   next.release();
 });
+
+test('a write longer than the working buffer gets a buffer of its own; the working one still goes back', () => {
+  const out = new XmlBytes();
+  const working = out.buf;
+  out.write('y'.repeat(100_000));
+  assert.notEqual(out.buf, working);
+  assert.equal(done(out), 'y'.repeat(100_000));
+  const next = new XmlBytes();
+  assert.equal(next.buf, working);
+  next.release();
+});

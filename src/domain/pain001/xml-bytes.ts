@@ -43,10 +43,9 @@ export class StaticBytes {
   constructor(text: string) {
     this.text = text;
     this.length = text.length;
-    const bytes = Buffer.from(text, 'latin1');
     if (/^[\x00-\x7f]*$/.test(text)) {
-      const padded = new Uint8Array(Math.ceil(bytes.length / 8) * 8);
-      padded.set(bytes);
+      const padded = new Uint8Array(Math.ceil(text.length / 8) * 8);
+      padded.set(Buffer.from(text, 'latin1'));
       this.words = Array.from(new Float64Array(padded.buffer));
     } else this.words = undefined;
   }
@@ -88,6 +87,8 @@ const BEYOND_LATIN1 = /[^\x00-\xff]/;
 
 export class XmlBytes {
   buf: NodeBuffer;
+  /** The process's working buffer this conversion took (`buf`, unless a long `write` needed a bigger one). */
+  private readonly working: NodeBuffer;
   /** `buf` as a DataView, for the 8-byte stores of `raw`. */
   private view: DataView;
   pos = 0;
@@ -98,7 +99,8 @@ export class XmlBytes {
   private head = '';
 
   constructor() {
-    this.buf = take();
+    this.working = take();
+    this.buf = this.working;
     this.view = new DataView(this.buf.buffer, this.buf.byteOffset, this.buf.byteLength);
   }
 
@@ -271,6 +273,6 @@ export class XmlBytes {
 
   /** Gives the working buffer back for the next conversion, whether this one finished or declined. */
   release(): void {
-    if (this.buf.length === WORKING_SIZE) idle = this.buf;
+    idle = this.working;
   }
 }
