@@ -7,3 +7,4 @@ export * from './identity.ts';
 export * from './journal.ts';
 export * from './outbox.ts';
 export * from './webhooks.ts';
+export * from './oauth.ts';
