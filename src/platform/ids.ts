@@ -22,7 +22,11 @@ export type IdPrefix =
   | 'ak'
   | 'sess'
   | 'inv'
-  | 'req';
+  | 'req'
+  | 'oac'
+  | 'ogr'
+  | 'ocd'
+  | 'otk';
 
 export type IdGenerator = { next(prefix: IdPrefix): string };
 

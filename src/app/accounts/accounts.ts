@@ -38,7 +38,8 @@ function accountView(row: BankAccountRow, connectedBanks: Set<string>, masked: b
 
 async function memberScope(ctx: AppContext, principal: Principal, companyId: string) {
   const scope = await companyScope(ctx, principal, companyId);
-  requireCompanyMember(principal, scope.platformId, companyId);
+  // A token's company was checked by companyScope (its user administers it).
+  if (principal.kind !== 'token') requireCompanyMember(principal, scope.platformId, companyId);
   return scope;
 }
 

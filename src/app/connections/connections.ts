@@ -8,7 +8,7 @@ import { getProfile } from '../../domain/conversion/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { requireCompanyAdmin } from '../identity/access.ts';
+import { requireCompanyAdmin, requireCompanyAdminOrToken } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
 
 export const ENVIRONMENTS = ['test', 'production'] as const;
@@ -44,7 +44,7 @@ export async function listCompanyConnections(
   platformId: string,
   companyId: string,
 ) {
-  requireCompanyAdmin(principal, platformId, companyId);
+  requireCompanyAdminOrToken(principal, platformId, companyId);
   const rows = await listConnections(ctx.db, { platformId, companyId });
   return { items: rows.map(view) };
 }
@@ -56,7 +56,7 @@ export async function getCompanyConnection(
   companyId: string,
   connectionId: string,
 ) {
-  requireCompanyAdmin(principal, platformId, companyId);
+  requireCompanyAdminOrToken(principal, platformId, companyId);
   const row = await findConnection(ctx.db, { platformId, companyId }, connectionId);
   if (!row) throw notFound('connection');
   return view(row);

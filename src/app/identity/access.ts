@@ -1,5 +1,5 @@
 import { AppError, forbidden } from '../errors.ts';
-import type { Principal, SessionPrincipal } from './principal.ts';
+import type { Principal, SessionPrincipal, TokenUser } from './principal.ts';
 
 /**
  * Authorisation rules shared by the identity routes. A stated scope outside the credential's
@@ -43,4 +43,38 @@ export function requireCompanyMember(principal: Principal, platformId: string, c
   assertPlatform(session, platformId);
   if (session.user.workspaceAdmin || session.user.companyId === companyId) return session;
   throw forbidden('not a member of this company');
+}
+
+/**
+ * Whether the user behind an OAuth token administers a company now (DESIGN.md: a token is limited
+ * to the companies its consenting user administers at the time of each request). A workspace admin
+ * administers every company of the platform: a session needs a company context only to pick one.
+ */
+export function userAdministers(user: TokenUser, companyId: string): boolean {
+  return user.workspaceAdmin || (user.companyId === companyId && user.roles.includes('admin'));
+}
+
+/** Whether a user may consent for an installed application at all: a company or workspace admin. */
+export function mayConsent(user: Pick<TokenUser, 'workspaceAdmin' | 'roles'>): boolean {
+  return user.workspaceAdmin || user.roles.includes('admin');
+}
+
+/** An OAuth token reaches only the companies its user administers now; other principals pass. */
+export function assertTokenReaches(principal: Principal, companyId: string): void {
+  if (principal.kind === 'token' && !userAdministers(principal.user, companyId)) {
+    throw forbidden('the company is outside this token: its user does not administer it');
+  }
+}
+
+/**
+ * A company admin's session, or an OAuth token of a user who administers the company (routes the
+ * route access table opens to a token with its scope, such as GET /connections with banks:read).
+ */
+export function requireCompanyAdminOrToken(principal: Principal, platformId: string, companyId: string): void {
+  if (principal.kind !== 'token') {
+    requireCompanyAdmin(principal, platformId, companyId);
+    return;
+  }
+  assertPlatform(principal, platformId);
+  assertTokenReaches(principal, companyId);
 }

@@ -2,7 +2,7 @@ import type { CompanyScope } from '../../db/executor.ts';
 import { findCompanyPlatform } from '../../db/repositories/companies.ts';
 import type { AppContext } from '../context.ts';
 import { forbidden, notFound } from '../errors.ts';
-import { assertPlatform } from './access.ts';
+import { assertPlatform, assertTokenReaches } from './access.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -31,7 +31,8 @@ async function platformOf(ctx: AppContext, companyId: string): Promise<string | 
 /**
  * The tenant scope of a data-plane call: the platform is the credential's, the company is named by the
  * caller. A company of another platform is 403 forbidden (contract, Authentication: a stated scope
- * outside the key's platform); a company that does not exist is 404.
+ * outside the key's platform); a company that does not exist is 404. An OAuth token reaches only the
+ * companies its user administers at the time of the request.
  */
 export async function companyScope(
   ctx: AppContext,
@@ -43,5 +44,6 @@ export async function companyScope(
   const platformId = await platformOf(ctx, companyId);
   if (platformId === undefined) throw notFound('company');
   if (platformId !== principal.platformId) throw forbidden('the company is outside this credential');
+  assertTokenReaches(principal, companyId);
   return { platformId, companyId };
 }

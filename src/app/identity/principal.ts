@@ -1,4 +1,9 @@
-/** Who is calling: an API key (data plane) or an admin session (control plane). */
+import type { Scope } from '../../domain/oauth/scopes.ts';
+
+/**
+ * Who is calling: an API key (data plane), an admin session (control plane) or an installed
+ * application's OAuth access token (acting for the user who consented, within its scopes).
+ */
 export type SessionUser = {
   id: string;
   email: string;
@@ -22,4 +27,14 @@ export type SessionPrincipal = {
   user: SessionUser;
   companyContextId: string | null;
 };
-export type Principal = KeyPrincipal | SessionPrincipal;
+/** The consenting user as read with the token on this request: what they administer now. */
+export type TokenUser = { id: string; workspaceAdmin: boolean; companyId: string | null; roles: string[] };
+export type TokenPrincipal = {
+  kind: 'token';
+  platformId: string;
+  grantId: string;
+  clientId: string;
+  scopes: readonly Scope[];
+  user: TokenUser;
+};
+export type Principal = KeyPrincipal | SessionPrincipal | TokenPrincipal;

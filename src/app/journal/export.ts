@@ -55,12 +55,13 @@ export async function exportDocuments(ctx: AppContext, principal: Principal, inp
         companyId: scope.companyId,
         type: 'journal.exported',
         message: `${exported.length} journal document(s) exported, ${fresh.length} newly collected`,
-        actorUserId: principal.kind === 'session' ? principal.user.id : null,
+        actorUserId: principal.kind === 'key' ? null : principal.user.id,
         metadata: {
           collected: fresh.map((r) => ({ journalNo: r.journalNo, documentId: r.id })),
           alreadyCollected: found.filter((r) => r.collected).map((r) => r.journalNo),
           notFound,
           ...(principal.kind === 'key' ? { apiKeyId: principal.keyId } : {}),
+          ...(principal.kind === 'token' ? { grantId: principal.grantId, clientId: principal.clientId } : {}),
         },
       });
     }

@@ -3,6 +3,7 @@ import { type WhitelistCheck, whitelistOutcome, whitelistQueries } from '../../d
 import type { AppContext } from '../context.ts';
 import { engineError, validationFailed } from '../conversion/engine-errors.ts';
 import { AppError } from '../errors.ts';
+import { assertTokenReaches } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
 import { companySubmitContext, type SubmitInput } from './submit-request.ts';
 import { whitelistClientFor } from './whitelist-client.ts';
@@ -36,7 +37,8 @@ function withPaymentType(issue: ValidationIssue, types: Array<string | undefined
 
 export async function previewPayment(ctx: AppContext, principal: Principal, input: SubmitInput) {
   const { platformId } = principal;
-  if (principal.kind !== 'key') throw new AppError(403, 'forbidden', 'this route takes an API key');
+  if (principal.kind === 'session') throw new AppError(403, 'forbidden', 'this route takes an API key or a token');
+  assertTokenReaches(principal, input.companyId);
   const profile = getProfile(input.bankKey);
   if (!profile)
     throw new AppError(404, 'not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {

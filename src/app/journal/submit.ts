@@ -19,7 +19,8 @@ import type { AppContext } from '../context.ts';
 import { engineError, validationFailed } from '../conversion/engine-errors.ts';
 import { AppError, unauthorized } from '../errors.ts';
 import { forgetApiKey } from '../identity/authenticate.ts';
-import type { KeyPrincipal, Principal } from '../identity/principal.ts';
+import { assertTokenReaches } from '../identity/access.ts';
+import type { KeyPrincipal, Principal, TokenPrincipal } from '../identity/principal.ts';
 import { passBillingGates } from './billing-gates.ts';
 import { documentView } from './document-view.ts';
 import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-request.ts';
@@ -48,8 +49,12 @@ export type SubmitResponse = ReturnType<typeof documentView> & { xml: string; wa
 
 const TERMINAL_FOR_RESUBMIT = new Set(['rejected', 'cancelled']);
 
-function keyPrincipal(principal: Principal): KeyPrincipal {
-  if (principal.kind !== 'key') throw new AppError(403, 'forbidden', 'this route takes an API key');
+/** Who may submit: an API key, or an installed application's token for a company its user administers. */
+type Submitter = KeyPrincipal | TokenPrincipal;
+
+function submitter(principal: Principal, companyId: string): Submitter {
+  if (principal.kind === 'session') throw new AppError(403, 'forbidden', 'this route takes an API key or a token');
+  assertTokenReaches(principal, companyId);
   return principal;
 }
 
@@ -113,7 +118,7 @@ function companySettings(settings: { chargeBearer?: string; executionDateOffsetD
 }
 
 export async function submitPayment(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
-  const key = keyPrincipal(principal);
+  const key = submitter(principal, input.companyId);
   const profile = getProfile(input.bankKey);
   if (!profile)
     throw new AppError(404, 'not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {
@@ -137,7 +142,7 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
 
 async function submitWithContext(
   ctx: AppContext,
-  principal: KeyPrincipal,
+  principal: Submitter,
   input: SubmitInput,
   deliveryMode: string,
   company: SubmitContext,
@@ -249,7 +254,8 @@ async function submitWithContext(
           documentId,
           policyId: policy.id,
           status: 'pending',
-          makerUserId: null,
+          // The maker is the user behind the submit: the grant's user for a token, none for a key.
+          makerUserId: principal.kind === 'token' ? principal.user.id : null,
           decisions: [],
           createdAt: now,
           updatedAt: now,
@@ -290,7 +296,7 @@ async function submitWithContext(
     const done = await journalEntry(ctx, principal, scope, key, docMessageId, entry, company.text);
     if ('refused' in done) {
       if (done.refused === 'stale-context') return 'stale-context';
-      forgetApiKey(ctx, principal.keyId);
+      if (principal.kind === 'key') forgetApiKey(ctx, principal.keyId);
       throw unauthorized();
     }
     if ('journalNo' in done) {
@@ -325,7 +331,7 @@ async function submitWithContext(
  */
 async function journalEntry(
   ctx: AppContext,
-  principal: KeyPrincipal,
+  principal: Submitter,
   scope: { platformId: string; companyId: string },
   key: string,
   messageId: string | null,
@@ -333,10 +339,13 @@ async function journalEntry(
   context: string | null,
 ): Promise<{ journalNo: string } | { claim: 'in-flight' | 'earlier' } | { refused: SubmitRefusal }> {
   if (entry.document.environment !== 'production') {
-    return submitOutbound(ctx.db, scope, key, messageId, entry, { apiKeyId: principal.keyId, context });
+    // A token was found live when the request arrived; only a key is checked again in the statement.
+    const apiKeyId = principal.kind === 'key' ? principal.keyId : null;
+    return submitOutbound(ctx.db, scope, key, messageId, entry, { apiKeyId, context });
   }
   return ctx.db.transaction(async (tx) => {
-    if (!(await isApiKeyActive(tx, principal.platformId, principal.keyId))) return { refused: 'revoked' as const };
+    if (principal.kind === 'key' && !(await isApiKeyActive(tx, principal.platformId, principal.keyId)))
+      return { refused: 'revoked' as const };
     const claim = await claimSubmit(tx, scope, key, messageId);
     if (claim !== 'clear') return { claim };
     await passBillingGates(ctx, tx, scope);

@@ -5,13 +5,11 @@ import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
-const sessionOnly = { auth: { session: true, key: 'forbidden' as const } };
 
 export const accountsRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.get(
     '/accounts',
     {
-      config: sessionOnly,
       schema: {
         tags: ['accounts'],
         description: "The company's bank accounts, oldest first; latestBalance is masked as *** in the list.",
@@ -29,7 +27,6 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
   app.get(
     '/accounts/statements',
     {
-      config: sessionOnly,
       schema: {
         tags: ['accounts'],
         description:

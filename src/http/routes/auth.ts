@@ -21,9 +21,6 @@ const User = Type.Object({
   workspaceAdmin: Type.Boolean(),
 });
 
-/** Session-only identity routes answer 401 to an API key (contract, Failure table). */
-const sessionOnly = { auth: { session: true, key: 'unauthorized' as const } };
-const workspaceAdminOnly = { auth: { session: true, key: 'forbidden' as const } };
 
 export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.post(
@@ -56,7 +53,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
 
   app.post(
     '/auth/logout',
-    { config: sessionOnly, schema: { tags: ['identity'], response: { 200: Ok, ...errorResponses(401) } } },
+    { schema: { tags: ['identity'], response: { 200: Ok, ...errorResponses(401) } } },
     async (request) => {
       await logout(ctx, requireSession(principalOf(request)));
       return { ok: true };
@@ -66,7 +63,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
   app.get(
     '/auth/me',
     {
-      config: sessionOnly,
       schema: {
         tags: ['identity'],
         response: {
@@ -85,7 +81,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
   app.post(
     '/auth/company-context',
     {
-      config: workspaceAdminOnly,
       schema: {
         tags: ['identity'],
         body: Type.Object({ companyId: Type.String({ maxLength: 64 }) }),
@@ -97,7 +92,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
 
   app.delete(
     '/auth/company-context',
-    { config: workspaceAdminOnly, schema: { tags: ['identity'], response: { 200: Ok, ...errorResponses(401, 403) } } },
+    { schema: { tags: ['identity'], response: { 200: Ok, ...errorResponses(401, 403) } } },
     async (request) => leaveCompanyContext(ctx, principalOf(request)),
   );
 

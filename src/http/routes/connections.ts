@@ -7,13 +7,11 @@ import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
 const Scope = Type.Object({ platformId: Type.String({ maxLength: 64 }), companyId: Type.String({ maxLength: 64 }) });
-/** Bank connections are control plane: an admin session only; an API key gets 403 admin_required. */
-const adminOnly = { auth: { session: true, key: 'admin_required' as const } };
 
 export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.get(
     '/connections',
-    { config: adminOnly, schema: { tags: ['connections'], querystring: Scope, response: errorResponses(401, 403) } },
+    { schema: { tags: ['connections'], querystring: Scope, response: errorResponses(401, 403) } },
     async (request) =>
       listCompanyConnections(ctx, principalOf(request), request.query.platformId, request.query.companyId),
   );
@@ -21,7 +19,6 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
   app.post(
     '/connections',
     {
-      config: adminOnly,
       schema: {
         tags: ['connections'],
         body: Type.Object({
@@ -39,7 +36,6 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
   app.get(
     '/connections/:id',
     {
-      config: adminOnly,
       schema: {
         tags: ['connections'],
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
@@ -60,7 +56,6 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
   app.put(
     '/connections/:id/signing-cert',
     {
-      config: adminOnly,
       schema: {
         tags: ['connections'],
         description: 'Pin the bank signing certificate (X.509 PEM or base64 DER). The certificate is never returned.',

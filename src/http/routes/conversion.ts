@@ -13,7 +13,6 @@ const ConvertQuery = Type.Object({
   validate: Type.Optional(Type.Boolean()),
   painVersion: Type.Optional(Type.String({ maxLength: 32 })),
 });
-const keyOnly = { auth: { key: true as const } };
 
 /** The canonical payment is the raw top-level body; its shape is checked by the engine, not by Fastify. */
 function bodyOf(body: unknown): unknown {
@@ -25,7 +24,6 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
   app.post(
     '/validate/:bankKey',
     {
-      config: keyOnly,
       schema: {
         tags: ['conversion'],
         description: 'Validate a canonical payment for a bank: always 200 with every issue at once.',
@@ -42,7 +40,6 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
   app.post(
     '/convert/:bankKey',
     {
-      config: keyOnly,
       schema: {
         tags: ['conversion'],
         description: "The bank's pain.001 XML; X-Validation-Warnings lists warnings of a valid payment.",
@@ -62,7 +59,6 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
   app.post(
     '/convert-async/:bankKey',
     {
-      config: keyOnly,
       schema: {
         tags: ['conversion'],
         params: BankParams,
@@ -86,7 +82,6 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
   app.get(
     '/convert-jobs/:id',
     {
-      config: keyOnly,
       schema: {
         tags: ['conversion'],
         description:

@@ -13,13 +13,12 @@ import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
 const BankParams = Type.Object({ bankKey: Type.String({ maxLength: 64 }) });
-const dataPlane = { auth: { key: true as const, session: true } };
 
 /** Bank and payment-type discovery. Lists carry the array as `items` and under its own name. */
 export const discoveryRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app) => {
   app.get(
     '/profiles',
-    { config: dataPlane, schema: { tags: ['discovery'], response: errorResponses(401) } },
+    { schema: { tags: ['discovery'], response: errorResponses(401) } },
     async () => {
       const profiles = listProfiles();
       return { items: profiles, profiles };
@@ -28,7 +27,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (a
 
   app.get(
     '/payment-types',
-    { config: dataPlane, schema: { tags: ['discovery'], response: errorResponses(401) } },
+    { schema: { tags: ['discovery'], response: errorResponses(401) } },
     async () => {
       const paymentTypes = listPaymentTypes();
       return { items: paymentTypes, paymentTypes };
@@ -37,7 +36,7 @@ export const discoveryRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (a
 
   app.get(
     '/banks/:bankKey/payment-types',
-    { config: dataPlane, schema: { tags: ['discovery'], params: BankParams, response: errorResponses(401, 404) } },
+    { schema: { tags: ['discovery'], params: BankParams, response: errorResponses(401, 404) } },
     async (request) => {
       const profile = getProfile(request.params.bankKey);
       const items = bankPaymentTypes(request.params.bankKey);

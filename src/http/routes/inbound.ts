@@ -8,13 +8,11 @@ import type { HttpServices } from '../services.ts';
 
 /** Bank files are large: a statement of 100,000 entries is tens of megabytes. */
 const STATEMENT_BODY_LIMIT = 64 * 1024 * 1024;
-const keyOnly = { auth: { key: true as const } };
 
 export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.post(
     '/inbound/statement',
     {
-      config: keyOnly,
       bodyLimit: STATEMENT_BODY_LIMIT,
       schema: {
         tags: ['inbound'],
@@ -37,7 +35,6 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.post(
     '/inbound/payment-status',
     {
-      config: keyOnly,
       bodyLimit: STATEMENT_BODY_LIMIT,
       schema: {
         tags: ['inbound'],

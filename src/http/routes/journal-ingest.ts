@@ -12,7 +12,6 @@ export const journalIngestRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
   app.post(
     '/journal/ingest',
     {
-      config: { auth: { key: true } },
       bodyLimit: INGEST_BODY_LIMIT,
       schema: {
         tags: ['journal'],

@@ -15,9 +15,6 @@ import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
-const keyOnly = { auth: { key: true as const } };
-/** POST /journal/export: an API key or a human session (a company admin; checked in the use case). */
-const keyOrSession = { auth: { key: true as const, session: true } };
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 const CompanyQuery = Type.Object({ companyId: Id });
@@ -29,7 +26,6 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.get(
     '/journal/documents',
     {
-      config: keyOnly,
       schema: {
         tags: ['journal'],
         description:
@@ -57,7 +53,6 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.get(
     '/journal/list',
     {
-      config: keyOnly,
       schema: {
         tags: ['journal'],
         querystring: Type.Object({
@@ -77,7 +72,6 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.post(
     '/journal/export',
     {
-      config: keyOrSession,
       schema: {
         tags: ['journal'],
         description: 'Marks the named documents collected; 207 when some, not all, journal numbers were found.',
@@ -101,7 +95,6 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.get(
     '/journal/documents/:id',
     {
-      config: keyOnly,
       schema: {
         tags: ['journal'],
         params: DocParams,
@@ -115,7 +108,6 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.get(
     '/journal/documents/:id/payments',
     {
-      config: keyOnly,
       schema: {
         tags: ['journal'],
         params: DocParams,
@@ -129,7 +121,6 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.get(
     '/journal/documents/:id/file',
     {
-      config: keyOnly,
       schema: {
         tags: ['journal'],
         description: 'The pain.001 XML as an attachment; does not set the collected flag.',
@@ -150,7 +141,6 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.get(
     '/journal/payment-types',
     {
-      config: keyOnly,
       schema: { tags: ['journal'], querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
     },
     async (request) => paymentTypeCounts(ctx, principalOf(request), request.query.companyId),
@@ -159,7 +149,6 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.get(
     '/journal/reconciliation',
     {
-      config: keyOnly,
       schema: {
         tags: ['journal'],
         querystring: Type.Object({
@@ -176,7 +165,6 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.get(
     '/journal/events',
     {
-      config: keyOnly,
       schema: {
         tags: ['journal'],
         description:

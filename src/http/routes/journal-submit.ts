@@ -60,7 +60,6 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
     '/journal/payments',
     {
       config: {
-        auth: { key: true, recentKey: true },
         // The limit runs after the body is parsed (preHandler), keyed on the caller's platform and the
         // body's companyId; test-environment submits are allowed through uncounted. The counter lives in
         // this process (in-memory store): with N API processes a company gets up to N x 120 a minute.
@@ -92,7 +91,6 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
   app.post(
     '/journal/payments/preview',
     {
-      config: { auth: { key: true } },
       schema: {
         tags: ['journal'],
         description:
@@ -107,7 +105,6 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
   app.post(
     '/journal/documents/:id/cancel',
     {
-      config: { auth: { key: true } },
       schema: {
         tags: ['journal'],
         description: 'Cancel a converted or pending-approval outbound document before delivery.',

@@ -17,14 +17,11 @@ const KeyMeta = Type.Object({
 });
 const Admin = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() });
 
-/** Workspace (platform) administration: control plane, admin session only. */
-const controlPlane = { auth: { session: true, key: 'forbidden' as const } };
 
 export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.get(
     '/platforms/:platformId/companies',
     {
-      config: controlPlane,
       schema: {
         tags: ['workspace'],
         params: PlatformParams,
@@ -48,7 +45,6 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
   app.post(
     '/platforms/:platformId/companies',
     {
-      config: controlPlane,
       schema: {
         tags: ['workspace'],
         params: PlatformParams,
@@ -65,7 +61,6 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
   app.get(
     '/platforms/:platformId/api-keys',
     {
-      config: controlPlane,
       schema: {
         tags: ['workspace'],
         params: PlatformParams,
@@ -83,7 +78,6 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
   app.post(
     '/platforms/:platformId/api-keys',
     {
-      config: controlPlane,
       schema: {
         tags: ['workspace'],
         params: PlatformParams,
@@ -103,7 +97,6 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
   app.delete(
     '/platforms/:platformId/api-keys/:keyId',
     {
-      config: controlPlane,
       schema: {
         tags: ['workspace'],
         params: Type.Object({ platformId: Type.String({ maxLength: 64 }), keyId: Type.String({ maxLength: 64 }) }),
@@ -119,7 +112,6 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
   app.get(
     '/platforms/:platformId/admins',
     {
-      config: controlPlane,
       schema: {
         tags: ['workspace'],
         params: PlatformParams,
@@ -138,7 +130,6 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
     '/platforms/:platformId/admins',
     {
       // Bootstrap: without credentials, allowed only while the platform has no admin.
-      config: { auth: { ...controlPlane.auth, optional: true } },
       schema: {
         tags: ['workspace'],
         params: PlatformParams,

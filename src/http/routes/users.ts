@@ -11,7 +11,6 @@ export const userRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
   app.get(
     '/users',
     {
-      config: { auth: { session: true, key: 'forbidden' } },
       schema: {
         tags: ['users'],
         querystring: Scope,
@@ -38,7 +37,6 @@ export const userRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
     '/users',
     {
       // A key may create approver and viewer users by invite only (checked in the use case).
-      config: { auth: { session: true, key: true } },
       schema: {
         tags: ['users'],
         body: Type.Object({

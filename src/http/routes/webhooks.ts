@@ -16,8 +16,6 @@ import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
-/** Webhook management: a platform API key or an admin session of the company. */
-const keyOrSession = { auth: { key: true as const, session: true } };
 const tags = ['webhooks'];
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 /** Optional stated company on /webhooks/{id} routes: checked against the credential and the endpoint. */
@@ -58,14 +56,13 @@ function overlapOf(raw: unknown): number | undefined {
 export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.post(
     '/webhooks',
-    { config: keyOrSession, schema: { tags, body: RegisterBody, response: errorResponses(400, 401, 403, 404) } },
+    { schema: { tags, body: RegisterBody, response: errorResponses(400, 401, 403, 404) } },
     async (request, reply) => reply.status(201).send(await registerEndpoint(ctx, principalOf(request), request.body)),
   );
 
   app.get(
     '/webhooks',
     {
-      config: keyOrSession,
       schema: {
         tags,
         querystring: Type.Object({
@@ -82,7 +79,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.get(
     '/webhooks/:id',
     {
-      config: keyOrSession,
       schema: { tags, params: IdParams, querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
     },
     async (request) => getEndpoint(ctx, principalOf(request), request.params.id, request.query.companyId),
@@ -91,7 +87,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.delete(
     '/webhooks/:id',
     {
-      config: keyOrSession,
       schema: { tags, params: IdParams, querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
     },
     async (request, reply) => {
@@ -109,7 +104,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
     app.post(
       `/webhooks/:id/${name}`,
       {
-        config: keyOrSession,
         schema: { tags, params: IdParams, querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
       },
       async (request) => change(ctx, principalOf(request), request.params.id, request.query.companyId),
@@ -119,7 +113,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.post(
     '/webhooks/:id/test',
     {
-      config: keyOrSession,
       schema: { tags, params: IdParams, querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
     },
     async (request, reply) =>
@@ -131,7 +124,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.get(
     '/webhooks/:id/deliveries',
     {
-      config: keyOrSession,
       schema: {
         tags,
         description: 'Delivery attempts, newest first, keyset-paginated.',
@@ -150,7 +142,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.post(
     '/webhooks/:id/deliveries/:deliveryId/redeliver',
     {
-      config: keyOrSession,
       schema: {
         tags,
         params: Type.Object({ id: Type.String({ maxLength: 64 }), deliveryId: Type.String({ maxLength: 64 }) }),
@@ -175,7 +166,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.post(
     '/webhooks/:id/redeliver-failed',
     {
-      config: keyOrSession,
       schema: {
         tags,
         params: IdParams,
@@ -203,7 +193,6 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.post(
     '/webhooks/:id/rotate-secret',
     {
-      config: keyOrSession,
       schema: {
         tags,
         params: IdParams,

@@ -1,0 +1,165 @@
+import type { Scope } from '../../domain/oauth/scopes.ts';
+
+/**
+ * THE table of who may call each route: every route the app registers has one line here, keyed
+ * `METHOD /path` exactly as registered (Fastify's `:param` syntax; HEAD follows GET). The auth plugin
+ * (../plugins/auth.ts) reads it; a route missing from it refuses every credential (deny by default),
+ * and test/http/route-access.test.ts, generated from the registered routes, fails naming the line to add.
+ *
+ * A line is either `PUBLIC` (no credential needed; credentials sent are ignored) or says, for each
+ * kind of credential, what it gets:
+ * - key, an API key (X-API-Key): 'accept', or the refusal the contract's Failure table gives it:
+ *   'forbidden' (403, control plane), 'admin_required' (403, /connections), 'unauthorized' (401,
+ *   session-only identity routes).
+ * - session, an admin session (X-Session-Token): 'accept' or 'forbidden' (403).
+ * - token, an installed application's OAuth access token (Authorization: Bearer): the scope it must
+ *   hold (DESIGN.md, OAuth: scope per route; 403 insufficient_scope without it), or 'never' (403
+ *   forbidden: never delegable, or simply not delegated). A scope added to a route here is the whole
+ *   change needed to open it to tokens; the use case still limits a token to the companies its user
+ *   administers (companyScope).
+ * Options: `optional` (no credential at all is let through, for bootstrap routes), `recentKey`
+ * (see AuthRule.recentKey in ../plugins/auth.ts), `browser` (the consent form: a browser session
+ * cookie is taken too, only with the CSRF token of the page that posted it).
+ */
+export type KeyAnswer = 'accept' | 'forbidden' | 'admin_required' | 'unauthorized';
+export type TokenAnswer = Scope | 'never';
+
+export type Credentialed = {
+  key: KeyAnswer;
+  session: 'accept' | 'forbidden';
+  token: TokenAnswer;
+  optional?: true;
+  recentKey?: true;
+  browser?: 'accept';
+};
+export type Public = {
+  public: true;
+  /** The route reads a browser session cookie if one is sent (the consent page), never requires it. */
+  browser?: 'optional';
+};
+export type RouteAccess = Public | Credentialed;
+
+const PUBLIC: Public = { public: true };
+
+/** Refuses every credential: what a route missing from the table gets. */
+export const DENY_ALL: Credentialed = { key: 'forbidden', session: 'forbidden', token: 'never' };
+
+export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
+  // System, onboarding and documentation
+  'GET /health': PUBLIC,
+  'GET /version': PUBLIC,
+  'GET /ready': PUBLIC,
+  'GET /fx/rates': PUBLIC,
+  'POST /sandbox/provision': PUBLIC,
+  'GET /openapi.json': PUBLIC,
+  'GET /docs': PUBLIC,
+  'GET /docs/': PUBLIC,
+  'GET /docs/static/index.html': PUBLIC,
+  'GET /docs/static/swagger-initializer.js': PUBLIC,
+  'GET /docs/json': PUBLIC,
+  'GET /docs/yaml': PUBLIC,
+  'GET /docs/*': PUBLIC,
+
+  // Identity (control plane)
+  'POST /auth/login': PUBLIC,
+  'POST /auth/set-password': PUBLIC,
+  'POST /auth/logout': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'GET /auth/me': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'POST /auth/company-context': { key: 'forbidden', session: 'accept', token: 'never' },
+  'DELETE /auth/company-context': { key: 'forbidden', session: 'accept', token: 'never' },
+  'GET /users': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /users': { key: 'accept', session: 'accept', token: 'never' },
+
+  // Workspace admin
+  'GET /platforms/:platformId/companies': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /platforms/:platformId/companies': { key: 'forbidden', session: 'accept', token: 'never' },
+  'GET /platforms/:platformId/api-keys': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /platforms/:platformId/api-keys': { key: 'forbidden', session: 'accept', token: 'never' },
+  'DELETE /platforms/:platformId/api-keys/:keyId': { key: 'forbidden', session: 'accept', token: 'never' },
+  'GET /platforms/:platformId/admins': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /platforms/:platformId/admins': { key: 'forbidden', session: 'accept', token: 'never', optional: true },
+
+  // Discovery
+  'GET /profiles': { key: 'accept', session: 'accept', token: 'engine:use' },
+  'GET /payment-types': { key: 'accept', session: 'accept', token: 'engine:use' },
+  'GET /banks/:bankKey/payment-types': { key: 'accept', session: 'accept', token: 'engine:use' },
+  'GET /banks/:bankKey/status': PUBLIC,
+  'GET /connectivity/profiles': PUBLIC,
+
+  // Conversion engine
+  'POST /validate/:bankKey': { key: 'accept', session: 'forbidden', token: 'engine:use' },
+  'POST /convert/:bankKey': { key: 'accept', session: 'forbidden', token: 'engine:use' },
+  'POST /convert-async/:bankKey': { key: 'accept', session: 'forbidden', token: 'engine:use' },
+  'GET /convert-jobs/:id': { key: 'accept', session: 'forbidden', token: 'engine:use' },
+
+  // Inbound: the stateless statement parse is engine use; a payment-status report changes payments
+  'POST /inbound/statement': { key: 'accept', session: 'forbidden', token: 'engine:use' },
+  'POST /inbound/payment-status': { key: 'accept', session: 'forbidden', token: 'never' },
+
+  // Journal
+  'POST /journal/payments': { key: 'accept', session: 'forbidden', token: 'payments:submit', recentKey: true },
+  'POST /journal/payments/preview': { key: 'accept', session: 'forbidden', token: 'payments:submit' },
+  'POST /journal/documents/:id/cancel': { key: 'accept', session: 'forbidden', token: 'never' },
+  'POST /journal/ingest': { key: 'accept', session: 'forbidden', token: 'never' },
+  'GET /journal/documents': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+  'GET /journal/list': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+  'POST /journal/export': { key: 'accept', session: 'accept', token: 'payments:read' },
+  'GET /journal/documents/:id': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+  'GET /journal/documents/:id/payments': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+  'GET /journal/documents/:id/file': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+  'GET /journal/payment-types': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+  'GET /journal/reconciliation': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+  'GET /journal/events': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+
+  // Accounts and statements
+  'GET /accounts': { key: 'forbidden', session: 'accept', token: 'statements:read' },
+  'GET /accounts/statements': { key: 'forbidden', session: 'accept', token: 'statements:read' },
+
+  // Bank connections: reading them is banks:read; setup and activation are never delegable
+  'GET /connections': { key: 'admin_required', session: 'accept', token: 'banks:read' },
+  'GET /connections/:id': { key: 'admin_required', session: 'accept', token: 'banks:read' },
+  'POST /connections': { key: 'admin_required', session: 'accept', token: 'never' },
+  'PUT /connections/:id/signing-cert': { key: 'admin_required', session: 'accept', token: 'never' },
+
+  // Webhooks: closed to tokens even with webhooks:manage (DESIGN.md)
+  'POST /webhooks': { key: 'accept', session: 'accept', token: 'never' },
+  'GET /webhooks': { key: 'accept', session: 'accept', token: 'never' },
+  'GET /webhooks/:id': { key: 'accept', session: 'accept', token: 'never' },
+  'DELETE /webhooks/:id': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /webhooks/:id/enable': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /webhooks/:id/disable': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /webhooks/:id/re-enable': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /webhooks/:id/test': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /webhooks/:id/rotate-secret': { key: 'accept', session: 'accept', token: 'never' },
+  'GET /webhooks/:id/deliveries': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /webhooks/:id/deliveries/:deliveryId/redeliver': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /webhooks/:id/redeliver-failed': { key: 'accept', session: 'accept', token: 'never' },
+
+  // OAuth 2.0 for installed applications: the protocol endpoints authenticate clients their own way
+  'GET /.well-known/oauth-authorization-server': PUBLIC,
+  'GET /oauth/authorize': { public: true, browser: 'optional' },
+  'POST /oauth/authorize/sign-in': PUBLIC,
+  'POST /oauth/authorize/decision': { key: 'forbidden', session: 'accept', token: 'never', browser: 'accept' },
+  'POST /oauth/token': PUBLIC,
+  'POST /oauth/revoke': PUBLIC,
+  // Managing applications and grants is never delegable to an application
+  'GET /oauth/grants': { key: 'forbidden', session: 'accept', token: 'never' },
+  'DELETE /oauth/grants/:id': { key: 'forbidden', session: 'accept', token: 'never' },
+  'GET /platforms/:platformId/oauth-clients': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /platforms/:platformId/oauth-clients': { key: 'forbidden', session: 'accept', token: 'never' },
+  'DELETE /platforms/:platformId/oauth-clients/:clientId': { key: 'forbidden', session: 'accept', token: 'never' },
+};
+
+export function routeKey(method: string, url: string): string {
+  return `${method === 'HEAD' ? 'GET' : method} ${url}`;
+}
+
+/** The access line of a registered route; DENY_ALL when it has none. */
+export function accessOf(method: string, url: string): { access: RouteAccess; listed: boolean } {
+  const access = ROUTE_ACCESS[routeKey(method, url)];
+  return access ? { access, listed: true } : { access: DENY_ALL, listed: false };
+}
+
+export function isPublic(access: RouteAccess): access is Public {
+  return 'public' in access;
+}
