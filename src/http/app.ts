@@ -18,6 +18,9 @@ import { inboundRoutes } from './routes/inbound.ts';
 import { journalIngestRoutes } from './routes/journal-ingest.ts';
 import { journalReadRoutes } from './routes/journal-read.ts';
 import { journalSubmitRoutes } from './routes/journal-submit.ts';
+import { oauthAdminRoutes } from './routes/oauth-admin.ts';
+import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
+import { oauthTokenRoutes } from './routes/oauth-token.ts';
 import { platformRoutes } from './routes/platforms.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { systemRoutes } from './routes/system.ts';
@@ -72,6 +75,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           session: { type: 'apiKey', in: 'header', name: 'X-Session-Token' },
+          oauth: { type: 'http', scheme: 'bearer', description: 'An installed application\'s OAuth access token' },
         },
       },
     },
@@ -94,5 +98,8 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(journalReadRoutes, services);
   await app.register(accountsRoutes, services);
   await app.register(webhookRoutes, services);
+  await app.register(oauthTokenRoutes, services);
+  await app.register(oauthAuthorizeRoutes, services);
+  await app.register(oauthAdminRoutes, services);
   return app;
 }

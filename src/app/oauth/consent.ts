@@ -59,8 +59,7 @@ export async function decideConsent(
   request: AuthorizationRequest,
   decision: Decision,
 ): Promise<string> {
-  requireConsentingAdmin(session);
-  // The client is the platform's own: an admin of another platform may not approve it.
+  // The client is the platform's own: a user of another platform may not answer for it.
   if (request.client.platformId !== session.platformId) throw forbidden('this application belongs to another workspace');
   const issuer = ctx.config.publicBaseUrl;
   const about = { clientId: request.client.id, scope: formatScope(request.scopes), redirectUri: request.redirectUri };
@@ -79,6 +78,8 @@ export async function decideConsent(
       request.state,
     );
   }
+  // Anyone signed in may send the application away empty-handed; only an admin may approve.
+  requireConsentingAdmin(session);
   const code = randomSecret('ocd_');
   const now = ctx.clock.now();
   await ctx.db.transaction(async (tx) => {

@@ -1,0 +1,248 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, badRequest, unauthorized } from '../../app/errors.ts';
+import type { SessionPrincipal } from '../../app/identity/principal.ts';
+import { login } from '../../app/identity/sessions.ts';
+import {
+  type AuthorizationCheck,
+  type AuthorizationParams,
+  checkAuthorizationRequest,
+  errorRedirect,
+} from '../../app/oauth/authorization-request.ts';
+import { consentView, type Decision, decideConsent } from '../../app/oauth/consent.ts';
+import { mayConsent } from '../../app/identity/access.ts';
+import {
+  cookieOf,
+  csrfTokenFor,
+  issueSignInToken,
+  SIGN_IN_COOKIE,
+  sameSecret,
+  setSessionCookie,
+} from '../plugins/browser-session.ts';
+import { parseForm } from '../plugins/form-body.ts';
+import { consentPage, notAdminPage, type RequestFields, signInPage, untrustedPage } from '../pages/oauth-pages.ts';
+import { principalOf } from '../plugins/auth.ts';
+import { errorResponses } from '../schemas/common.ts';
+import type { HttpServices } from '../services.ts';
+
+const FIFTEEN_MINUTES = 15 * 60 * 1000;
+
+/** The authorization request parameters under their OAuth names (query string and forms). */
+const PARAMS = {
+  responseType: 'response_type',
+  clientId: 'client_id',
+  redirectUri: 'redirect_uri',
+  scope: 'scope',
+  state: 'state',
+  codeChallenge: 'code_challenge',
+  codeChallengeMethod: 'code_challenge_method',
+} as const satisfies Record<keyof AuthorizationParams, string>;
+
+/**
+ * Reads the authorization parameters from a query or form. A parameter sent twice makes the request
+ * untrusted when it names the client or the redirect URI, invalid otherwise (RFC 6749 §3.1).
+ */
+function readParams(source: Record<string, unknown>): { params: AuthorizationParams; repeated: string | undefined } {
+  let repeated: string | undefined;
+  const params = {} as AuthorizationParams;
+  for (const [field, name] of Object.entries(PARAMS) as [keyof AuthorizationParams, string][]) {
+    const value = source[name];
+    if (Array.isArray(value)) repeated ??= name;
+    params[field] = typeof value === 'string' ? value : undefined;
+  }
+  return { params, repeated };
+}
+
+function fieldsOf(params: AuthorizationParams): RequestFields {
+  return Object.fromEntries(Object.entries(PARAMS).map(([field, name]) => [name, params[field as keyof AuthorizationParams]]));
+}
+
+async function check(
+  ctx: HttpServices['ctx'],
+  read: { params: AuthorizationParams; repeated: string | undefined },
+): Promise<AuthorizationCheck> {
+  if (read.repeated === 'client_id' || read.repeated === 'redirect_uri') {
+    return { kind: 'untrusted', reason: `${read.repeated} is sent more than once` };
+  }
+  const result = await checkAuthorizationRequest(ctx, read.params);
+  if (result.kind === 'valid' && read.repeated !== undefined) {
+    return {
+      kind: 'redirect-error',
+      redirectUri: result.request.redirectUri,
+      state: undefined,
+      error: 'invalid_request',
+      description: `${read.repeated} is sent more than once`,
+    };
+  }
+  return result;
+}
+
+function secureCookies(ctx: HttpServices['ctx']): boolean {
+  return ctx.config.publicBaseUrl.startsWith('https:');
+}
+
+/** The authorization endpoint again, with the same request (after signing in). */
+function authorizeUrl(fields: RequestFields): string {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(fields)) if (value !== undefined) query.set(name, value);
+  return `/oauth/authorize?${query.toString()}`;
+}
+
+/**
+ * The browser half of the authorization code flow: the consent page (with sign-in first when the
+ * browser has no admin session), and the decision, posted by that page's form or sent as JSON with
+ * X-Session-Token by a program acting for a signed-in admin.
+ */
+export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  async function showRequest(reply: FastifyReply, params: AuthorizationParams, session: { principal: SessionPrincipal; token: string } | null, result: Extract<AuthorizationCheck, { kind: 'valid' }>) {
+    const fields = fieldsOf(params);
+    if (!session) {
+      return signInPage(reply, {
+        status: 200,
+        fields,
+        signInToken: issueSignInToken(reply, secureCookies(ctx)),
+        clientName: result.request.client.name,
+      });
+    }
+    const csrfToken = csrfTokenFor(session.token);
+    if (!mayConsent(session.principal.user)) {
+      return notAdminPage(reply, { fields, csrfToken, clientName: result.request.client.name, email: session.principal.user.email });
+    }
+    return consentPage(reply, { fields, csrfToken, view: await consentView(ctx, session.principal, result.request) });
+  }
+
+  app.get(
+    '/oauth/authorize',
+    {
+      schema: {
+        tags: ['oauth'],
+        description:
+          'Authorization endpoint (RFC 6749 §4.1.1 with PKCE S256): query response_type=code, client_id, redirect_uri, scope, state, code_challenge, code_challenge_method=S256. Answers an HTML page: sign-in, then consent. An unknown client or unregistered redirect_uri answers 400 and never redirects; other errors redirect with error and state.',
+      },
+    },
+    async (request, reply) => {
+      const read = readParams(request.query as Record<string, unknown>);
+      const result = await check(ctx, read);
+      if (result.kind === 'untrusted') return untrustedPage(reply, result.reason);
+      if (result.kind === 'redirect-error') return reply.redirect(errorRedirect(result, ctx.config.publicBaseUrl), 302);
+      // A cookie of another platform's admin cannot approve this platform's client: treated as signed out.
+      const session = request.browserSession?.principal.platformId === result.request.client.platformId ? request.browserSession : null;
+      return showRequest(reply, read.params, session, result);
+    },
+  );
+
+  app.post(
+    '/oauth/authorize/sign-in',
+    {
+      config: {
+        // As POST /auth/login: 10 attempts per 15 minutes for each IP and email pair.
+        rateLimit: {
+          hook: 'preHandler',
+          max: 10,
+          timeWindow: FIFTEEN_MINUTES,
+          keyGenerator: (request) => {
+            const form = parseForm(request.body);
+            const email = form.ok ? (form.params['email'] ?? '') : '';
+            return `${request.ip}|${email.trim().toLowerCase()}`;
+          },
+        },
+      },
+      schema: {
+        tags: ['oauth'],
+        description:
+          'The sign-in form of the consent page (application/x-www-form-urlencoded): email, password, the sign-in token of the page and the authorization request; signs in through the login use case and returns to the consent page.',
+      },
+    },
+    async (request, reply) => {
+      const form = parseForm(request.body);
+      if (!form.ok) throw badRequest(form.reason);
+      const read = readParams(form.params);
+      const result = await check(ctx, read);
+      if (result.kind === 'untrusted') return untrustedPage(reply, result.reason);
+      if (result.kind === 'redirect-error') return reply.redirect(errorRedirect(result, ctx.config.publicBaseUrl), 303);
+      const fields = fieldsOf(read.params);
+      const again = (status: number, error: string) =>
+        signInPage(reply, {
+          status,
+          fields,
+          signInToken: issueSignInToken(reply, secureCookies(ctx)),
+          clientName: result.request.client.name,
+          error,
+          email: form.params['email'] ?? '',
+        });
+      // Login CSRF: the post must carry the token of the page this browser was shown.
+      if (!sameSecret(form.params['sign_in_token'], cookieOf(request, SIGN_IN_COOKIE))) {
+        return again(403, 'The sign-in form expired; please sign in again.');
+      }
+      let signedIn: Awaited<ReturnType<typeof login>>;
+      try {
+        signedIn = await login(ctx, form.params['email'] ?? '', form.params['password'] ?? '');
+      } catch (error) {
+        if (error instanceof AppError && error.status === 401) return again(401, 'Wrong email or password.');
+        throw error;
+      }
+      setSessionCookie(reply, signedIn.sessionToken, new Date(signedIn.expiresAt), ctx.clock.now(), secureCookies(ctx));
+      return reply.redirect(authorizeUrl(fields), 303);
+    },
+  );
+
+  app.post(
+    '/oauth/authorize/decision',
+    {
+      schema: {
+        tags: ['oauth'],
+        description:
+          'The admin\'s decision. Either the consent page\'s form (browser session cookie, csrf_token, OAuth parameter names, decision=approve|deny) or JSON with X-Session-Token: {clientId, redirectUri, scope, state, codeChallenge, codeChallengeMethod, decision}. Answers 302 to the redirect URI with code and state, or error=access_denied.',
+        response: errorResponses(400, 401, 403),
+      },
+    },
+    async (request, reply) => {
+      const browser = request.browserSession !== null;
+      const { read, decision } = browser ? formDecision(request) : jsonDecision(request);
+      const result = await check(ctx, read);
+      if (result.kind === 'untrusted') {
+        if (browser) return untrustedPage(reply, result.reason);
+        throw badRequest(`${result.reason}; nothing was sent to the application`);
+      }
+      if (result.kind === 'redirect-error') return reply.redirect(errorRedirect(result, ctx.config.publicBaseUrl), 302);
+      const session = principalOf(request);
+      if (session.kind !== 'session') throw unauthorized();
+      return reply.redirect(await decideConsent(ctx, session, result.request, decision), 302);
+    },
+  );
+};
+
+function decisionOf(value: unknown): Decision {
+  if (value === 'approve' || value === 'deny') return value;
+  throw badRequest('decision must be approve or deny', { field: 'decision' });
+}
+
+function formDecision(request: FastifyRequest) {
+  const form = parseForm(request.body);
+  if (!form.ok) throw badRequest(form.reason);
+  return { read: readParams(form.params), decision: decisionOf(form.params['decision']) };
+}
+
+const JSON_FIELDS = {
+  clientId: 'client_id',
+  redirectUri: 'redirect_uri',
+  scope: 'scope',
+  state: 'state',
+  codeChallenge: 'code_challenge',
+  codeChallengeMethod: 'code_challenge_method',
+} as const;
+
+/** The JSON body of a programmatic decision (DESIGN.md), in the OAuth parameters' terms. */
+function jsonDecision(request: FastifyRequest) {
+  const body = request.body;
+  if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || Array.isArray(body)) {
+    throw badRequest('the body must be a JSON object (or the consent page form with its session cookie)');
+  }
+  const source: Record<string, unknown> = { response_type: 'code' };
+  for (const [field, name] of Object.entries(JSON_FIELDS)) {
+    const value = (body as Record<string, unknown>)[field];
+    if (value !== undefined && typeof value !== 'string') throw badRequest(`${field} must be a string`, { field });
+    source[name] = value;
+  }
+  return { read: readParams(source), decision: decisionOf((body as Record<string, unknown>)['decision']) };
+}
