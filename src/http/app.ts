@@ -75,7 +75,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
         securitySchemes: {
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           session: { type: 'apiKey', in: 'header', name: 'X-Session-Token' },
-          oauth: { type: 'http', scheme: 'bearer', description: 'An installed application\'s OAuth access token' },
+          oauth: { type: 'http', scheme: 'bearer', description: "An installed application's OAuth access token" },
         },
       },
     },

@@ -33,7 +33,13 @@ export type RedirectError = 'invalid_request' | 'unsupported_response_type' | 'i
  */
 export type AuthorizationCheck =
   | { kind: 'untrusted'; reason: string }
-  | { kind: 'redirect-error'; redirectUri: string; state: string | undefined; error: RedirectError; description: string }
+  | {
+      kind: 'redirect-error';
+      redirectUri: string;
+      state: string | undefined;
+      error: RedirectError;
+      description: string;
+    }
   | { kind: 'valid'; request: AuthorizationRequest };
 
 const MAX_STATE_LENGTH = 1024;
@@ -66,7 +72,10 @@ export async function checkAuthorizationRequest(
   if (params.responseType === undefined) return fail('invalid_request', 'response_type is missing');
   if (params.responseType !== 'code') return fail('unsupported_response_type', 'only response_type=code is supported');
   if (params.codeChallenge === undefined) return fail('invalid_request', 'code_challenge is required (PKCE)');
-  if (params.codeChallengeMethod === undefined || !(PKCE_METHODS as readonly string[]).includes(params.codeChallengeMethod)) {
+  if (
+    params.codeChallengeMethod === undefined ||
+    !(PKCE_METHODS as readonly string[]).includes(params.codeChallengeMethod)
+  ) {
     return fail('invalid_request', 'code_challenge_method must be S256');
   }
   if (!isCodeChallenge(params.codeChallenge)) {
@@ -98,5 +107,10 @@ export function redirectTo(
 }
 
 export function errorRedirect(check: Extract<AuthorizationCheck, { kind: 'redirect-error' }>, issuer: string): string {
-  return redirectTo(check.redirectUri, issuer, { error: check.error, error_description: check.description }, check.state);
+  return redirectTo(
+    check.redirectUri,
+    issuer,
+    { error: check.error, error_description: check.description },
+    check.state,
+  );
 }

@@ -87,7 +87,13 @@ export async function deleteClient(ctx: AppContext, principal: Principal, platfo
     if (!(await markOAuthClientDeleted(tx, { platformId }, clientId, now))) throw notFound('OAuth client');
     const grantIds = await activeGrantIdsOfClient(tx, { platformId }, clientId);
     for (const grantId of grantIds) {
-      await revokeGrantIn(ctx, tx, { platformId, grantId, clientId, reason: 'client-deleted', actorUserId: session.user.id });
+      await revokeGrantIn(ctx, tx, {
+        platformId,
+        grantId,
+        clientId,
+        reason: 'client-deleted',
+        actorUserId: session.user.id,
+      });
     }
     await recordEvent(ctx, tx, {
       platformId,

@@ -60,7 +60,8 @@ export async function decideConsent(
   decision: Decision,
 ): Promise<string> {
   // The client is the platform's own: a user of another platform may not answer for it.
-  if (request.client.platformId !== session.platformId) throw forbidden('this application belongs to another workspace');
+  if (request.client.platformId !== session.platformId)
+    throw forbidden('this application belongs to another workspace');
   const issuer = ctx.config.publicBaseUrl;
   const about = { clientId: request.client.id, scope: formatScope(request.scopes), redirectUri: request.redirectUri };
   if (decision === 'deny') {

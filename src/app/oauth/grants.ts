@@ -23,7 +23,13 @@ export type GrantView = {
 export async function listGrants(ctx: AppContext, principal: Principal, cursor: string | undefined, limit = 100) {
   const session = requireSession(principal);
   const filter = session.user.workspaceAdmin ? {} : { userId: session.user.id };
-  const rows = await listActiveOAuthGrants(ctx.db, { platformId: session.platformId }, filter, decodeCursor(cursor), limit + 1);
+  const rows = await listActiveOAuthGrants(
+    ctx.db,
+    { platformId: session.platformId },
+    filter,
+    decodeCursor(cursor),
+    limit + 1,
+  );
   const result = page(rows, limit);
   return {
     items: result.items.map(

@@ -21,7 +21,5 @@ export async function revokeToken(ctx: AppContext, params: Record<string, string
   if (!pair) return;
   const clientId = params['client_id'];
   if (clientId !== undefined && clientId !== pair.clientId) return;
-  await ctx.db.transaction((tx) =>
-    revokeGrantIn(ctx, tx, { ...pair, reason: 'token-revoked', actorUserId: null }),
-  );
+  await ctx.db.transaction((tx) => revokeGrantIn(ctx, tx, { ...pair, reason: 'token-revoked', actorUserId: null }));
 }

@@ -179,9 +179,11 @@ export async function refreshTokens(ctx: AppContext, params: TokenParams): Promi
         });
         return { fail: invalidGrant('the refresh token was already used; the grant is revoked, consent again') };
       }
-      if (verdict === 'dead' || grant.status !== 'active') return { fail: invalidGrant('the refresh token is revoked') };
+      if (verdict === 'dead' || grant.status !== 'active')
+        return { fail: invalidGrant('the refresh token is revoked') };
       if (grant.clientId !== client.id) return { fail: invalidGrant('the refresh token was issued to another client') };
-      if (pair.refreshExpiresAt.getTime() <= now.getTime()) return { fail: invalidGrant('the refresh token has expired') };
+      if (pair.refreshExpiresAt.getTime() <= now.getTime())
+        return { fail: invalidGrant('the refresh token has expired') };
       const user = await findUser(tx, { platformId: grant.platformId }, grant.userId);
       if (user?.status !== 'active') return { fail: invalidGrant('the consenting user is no longer active') };
       let scopes = grant.scopes as Scope[];

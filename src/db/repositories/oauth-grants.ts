@@ -135,11 +135,7 @@ export async function revokeOAuthGrant(
     .update(oauthGrants)
     .set({ status: 'revoked', revokedReason: reason, revokedAt: at })
     .where(
-      and(
-        eq(oauthGrants.platformId, scope.platformId),
-        eq(oauthGrants.id, grantId),
-        eq(oauthGrants.status, 'active'),
-      ),
+      and(eq(oauthGrants.platformId, scope.platformId), eq(oauthGrants.id, grantId), eq(oauthGrants.status, 'active')),
     )
     .returning({ id: oauthGrants.id });
   await q
@@ -199,14 +195,16 @@ export async function listActiveOAuthGrants(
 }
 
 /** lastUsedAt moves at most once a minute per grant, and only forward. */
-export async function touchOAuthGrantLastUsed(q: Executor, grantId: string, at: Date, staleBefore: Date): Promise<void> {
+export async function touchOAuthGrantLastUsed(
+  q: Executor,
+  grantId: string,
+  at: Date,
+  staleBefore: Date,
+): Promise<void> {
   await q
     .update(oauthGrants)
     .set({ lastUsedAt: at })
     .where(
-      and(
-        eq(oauthGrants.id, grantId),
-        or(isNull(oauthGrants.lastUsedAt), lt(oauthGrants.lastUsedAt, staleBefore)),
-      ),
+      and(eq(oauthGrants.id, grantId), or(isNull(oauthGrants.lastUsedAt), lt(oauthGrants.lastUsedAt, staleBefore))),
     );
 }

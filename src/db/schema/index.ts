@@ -5,6 +5,6 @@ export * from './connections.ts';
 export * from './conversion-jobs.ts';
 export * from './identity.ts';
 export * from './journal.ts';
+export * from './oauth.ts';
 export * from './outbox.ts';
 export * from './webhooks.ts';
-export * from './oauth.ts';

@@ -58,7 +58,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /docs/static/swagger-initializer.js': PUBLIC,
   'GET /docs/json': PUBLIC,
   'GET /docs/yaml': PUBLIC,
-  'GET /docs/*': PUBLIC,
+  'GET /docs/static/*': PUBLIC,
 
   // Identity (control plane)
   'POST /auth/login': PUBLIC,

@@ -19,7 +19,14 @@ export function untrustedPage(reply: FastifyReply, reason: string): FastifyReply
 
 export function signInPage(
   reply: FastifyReply,
-  input: { status: number; fields: RequestFields; signInToken: string; clientName: string; error?: string; email?: string },
+  input: {
+    status: number;
+    fields: RequestFields;
+    signInToken: string;
+    clientName: string;
+    error?: string;
+    email?: string;
+  },
 ): FastifyReply {
   const error = input.error ? `<p class="error">${escapeHtml(input.error)}</p>` : '';
   return sendPage(

@@ -25,6 +25,14 @@ declare module 'fastify' {
 
 const REALM = 'Bearer realm="payops"';
 
+export type RegisteredRoute = { method: string; url: string };
+const registered = new WeakMap<FastifyInstance, RegisteredRoute[]>();
+
+/** Every route the app registered (HEAD twins included), as the route access table keys them. */
+export function registeredRoutes(app: FastifyInstance): RegisteredRoute[] {
+  return [...(registered.get(app) ?? [])];
+}
+
 function header(request: FastifyRequest, name: string): string | undefined {
   const value = request.headers[name];
   return typeof value === 'string' && value !== '' ? value : undefined;
@@ -64,9 +72,15 @@ async function resolveBearer(ctx: AppContext, raw: string, access: Credentialed)
   if (access.token === 'never') throw forbidden('installed-application tokens cannot use this route');
   const scope = access.token;
   if (!principal.scopes.includes(scope)) {
-    throw new AppError(403, 'insufficient_scope', `this route needs the ${scope} scope`, { requiredScope: scope }, {
-      'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
-    });
+    throw new AppError(
+      403,
+      'insufficient_scope',
+      `this route needs the ${scope} scope`,
+      { requiredScope: scope },
+      {
+        'www-authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
+      },
+    );
   }
   return principal;
 }
@@ -121,10 +135,18 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.decorateRequest('principal', null);
   app.decorateRequest('keyConfirmed', false);
   app.decorateRequest('browserSession', null);
+  const routes: RegisteredRoute[] = [];
+  registered.set(app, routes);
   app.addHook('onRoute', (route) => {
     const method = Array.isArray(route.method) ? String(route.method[0]) : String(route.method);
+    routes.push({ method, url: route.url });
     const { access, listed } = accessOf(method, route.url);
-    if (!listed) app.log.warn({ route: `${method} ${route.url}` }, 'route missing from the route access table: it refuses every credential');
+    if (!listed) {
+      app.log.warn(
+        { route: `${method} ${route.url}` },
+        'route missing from the route access table: it refuses every credential',
+      );
+    }
     route.config = { ...(route.config as object), access } as typeof route.config;
   });
   // onRequest: credentials are checked before the body is read or validated, so an unauthenticated

@@ -33,7 +33,13 @@ function setCookie(reply: FastifyReply, name: string, value: string, maxAgeSecon
   reply.header('set-cookie', [...list, cookie]);
 }
 
-export function setSessionCookie(reply: FastifyReply, token: string, expiresAt: Date, now: Date, secure: boolean): void {
+export function setSessionCookie(
+  reply: FastifyReply,
+  token: string,
+  expiresAt: Date,
+  now: Date,
+  secure: boolean,
+): void {
   const seconds = Math.max(0, Math.floor((expiresAt.getTime() - now.getTime()) / 1000));
   setCookie(reply, SESSION_COOKIE, token, seconds, secure);
 }

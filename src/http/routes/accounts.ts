@@ -5,7 +5,6 @@ import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
-
 export const accountsRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.get(
     '/accounts',

@@ -21,7 +21,6 @@ const User = Type.Object({
   workspaceAdmin: Type.Boolean(),
 });
 
-
 export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.post(
     '/auth/login',

@@ -16,23 +16,15 @@ const BankParams = Type.Object({ bankKey: Type.String({ maxLength: 64 }) });
 
 /** Bank and payment-type discovery. Lists carry the array as `items` and under its own name. */
 export const discoveryRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app) => {
-  app.get(
-    '/profiles',
-    { schema: { tags: ['discovery'], response: errorResponses(401) } },
-    async () => {
-      const profiles = listProfiles();
-      return { items: profiles, profiles };
-    },
-  );
+  app.get('/profiles', { schema: { tags: ['discovery'], response: errorResponses(401) } }, async () => {
+    const profiles = listProfiles();
+    return { items: profiles, profiles };
+  });
 
-  app.get(
-    '/payment-types',
-    { schema: { tags: ['discovery'], response: errorResponses(401) } },
-    async () => {
-      const paymentTypes = listPaymentTypes();
-      return { items: paymentTypes, paymentTypes };
-    },
-  );
+  app.get('/payment-types', { schema: { tags: ['discovery'], response: errorResponses(401) } }, async () => {
+    const paymentTypes = listPaymentTypes();
+    return { items: paymentTypes, paymentTypes };
+  });
 
   app.get(
     '/banks/:bankKey/payment-types',

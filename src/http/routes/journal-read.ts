@@ -15,7 +15,6 @@ import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
-
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 const CompanyQuery = Type.Object({ companyId: Id });
 const Cursor = Type.Optional(Type.String({ maxLength: 512 }));

@@ -51,7 +51,10 @@ export const oauthAdminRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         tags: ['oauth'],
         params: PlatformParams,
         querystring: PageQuery,
-        response: { 200: Type.Object({ items: Type.Array(Client), nextCursor: NextCursor }), ...errorResponses(401, 403) },
+        response: {
+          200: Type.Object({ items: Type.Array(Client), nextCursor: NextCursor }),
+          ...errorResponses(401, 403),
+        },
       },
     },
     async (request) =>
@@ -81,7 +84,10 @@ export const oauthAdminRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         tags: ['oauth'],
         description: "Active grants: the signed-in user's own; a workspace admin sees the whole platform's.",
         querystring: PageQuery,
-        response: { 200: Type.Object({ items: Type.Array(Grant), nextCursor: NextCursor }), ...errorResponses(401, 403) },
+        response: {
+          200: Type.Object({ items: Type.Array(Grant), nextCursor: NextCursor }),
+          ...errorResponses(401, 403),
+        },
       },
     },
     async (request) => listGrants(ctx, principalOf(request), request.query.cursor, request.query.limit),
@@ -94,7 +100,10 @@ export const oauthAdminRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         tags: ['oauth'],
         description: 'Revoke a grant and every token of it (its own user, or a workspace admin).',
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
-        response: { 200: Type.Object({ id: Type.String(), revoked: Type.Boolean() }), ...errorResponses(401, 403, 404) },
+        response: {
+          200: Type.Object({ id: Type.String(), revoked: Type.Boolean() }),
+          ...errorResponses(401, 403, 404),
+        },
       },
     },
     async (request) => deleteGrant(ctx, principalOf(request), request.params.id),

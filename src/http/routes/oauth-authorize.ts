@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, badRequest, unauthorized } from '../../app/errors.ts';
+import { mayConsent } from '../../app/identity/access.ts';
 import type { SessionPrincipal } from '../../app/identity/principal.ts';
 import { login } from '../../app/identity/sessions.ts';
 import {
@@ -10,7 +11,8 @@ import {
   errorRedirect,
 } from '../../app/oauth/authorization-request.ts';
 import { consentView, type Decision, decideConsent } from '../../app/oauth/consent.ts';
-import { mayConsent } from '../../app/identity/access.ts';
+import { consentPage, notAdminPage, type RequestFields, signInPage, untrustedPage } from '../pages/oauth-pages.ts';
+import { principalOf } from '../plugins/auth.ts';
 import {
   cookieOf,
   csrfTokenFor,
@@ -20,8 +22,6 @@ import {
   setSessionCookie,
 } from '../plugins/browser-session.ts';
 import { parseForm } from '../plugins/form-body.ts';
-import { consentPage, notAdminPage, type RequestFields, signInPage, untrustedPage } from '../pages/oauth-pages.ts';
-import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
@@ -54,7 +54,9 @@ function readParams(source: Record<string, unknown>): { params: AuthorizationPar
 }
 
 function fieldsOf(params: AuthorizationParams): RequestFields {
-  return Object.fromEntries(Object.entries(PARAMS).map(([field, name]) => [name, params[field as keyof AuthorizationParams]]));
+  return Object.fromEntries(
+    Object.entries(PARAMS).map(([field, name]) => [name, params[field as keyof AuthorizationParams]]),
+  );
 }
 
 async function check(
@@ -94,7 +96,12 @@ function authorizeUrl(fields: RequestFields): string {
  * X-Session-Token by a program acting for a signed-in admin.
  */
 export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
-  async function showRequest(reply: FastifyReply, params: AuthorizationParams, session: { principal: SessionPrincipal; token: string } | null, result: Extract<AuthorizationCheck, { kind: 'valid' }>) {
+  async function showRequest(
+    reply: FastifyReply,
+    params: AuthorizationParams,
+    session: { principal: SessionPrincipal; token: string } | null,
+    result: Extract<AuthorizationCheck, { kind: 'valid' }>,
+  ) {
     const fields = fieldsOf(params);
     if (!session) {
       return signInPage(reply, {
@@ -106,7 +113,12 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
     }
     const csrfToken = csrfTokenFor(session.token);
     if (!mayConsent(session.principal.user)) {
-      return notAdminPage(reply, { fields, csrfToken, clientName: result.request.client.name, email: session.principal.user.email });
+      return notAdminPage(reply, {
+        fields,
+        csrfToken,
+        clientName: result.request.client.name,
+        email: session.principal.user.email,
+      });
     }
     return consentPage(reply, { fields, csrfToken, view: await consentView(ctx, session.principal, result.request) });
   }
@@ -126,7 +138,10 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
       if (result.kind === 'untrusted') return untrustedPage(reply, result.reason);
       if (result.kind === 'redirect-error') return reply.redirect(errorRedirect(result, ctx.config.publicBaseUrl), 302);
       // A cookie of another platform's admin cannot approve this platform's client: treated as signed out.
-      const session = request.browserSession?.principal.platformId === result.request.client.platformId ? request.browserSession : null;
+      const session =
+        request.browserSession?.principal.platformId === result.request.client.platformId
+          ? request.browserSession
+          : null;
       return showRequest(reply, read.params, session, result);
     },
   );
@@ -192,7 +207,7 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
       schema: {
         tags: ['oauth'],
         description:
-          'The admin\'s decision. Either the consent page\'s form (browser session cookie, csrf_token, OAuth parameter names, decision=approve|deny) or JSON with X-Session-Token: {clientId, redirectUri, scope, state, codeChallenge, codeChallengeMethod, decision}. Answers 302 to the redirect URI with code and state, or error=access_denied.',
+          "The admin's decision. Either the consent page's form (browser session cookie, csrf_token, OAuth parameter names, decision=approve|deny) or JSON with X-Session-Token: {clientId, redirectUri, scope, state, codeChallenge, codeChallengeMethod, decision}. Answers 302 to the redirect URI with code and state, or error=access_denied.",
         response: errorResponses(400, 401, 403),
       },
     },

@@ -17,7 +17,6 @@ const KeyMeta = Type.Object({
 });
 const Admin = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() });
 
-
 export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.get(
     '/platforms/:platformId/companies',
