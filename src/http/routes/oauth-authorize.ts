@@ -48,7 +48,8 @@ function readParams(source: Record<string, unknown>): { params: AuthorizationPar
   for (const [field, name] of Object.entries(PARAMS) as [keyof AuthorizationParams, string][]) {
     const value = source[name];
     if (Array.isArray(value)) repeated ??= name;
-    params[field] = typeof value === 'string' ? value : undefined;
+    // An empty parameter is an absent one (RFC 6749 §3.1).
+    params[field] = typeof value === 'string' && value !== '' ? value : undefined;
   }
   return { params, repeated };
 }
@@ -67,16 +68,14 @@ async function check(
     return { kind: 'untrusted', reason: `${read.repeated} is sent more than once` };
   }
   const result = await checkAuthorizationRequest(ctx, read.params);
-  if (result.kind === 'valid' && read.repeated !== undefined) {
-    return {
-      kind: 'redirect-error',
-      redirectUri: result.request.redirectUri,
-      state: undefined,
-      error: 'invalid_request',
-      description: `${read.repeated} is sent more than once`,
-    };
-  }
-  return result;
+  if (result.kind === 'untrusted' || read.repeated === undefined) return result;
+  return {
+    kind: 'redirect-error',
+    redirectUri: result.kind === 'valid' ? result.request.redirectUri : result.redirectUri,
+    state: undefined,
+    error: 'invalid_request',
+    description: `${read.repeated} is sent more than once`,
+  };
 }
 
 function secureCookies(ctx: HttpServices['ctx']): boolean {
