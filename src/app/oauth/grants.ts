@@ -57,7 +57,7 @@ export async function deleteGrant(ctx: AppContext, principal: Principal, grantId
   return ctx.db.transaction(async (tx) => {
     const grant = await findOAuthGrant(tx, scope, grantId);
     const own = grant?.userId === session.user.id;
-    if (!grant || grant.status !== 'active' || !(own || session.user.workspaceAdmin)) throw notFound('grant');
+    if (grant?.status !== 'active' || !(own || session.user.workspaceAdmin)) throw notFound('grant');
     const revoked = await revokeGrantIn(ctx, tx, {
       platformId: grant.platformId,
       grantId: grant.id,

@@ -237,23 +237,16 @@ function formDecision(request: FastifyRequest) {
   return { read: readParams(form.params), decision: decisionOf(form.params['decision']) };
 }
 
-const JSON_FIELDS = {
-  clientId: 'client_id',
-  redirectUri: 'redirect_uri',
-  scope: 'scope',
-  state: 'state',
-  codeChallenge: 'code_challenge',
-  codeChallengeMethod: 'code_challenge_method',
-} as const;
-
 /** The JSON body of a programmatic decision (DESIGN.md), in the OAuth parameters' terms. */
 function jsonDecision(request: FastifyRequest) {
   const body = request.body;
   if (body === null || typeof body !== 'object' || Buffer.isBuffer(body) || Array.isArray(body)) {
     throw badRequest('the body must be a JSON object (or the consent page form with its session cookie)');
   }
+  // The same parameters under their camelCase names; the response type is implied.
   const source: Record<string, unknown> = { response_type: 'code' };
-  for (const [field, name] of Object.entries(JSON_FIELDS)) {
+  for (const [field, name] of Object.entries(PARAMS)) {
+    if (field === 'responseType') continue;
     const value = (body as Record<string, unknown>)[field];
     if (value !== undefined && typeof value !== 'string') throw badRequest(`${field} must be a string`, { field });
     source[name] = value;
