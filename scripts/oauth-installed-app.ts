@@ -4,10 +4,10 @@
  * PKCE (S256) and a loopback redirect, then submits and reads payments with a token limited to its
  * scopes. It uses nothing but Node's standard library, as any third-party tool could.
  *
- *   node scripts/oauth-installed-app.ts login --base URL --client-id oac_... --port 53682 [--scope "..."] [--tokens FILE]
- *   node scripts/oauth-installed-app.ts submit payment.json [--base URL --client-id ... --tokens FILE]
- *   node scripts/oauth-installed-app.ts documents --company comp_... [--base URL --client-id ... --tokens FILE]
- *   node scripts/oauth-installed-app.ts logout [--base URL --client-id ... --tokens FILE]
+ *   npm run oauth-example -- login --base URL --client-id oac_... --port 53682 [--scope "..."] [--tokens FILE]
+ *   npm run oauth-example -- submit payment.json [--base URL --client-id ... --tokens FILE]
+ *   npm run oauth-example -- documents --company comp_... [--base URL --client-id ... --tokens FILE]
+ *   npm run oauth-example -- logout [--base URL --client-id ... --tokens FILE]
  *
  * The redirect URI is http://127.0.0.1:<port>/callback and must be registered for the client exactly
  * (POST /platforms/{platformId}/oauth-clients). `submit` reads a POST /journal/payments body (with
