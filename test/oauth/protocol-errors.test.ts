@@ -363,3 +363,37 @@ describe('the token endpoint', () => {
     assert.equal(own.statusCode, 200);
   });
 });
+
+describe('races', () => {
+  test('one code exchanged twice at once: one answer gets tokens, the other invalid_grant, and the grant dies', async () => {
+    const { code, verifier } = await codeFor();
+    const answers = await Promise.all([exchange(code, verifier), exchange(code, verifier)]);
+    const statuses = answers.map((a) => a.statusCode).sort();
+    assert.deepEqual(statuses, [200, 400]);
+    const issued = answers.find((a) => a.statusCode === 200)!.json() as { access_token: string };
+    const call = await t.request({
+      method: 'GET',
+      url: `/journal/list?companyId=${sandbox.companyId}`,
+      headers: bearer(issued.access_token),
+    });
+    assert.equal(call.statusCode, 401, 'a code presented twice revokes what it gave');
+  });
+
+  test('one refresh token used twice at once: exactly one rotation, then the family is revoked', async () => {
+    const tokens = await tokensFor(t, sandbox, client, 'payments:read');
+    const refresh = () =>
+      tokenRequest(t, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId });
+    const answers = await Promise.all([refresh(), refresh()]);
+    assert.deepEqual(answers.map((a) => a.statusCode).sort(), [200, 400]);
+    const rotated = answers.find((a) => a.statusCode === 200)!.json() as {
+      access_token: string;
+      refresh_token: string;
+    };
+    const call = await t.request({
+      method: 'GET',
+      url: `/journal/list?companyId=${sandbox.companyId}`,
+      headers: bearer(rotated.access_token),
+    });
+    assert.equal(call.statusCode, 401);
+  });
+});
