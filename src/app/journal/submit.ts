@@ -1,12 +1,13 @@
 import { isApiKeyActive } from '../../db/repositories/api-keys.ts';
 import type { JournalDocumentRow } from '../../db/repositories/journal-documents.ts';
 import {
+  batchItem,
   claimSubmit,
   findOutboundForSubmit,
   journalInTransaction,
   type OutboundEntry,
+  type SubmitAnswer,
   type SubmitContext,
-  type SubmitRefusal,
   submitOutbound,
 } from '../../db/repositories/journal-submit.ts';
 import { type CompanySettings, convertPayment, getProfile } from '../../domain/conversion/index.ts';
@@ -339,7 +340,7 @@ async function journalEntry(
   messageId: string | null,
   entry: OutboundEntry,
   context: string | null,
-): Promise<{ journalNo: string } | { claim: 'in-flight' | 'earlier' } | { refused: SubmitRefusal }> {
+): Promise<SubmitAnswer> {
   if (entry.document.environment !== 'production') {
     return submitOutbound(ctx.db, scope, key, messageId, entry, { apiKeyId: principal.keyId, context });
   }
@@ -348,6 +349,9 @@ async function journalEntry(
     const claim = await claimSubmit(tx, scope, key, messageId);
     if (claim !== 'clear') return { claim };
     await passBillingGates(ctx, tx, scope);
-    return journalInTransaction(tx, scope, key, messageId, entry, { apiKeyId: principal.keyId, context: null });
+    return journalInTransaction(
+      tx,
+      batchItem(scope, key, messageId, entry, { apiKeyId: principal.keyId, context: null }),
+    );
   });
 }

@@ -30,16 +30,11 @@ export type NewEvent = {
  */
 export async function appendEvents(tx: Executor, events: NewEvent[]): Promise<ActivityEventRow[]> {
   if (events.length === 0) return [];
-  const result = await tx.execute<{ r: Array<{ id: string; seq: number; prev_hash: string; hash: string }> }>(
+  const result = await tx.execute<{ r: { seq: number[]; prev_hash: string[]; hash: string[] } }>(
     sql`SELECT audit_append(${JSON.stringify(events.map((e) => auditAppendJson(e)))}::jsonb) AS r`,
   );
-  const chained = result.rows[0]!.r;
-  return events.map((e, i) => ({
-    ...e,
-    seq: chained[i]!.seq,
-    prevHash: chained[i]!.prev_hash,
-    hash: chained[i]!.hash,
-  }));
+  const { seq, prev_hash, hash } = result.rows[0]!.r;
+  return events.map((e, i) => ({ ...e, seq: seq[i]!, prevHash: prev_hash[i]!, hash: hash[i]! }));
 }
 
 export async function appendEvent(tx: Executor, event: NewEvent): Promise<ActivityEventRow> {

@@ -130,6 +130,12 @@ export type SubmitChecks = { apiKeyId: string | null; context: string | null };
 /** Why the statement journaled nothing, besides an earlier or in-flight claim. */
 export type SubmitRefusal = 'revoked' | 'stale-context';
 
+/** What journaling a submit answers: its journal number, the claim that stopped it, or the failed check. */
+export type SubmitAnswer =
+  | { journalNo: string }
+  | { claim: Exclude<SubmitClaim, 'clear'> }
+  | { refused: SubmitRefusal };
+
 /**
  * Checks, claim and journal in one statement and its own transaction, grouped with the submits that
  * arrive at the same time (src/db/submit-batcher.ts): one round trip and one commit for all of them.
@@ -142,7 +148,7 @@ export async function submitOutbound(
   messageId: string | null,
   entry: OutboundEntry,
   checks: SubmitChecks,
-): Promise<{ journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> } | { refused: SubmitRefusal }> {
+): Promise<SubmitAnswer> {
   return submitAnswer(await submitBatcherFor(db).submit(batchItem(scope, idempotencyKey, messageId, entry, checks)));
 }
 
@@ -172,15 +178,8 @@ export function batchItem(
  * gates): the same statement as a test submit's, journal_submit_batch, with a batch of one. Its
  * claim is taken again there (advisory locks are re-entrant), so it finds the claim clear.
  */
-export async function journalInTransaction(
-  tx: Executor,
-  scope: CompanyScope,
-  idempotencyKey: string,
-  messageId: string | null,
-  entry: OutboundEntry,
-  checks: SubmitChecks,
-): Promise<{ journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> } | { refused: SubmitRefusal }> {
-  const items = batchJson([batchItem(scope, idempotencyKey, messageId, entry, checks)]);
+export async function journalInTransaction(tx: Executor, item: BatchItem): Promise<SubmitAnswer> {
+  const items = batchJson([item]);
   const result = await tx.execute<{ r: string[] }>(sql`SELECT journal_submit_batch(${items}::jsonb, false) AS r`);
   return submitAnswer(result.rows[0]!.r[0]!);
 }
