@@ -3,7 +3,7 @@ import type { Db } from './client.ts';
 
 /**
  * Group commit for test-environment submits: requests that arrive while earlier ones are still in
- * PostgreSQL are journaled together, in one journal_submit_batch statement (migrations 0010, 0012) and
+ * PostgreSQL are journaled together, in one journal_submit_batch statement (src/db/functions) and
  * one transaction. Each still gets its own checks, claim, journal number, chain events and answer (if
  * one item fails, the batch runs again with each item in a subtransaction of its own, so the failing
  * one is rolled back alone); what they share is the round trip, the commit
@@ -149,7 +149,7 @@ class SubmitBatcher {
     const items = batchJson(batch.map((w) => w.item));
     try {
       // Items share one transaction; if any of them fails, the statement wrote nothing and the same
-      // items run again isolated, each in its own subtransaction (migration 0012). Both on one
+      // items run again isolated, each in its own subtransaction (journal_submit_batch). Both on one
       // connection: node-postgres rejects on PostgreSQL's error message, before the failed transaction
       // has ended, and on another connection the second run would find its advisory locks still held.
       const client = await this.db.$client.connect();

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { insertDocument, insertPaymentLines, nextJournalNo } from '../../src/db/repositories/journal-documents.ts';
 import { parseBankFile } from '../../src/domain/inbound/index.ts';
+import { answerDeadline } from '../../src/domain/lifecycle/index.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 
 /**
@@ -51,6 +52,8 @@ test('a corpus camt.054 clears the outbound lines it books, one to one, with evi
       environment: 'production',
       status: 'sent',
       importSource: 'api',
+      deliveryMode: 'host-to-host',
+      deliveryStatus: 'delivered',
       createdAt: now,
       updatedAt: now,
     });
@@ -70,6 +73,7 @@ test('a corpus camt.054 clears the outbound lines it books, one to one, with evi
         currency: l.currency,
         executionDate: l.bookingDate,
         updatedAt: now,
+        openUntil: answerDeadline(now),
       })),
     );
   });

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { deliveredFileOf, demoCamt053, demoPain002 } from '../../src/domain/demo-bank/index.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { deliverNow } from '../support/deliver.ts';
 
 /**
- * Bank evidence arrives in any order. Each case submits a payment (converted-only bank: nothing is
- * delivered, the client uploads files) and ingests real pain.002 / camt.053 files through
- * POST /journal/ingest in a chosen order.
+ * Bank evidence arrives in any order. Each case submits a payment to the demo bank, delivers it (only
+ * a delivered host-to-host payment takes its bank's evidence) and ingests real pain.002 / camt.053
+ * files through POST /journal/ingest in a chosen order.
  */
 let t: TestApp;
 let sandbox: Awaited<ReturnType<typeof provisionAndLogin>>;
@@ -36,7 +37,9 @@ async function submit(messageId: string, remittance = 'Invoice') {
     payload: { companyId: sandbox.companyId, bankKey: 'demo', environment: 'test', payment },
   });
   assert.equal(res.statusCode, 201, res.body);
-  return { id: (res.json() as { id: string }).id, payment };
+  const id = (res.json() as { id: string }).id;
+  await deliverNow(t.ctx, { platformId: sandbox.platformId, companyId: sandbox.companyId }, id);
+  return { id, payment };
 }
 
 async function ingest(content: string) {

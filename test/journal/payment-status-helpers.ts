@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AppContext } from '../../src/app/context.ts';
 import { insertDocument, insertPaymentLines, nextJournalNo } from '../../src/db/repositories/journal-documents.ts';
+import { answerDeadline, type DeliveryMode, type OutboundStatus } from '../../src/domain/lifecycle/index.ts';
 
 export const CORPUS = process.env.CORPUS_DIR ?? path.resolve(import.meta.dirname, '../../../shared/corpus');
 
@@ -19,7 +20,15 @@ export type SeedLine = { endToEndId: string; amount: string; currency?: string; 
 export async function seedOutbound(
   ctx: AppContext,
   scope: { platformId: string; companyId: string },
-  input: { messageId: string; lines: SeedLine[]; status?: string; bankKey?: string; environment?: string },
+  input: {
+    messageId: string;
+    lines: SeedLine[];
+    status?: OutboundStatus;
+    bankKey?: string;
+    environment?: string;
+    /** host-to-host seeds are delivered (sent); converted-only ones (the default) take evidence while converted. */
+    deliveryMode?: DeliveryMode;
+  },
 ) {
   return ctx.db.transaction(async (tx) => {
     const now = new Date();
@@ -39,8 +48,8 @@ export async function seedOutbound(
       importSource: 'api',
       transactionCount: input.lines.length,
       totals: [],
-      deliveryMode: 'host-to-host',
-      deliveryStatus: 'queued',
+      deliveryMode: input.deliveryMode ?? 'converted-only',
+      deliveryStatus: input.deliveryMode === 'host-to-host' ? 'delivered' : 'not-applicable',
       summary: `seeded ${input.messageId}`,
       createdAt: now,
       updatedAt: now,
@@ -58,6 +67,7 @@ export async function seedOutbound(
         currency: l.currency ?? 'EUR',
         payeeName: 'Payee',
         updatedAt: now,
+        openUntil: answerDeadline(now),
       })),
     );
     return doc;

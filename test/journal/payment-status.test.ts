@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { listPaymentLines } from '../../src/db/repositories/journal-documents.ts';
+import type { OutboundStatus } from '../../src/domain/lifecycle/index.ts';
 import { assertError, body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { deliverNow } from '../support/deliver.ts';
 import { corpusFile, pain002, type SeedLine, seedOutbound } from './payment-status-helpers.ts';
 
 let t: TestApp;
@@ -66,7 +68,7 @@ const countRows = async (table: 'journal_documents' | 'activity_events') =>
   ).n;
 
 let seq = 0;
-const seed = (lineSpecs: Array<Partial<SeedLine>>, status = 'converted') => {
+const seed = (lineSpecs: Array<Partial<SeedLine>>, status: OutboundStatus = 'converted') => {
   seq++;
   const messageId = `MSG-PS-${seq}`;
   return seedOutbound(t.ctx, scope(), {
@@ -274,7 +276,7 @@ test('a report that matches nothing: 422 unmatched_report and nothing journaled'
 });
 
 test('a rejected or cancelled payment is not moved back', async () => {
-  for (const status of ['rejected', 'cancelled']) {
+  for (const status of ['rejected', 'cancelled'] as const) {
     const doc = await seed([{}], status);
     const res = await postStatus(
       pain002({ messageId: `R-TERM-${status}`, originalMessageId: doc.messageId!, groupStatus: 'ACSC' }),
@@ -375,6 +377,8 @@ test('a payment submitted through POST /journal/payments is advanced by its pain
   });
   assert.equal(submitted.statusCode, 201, submitted.body);
   const doc = body<{ id: string; journalNo: string; status: string }>(submitted);
+  // A host-to-host payment takes its bank's reports once delivered (sent).
+  await deliverNow(t.ctx, scope(), doc.id);
   const payment = sandbox.firstPayment.body.payment;
   const e2e = payment.payments[0]!.transactions[0]!.endToEndId;
   const res = await postStatus(
@@ -387,7 +391,7 @@ test('a payment submitted through POST /journal/payments is advanced by its pain
   );
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(body<StatusAnswer>(res).documentId, doc.id);
-  assert.equal(body<StatusAnswer>(res).previousStatus, doc.status);
+  assert.equal(body<StatusAnswer>(res).previousStatus, 'sent');
   assert.equal(body<StatusAnswer>(res).status, 'executed');
   const after = await lines(doc.id);
   assert.ok(after.length > 0);

@@ -12,13 +12,14 @@ import {
   type JournalDocumentRow,
   nextJournalNo,
 } from '../../src/db/repositories/journal-documents.ts';
+import type { LineState, OutboundStatus } from '../../src/domain/lifecycle/index.ts';
 import type { TestApp } from '../harness.ts';
 
-export type SeedLine = { amount: string; currency?: string; payee?: string; endToEndId?: string; state?: string };
+export type SeedLine = { amount: string; currency?: string; payee?: string; endToEndId?: string; state?: LineState };
 
 export type SeedOutbound = {
   lines?: SeedLine[];
-  status?: string;
+  status?: OutboundStatus;
   paymentType?: string | null;
   summary?: string;
   messageId?: string;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { verifyCompanyChain } from '../../src/app/audit/verify.ts';
+import { submittedAs } from '../../src/domain/lifecycle/index.ts';
 import { body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 
 /**
@@ -45,7 +46,10 @@ function outboundEntry(
   const name = `${tag.toLowerCase()}_${s.companyId}_${i}`;
   const id = `doc_${name}`;
   const platformId = shape.platformId ?? s.platformId;
-  const status = shape.approval ? 'pending-approval' : 'converted';
+  const { status, deliveryStatus } = submittedAs(
+    shape.hostToHost === false ? 'converted-only' : 'host-to-host',
+    shape.approval === true,
+  );
   const about = { platformId, companyId: s.companyId, bankKey: 'demo', environment: 'test' };
   return {
     document: {
@@ -62,8 +66,8 @@ function outboundEntry(
       paymentType: null,
       idempotencyKey: `${tag}-${i}`,
       requestDigest: null,
-      deliveryMode: shape.hostToHost === false ? 'converted-only' : 'host-to-host',
-      deliveryStatus: shape.hostToHost === false ? 'not-applicable' : shape.approval ? 'awaiting-approval' : 'queued',
+      deliveryMode: shape.hostToHost === false ? ('converted-only' as const) : ('host-to-host' as const),
+      deliveryStatus,
       summary: `item ${i}`,
       accountIban: null,
       accountCurrency: null,
@@ -93,9 +97,10 @@ function outboundEntry(
       payeeName: 'Payee',
       payeeIban: 'FI2112345600000785',
       executionDate: '2026-11-23',
-      state: 'pending',
+      state: 'pending' as const,
       evidence: null,
       updatedAt: now,
+      openUntil: null,
     })),
     approval: shape.approval
       ? {
@@ -104,7 +109,7 @@ function outboundEntry(
           companyId: s.companyId,
           documentId: id,
           policyId: null,
-          status: 'pending',
+          status: 'pending' as const,
           makerUserId: null,
           decisions: [],
           createdAt: now,

@@ -488,7 +488,7 @@ describe('POST /journal/documents/{id}/cancel', () => {
 
   test('409 once delivery started or the document moved on; 404 unknown; 403 other platform', async () => {
     const started = body<Doc>(await submit(fresh()));
-    await t.ctx.db.execute(sql`UPDATE journal_documents SET delivery_status = 'sending' WHERE id = ${started.id}`);
+    await t.ctx.db.execute(sql`UPDATE journal_documents SET delivery_status = 'in-progress' WHERE id = ${started.id}`);
     assertError(await cancel(started.id, s.companyId), 409, 'conflict');
     const sent = body<Doc>(await submit(fresh()));
     await t.ctx.db.execute(

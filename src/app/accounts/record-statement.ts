@@ -6,7 +6,7 @@ import { listConnections } from '../../db/repositories/connections.ts';
 import type { BalanceSummary } from '../../db/schema/accounts.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import type { NormalisedStatement } from '../../domain/inbound/index.ts';
-import { recordEvent } from '../audit/record.ts';
+import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 
 type Balance = NonNullable<NormalisedStatement['openingBalance']>;
@@ -32,13 +32,15 @@ export function accountKeyOf(s: NormalisedStatement): string | undefined {
  * A journaled statement reaches its bank account (DESIGN.md, Bank accounts): the account is created
  * on first sight, `lastReceivedData` always moves, the latest balance only for a closing balance at
  * least as new as the one held; one account_statements row per statement. Returns the account id,
- * or null for a statement that names no account.
+ * or null for a statement that names no account; a new account's audit event goes onto `audit`, which
+ * the caller records last.
  */
 export async function recordStatement(
   ctx: AppContext,
   tx: Tx,
   scope: CompanyScope,
   input: { documentId: string; statement: NormalisedStatement; bankKey: string | null; environment: string },
+  audit: AuditEvent[],
 ): Promise<{ accountId: string; created: boolean } | null> {
   const s = input.statement;
   const key = accountKeyOf(s);
@@ -67,7 +69,7 @@ export async function recordStatement(
   });
   const created = account.id === newId;
   if (created) {
-    await recordEvent(ctx, tx, {
+    audit.push({
       platformId: scope.platformId,
       companyId: scope.companyId,
       type: 'bank_account.created',

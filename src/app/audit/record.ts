@@ -1,5 +1,5 @@
 import type { Executor } from '../../db/executor.ts';
-import { appendEvent, type NewEvent } from '../../db/repositories/activity-events.ts';
+import { appendEvent, appendEvents, type NewEvent } from '../../db/repositories/activity-events.ts';
 import type { AppContext } from '../context.ts';
 import { retentionUntil } from './retention-policy.ts';
 
@@ -22,6 +22,18 @@ export type AuditEvent = {
 
 export async function recordEvent(ctx: AppContext, tx: Executor, event: AuditEvent) {
   return appendEvent(tx, newEvent(ctx, event));
+}
+
+/**
+ * Records several events in one append. Pipeline writers (delivery, ingest, reconciliation) collect
+ * their events and record them last in their transaction: the chain head is the last lock taken, after
+ * every document row, so they never wait on each other in opposite orders (docs/adr/0012).
+ */
+export async function recordEvents(ctx: AppContext, tx: Executor, events: AuditEvent[]) {
+  return appendEvents(
+    tx,
+    events.map((e) => newEvent(ctx, e)),
+  );
 }
 
 /** The stored shape of an event before the store chains it (gives it seq, prevHash and hash). */

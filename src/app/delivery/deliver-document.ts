@@ -4,9 +4,11 @@ import {
   type JournalDocumentRow,
   lockDocument,
   mergeDocumentDetails,
-  updateDocument,
+  outboundOf,
+  updateDocumentStatus,
 } from '../../db/repositories/journal-documents.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
+import { deliveryTransition, documentTransition } from '../../domain/lifecycle/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvent } from '../events/outbox.ts';
@@ -14,9 +16,6 @@ import { QUEUES } from '../jobs.ts';
 
 export type DeliveryJob = { documentId: string; platformId: string; companyId: string };
 export type DeliveryAttempt = { retryCount: number; retryLimit: number };
-
-/** Delivery states a worker may (re)start from; anything else means another attempt finished it. */
-const DELIVERABLE = new Set(['queued', 'retrying', 'in-progress']);
 
 /**
  * The bank-delivery job (issue 6): sends a converted host-to-host document through its connection's
@@ -29,11 +28,17 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
   const scope: CompanyScope = { platformId: job.platformId, companyId: job.companyId };
   const doc = await ctx.db.transaction(async (tx) => {
     const d = await lockDocument(tx, scope, job.documentId);
-    if (d?.direction !== 'outbound' || d.status !== 'converted' || !DELIVERABLE.has(d.deliveryStatus ?? '')) {
-      return undefined;
-    }
-    await updateDocument(tx, scope, d.id, { deliveryStatus: 'in-progress', updatedAt: ctx.clock.now() });
-    return d;
+    if (d?.direction !== 'outbound' || d.status !== 'converted' || d.deliveryStatus === null) return undefined;
+    const claim = deliveryTransition(d.deliveryStatus, { type: 'claimed' });
+    if (!claim.ok) return undefined;
+    await updateDocumentStatus(
+      tx,
+      scope,
+      d.id,
+      { from: d.status, to: d.status, delivery: { from: d.deliveryStatus, to: claim.to } },
+      ctx.clock.now(),
+    );
+    return { ...d, deliveryStatus: claim.to };
   });
   if (!doc) return;
 
@@ -42,9 +47,24 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
     await ctx.db.transaction(async (tx) => {
       const now = ctx.clock.now();
       const current = (await lockDocument(tx, scope, doc.id)) ?? doc;
-      // Bank evidence may already have moved it further (a fast pain.002): never move it back.
-      const status = current.status === 'converted' ? 'sent' : current.status;
-      await updateDocument(tx, scope, doc.id, { status, deliveryStatus: 'delivered', updatedAt: now });
+      // Only the channel's confirmation makes a host-to-host document sent (documentTransition).
+      const confirmed = deliveryTransition(current.deliveryStatus ?? 'not-applicable', { type: 'confirmed' });
+      const sent = documentTransition(outboundOf(current), { type: 'delivery-confirmed' });
+      if (!confirmed.ok || !sent.ok) {
+        ctx.logger.warn(
+          { documentId: doc.id, status: current.status, deliveryStatus: current.deliveryStatus },
+          'delivered document changed meanwhile',
+        );
+        return;
+      }
+      const status = sent.to;
+      await updateDocumentStatus(
+        tx,
+        scope,
+        doc.id,
+        { from: current.status, to: status, delivery: { from: current.deliveryStatus, to: confirmed.to } },
+        now,
+      );
       await mergeDocumentDetails(tx, scope, doc.id, {
         delivery: {
           channel: receipt.channel,
@@ -80,13 +100,21 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
       }
     });
   } catch (error) {
-    const last = attempt.retryCount >= attempt.retryLimit;
     const message = error instanceof Error ? error.message : String(error);
+    const failed = deliveryTransition('in-progress', {
+      type: 'attempt-failed',
+      permanent: false,
+      attemptsLeft: attempt.retryLimit - attempt.retryCount,
+    });
+    const last = failed.ok && failed.to === 'failed';
     await ctx.db.transaction(async (tx) => {
-      await updateDocument(tx, scope, doc.id, {
-        deliveryStatus: last ? 'failed' : 'retrying',
-        updatedAt: ctx.clock.now(),
-      });
+      await updateDocumentStatus(
+        tx,
+        scope,
+        doc.id,
+        { from: doc.status, to: doc.status, delivery: { from: 'in-progress', to: last ? 'failed' : 'retrying' } },
+        ctx.clock.now(),
+      );
       await mergeDocumentDetails(tx, scope, doc.id, {
         delivery: { lastError: message, attempts: attempt.retryCount + 1 },
       });

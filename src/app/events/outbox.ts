@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.ts';
 import type { JournalDocumentRow } from '../../db/repositories/journal-documents.ts';
 import { insertOutboxEvent } from '../../db/repositories/outbox.ts';
+import { type OutboundStatus, paymentEventOf } from '../../domain/lifecycle/index.ts';
 import type { AppContext } from '../context.ts';
 
 /** The API version whose event shape the envelope follows (the Service-Version baseline). */
@@ -36,12 +37,6 @@ export async function emitEvent(
   return id;
 }
 
-const PAYMENT_EVENTS: Record<string, string> = {
-  sent: 'payment.sent',
-  executed: 'payment.executed',
-  rejected: 'payment.rejected',
-};
-
 /**
  * The payment event of a document that reached `status` (sent, executed, rejected); nothing for other
  * statuses. `cause` names the line that caused it, when one did.
@@ -50,11 +45,11 @@ export async function emitPaymentEvent(
   ctx: AppContext,
   tx: Executor,
   doc: JournalDocumentRow,
-  status: string,
+  status: OutboundStatus,
   cause: { endToEndId?: string | null; reason?: string | null } = {},
 ): Promise<void> {
-  const type = PAYMENT_EVENTS[status];
-  if (!type) return;
+  const type = paymentEventOf(status);
+  if (type === null) return;
   await emitEvent(ctx, tx, {
     type,
     platformId: doc.platformId,

@@ -1,6 +1,7 @@
 import { cancelPendingApprovals } from '../../db/repositories/approvals.ts';
-import { findDocument } from '../../db/repositories/journal-documents.ts';
+import { findDocument, outboundOf } from '../../db/repositories/journal-documents.ts';
 import { cancelOutboundDocument } from '../../db/repositories/journal-submit.ts';
+import { documentTransition, outboundStatusOf } from '../../domain/lifecycle/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -43,13 +44,15 @@ export async function cancelDocument(ctx: AppContext, principal: Principal, inpu
   await companySubmitContext(ctx, platformId, { companyId: input.companyId, bankKey: '', environment: 'test' });
   const doc = await findDocument(ctx.db, scope, input.id);
   if (doc?.direction !== 'outbound') throw notFound('document');
-  if (doc.status === 'cancelled') return documentView(doc);
+  const status = outboundStatusOf(doc.status);
+  if (status === 'cancelled') return documentView(doc);
+  const refusal = documentTransition(outboundOf(doc), { type: 'cancel' });
   throw new AppError(
     409,
     'conflict',
-    doc.status === 'converted' || doc.status === 'pending-approval'
+    refusal.ok
       ? `${doc.journalNo} cannot be cancelled: its delivery has started (${doc.deliveryStatus})`
-      : `${doc.journalNo} cannot be cancelled in status ${doc.status}`,
-    { status: doc.status, deliveryStatus: doc.deliveryStatus },
+      : `${doc.journalNo} cannot be cancelled in status ${status}`,
+    { status, deliveryStatus: doc.deliveryStatus },
   );
 }

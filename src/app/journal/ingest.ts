@@ -12,7 +12,7 @@ import {
 import { getProfile } from '../../domain/conversion/index.ts';
 import { type NormalisedStatement, type ParseBankFileResult, parseBankFile } from '../../domain/inbound/index.ts';
 import { accountKeyOf, recordStatement, signedAmount } from '../accounts/record-statement.ts';
-import { recordEvent } from '../audit/record.ts';
+import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -192,10 +192,12 @@ async function ingestStatements(
     if (existing.length > 0) return replay(existing);
 
     const statements: IngestStatement[] = [];
+    // Recorded last: the chain head is the last lock an ingest takes (docs/adr/0012).
+    const audit: AuditEvent[] = [];
     let first: JournalDocumentRow | undefined;
     let firstExisting: JournalDocumentRow | undefined;
     for (const block of file.blocks) {
-      const outcome = await journalBlock(ctx, tx, scope, {
+      const outcome = await journalBlock(ctx, tx, scope, audit, {
         block,
         file,
         digest,
@@ -215,6 +217,7 @@ async function ingestStatements(
       // The file's own outcome, kept for replays of the same content.
       await mergeDocumentDetails(tx, scope, first.id, { ingest: { statements, alerts } });
     }
+    await recordEvents(ctx, tx, audit);
     return { status, body: { ...documentView(shown), deduped: status === 200, ingest } };
   });
 }
@@ -234,6 +237,7 @@ async function journalBlock(
   ctx: AppContext,
   tx: Tx,
   scope: CompanyScope,
+  audit: AuditEvent[],
   input: {
     block: Block;
     file: StatementFile;
@@ -275,7 +279,7 @@ async function journalBlock(
       summary: `${file.format} block ${block.index} quarantined${block.account ? ` (${block.account})` : ''}: ${block.message}`,
       details: { quarantined: { account: block.account, message: block.message } },
     });
-    await recordEvent(ctx, tx, {
+    audit.push({
       platformId: scope.platformId,
       companyId: scope.companyId,
       type: 'journal.document.quarantined',
@@ -342,20 +346,22 @@ async function journalBlock(
     warnings: block.warnings,
     details: { statementKey, accountKey: accountKeyOf(s) ?? null },
   });
-  const account = await recordStatement(ctx, tx, scope, {
-    documentId: id,
-    statement: s,
-    bankKey: input.bankKey,
-    environment: input.environment,
-  });
+  const account = await recordStatement(
+    ctx,
+    tx,
+    scope,
+    { documentId: id, statement: s, bankKey: input.bankKey, environment: input.environment },
+    audit,
+  );
   // Every booked entry is evidence for an outbound payment line: reconcile in the same transaction.
-  await reconcileStatement(ctx, tx, scope, {
-    documentId: id,
-    statement: s,
-    source: file.format,
-    environment: input.environment,
-  });
-  await recordEvent(ctx, tx, {
+  const recon = await reconcileStatement(
+    ctx,
+    tx,
+    scope,
+    { documentId: id, statement: s, source: file.format, environment: input.environment },
+    audit,
+  );
+  audit.push({
     platformId: scope.platformId,
     companyId: scope.companyId,
     type: 'journal.document.ingested',
@@ -367,6 +373,7 @@ async function journalBlock(
       contentDigest: input.digest,
       blockIndex: block.index,
       accountId: account?.accountId ?? null,
+      reconciled: recon,
     },
     bankKey: input.bankKey,
     environment: input.environment,

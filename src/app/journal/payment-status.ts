@@ -10,7 +10,8 @@ import {
   lockDocument,
   lockInboundContent,
   nextJournalNo,
-  updateDocument,
+  outboundOf,
+  updateDocumentStatus,
   updatePaymentLineStates,
 } from '../../db/repositories/journal-documents.ts';
 import type { NormalisedStatusReport } from '../../domain/inbound/index.ts';
@@ -19,9 +20,9 @@ import {
   type LifecycleLine,
   type LifecycleOutcome,
   type LifecycleReport,
-  type LineState,
 } from '../../domain/journal/status-lifecycle.ts';
-import { recordEvent } from '../audit/record.ts';
+import { lineSettled } from '../../domain/lifecycle/index.ts';
+import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
@@ -41,6 +42,8 @@ export type StatusMatch = {
   lateRejections: number;
   unmatchedTransactions: number;
   ignored: boolean;
+  /** Why a document that takes no evidence did not take this report. */
+  ignoredReason?: string;
 };
 
 export type JournaledStatusReport = {
@@ -68,6 +71,11 @@ function endToEndIdsOf(report: NormalisedStatusReport): string[] {
   return [...ids];
 }
 
+/**
+ * The outbound document a report is about: by its original message id (unique per company), else the
+ * one document that may take evidence and carries most of its end-to-end ids; `ambiguous` when two
+ * carry as many (a reused end-to-end id proves nothing about either).
+ */
 async function matchOutbound(tx: Tx, scope: CompanyScope, report: NormalisedStatusReport) {
   if (report.originalMessageId) {
     const byMessage = await findOutboundByMessageId(tx, scope, report.originalMessageId);
@@ -81,7 +89,11 @@ async function matchOutbound(tx: Tx, scope: CompanyScope, report: NormalisedStat
  * report is matched to its outbound document (original message id, then end-to-end ids), journaled
  * as an inbound `pain.002` document, and the document and its lines advanced (status-lifecycle.ts),
  * each change with its audit event. The same content again answers the first outcome (deduped)
- * without re-running anything; a report that matches nothing is 422 unmatched_report, nothing kept.
+ * without re-running anything; a report that matches nothing, or matches ambiguously, is 422
+ * unmatched_report, nothing kept. A document that takes no evidence (terminal, awaiting approval, or
+ * host-to-host and never delivered) keeps its status and lines; the report is journaled as ignored.
+ * Locks in the pipeline's order (docs/adr/0012): content digest, inbound journal counter, the
+ * outbound document, its lines, and the chain head last.
  */
 export async function journalStatusReport(
   ctx: AppContext,
@@ -105,12 +117,19 @@ export async function journalStatusReport(
     }
 
     const matchedId = await matchOutbound(tx, scope, input.report);
-    const outbound = matchedId ? await lockDocument(tx, scope, matchedId) : undefined;
-    if (!outbound) {
-      throw new AppError(422, 'unmatched_report', 'the status report matches no outbound payment of this company', {
-        originalMessageId: input.report.originalMessageId,
-      });
+    if (matchedId === undefined || matchedId === 'ambiguous') {
+      throw new AppError(
+        422,
+        'unmatched_report',
+        matchedId === 'ambiguous'
+          ? 'the status report names end-to-end ids that several outbound payments of this company share; it matches none of them'
+          : 'the status report matches no outbound payment of this company',
+        { originalMessageId: input.report.originalMessageId, ...(matchedId ? { reason: 'ambiguous' } : {}) },
+      );
     }
+    const journalNo = await nextJournalNo(tx, scope.companyId, 'inbound');
+    const outbound = await lockDocument(tx, scope, matchedId);
+    if (!outbound) throw new AppError(422, 'unmatched_report', 'the matched outbound payment is gone');
 
     const now = ctx.clock.now();
     const bankKey = input.bankKey ?? outbound.bankKey;
@@ -118,7 +137,7 @@ export async function journalStatusReport(
     const reportId = ctx.ids.next('doc');
     const lines = await listPaymentLines(tx, scope, outbound.id);
     const outcome = applyStatusReport(
-      outbound.status,
+      outboundOf(outbound),
       lines.map(
         (l): LifecycleLine => ({
           index: l.lineIndex,
@@ -127,7 +146,7 @@ export async function journalStatusReport(
           paymentId: l.paymentId,
           amount: l.amount,
           currency: l.currency,
-          state: l.state as LineState,
+          state: l.state,
         }),
       ),
       lifecycleReportOf(input.report),
@@ -141,10 +160,10 @@ export async function journalStatusReport(
       lineTransitions: outcome.transitions.length,
       lateRejections: outcome.lateRejections,
       unmatchedTransactions: outcome.unmatchedTransactions,
-      ignored: outcome.ignored,
+      ignored: outcome.ignored !== null,
+      ...(outcome.ignored !== null ? { ignoredReason: outcome.ignored } : {}),
     };
 
-    const journalNo = await nextJournalNo(tx, scope.companyId, 'inbound');
     const r = input.report;
     const txCount = new Set([
       ...r.paymentGroups.flatMap((g) => g.transactions),
@@ -178,7 +197,7 @@ export async function journalStatusReport(
       updatedAt: now,
       expiresAt: retentionUntil(now, environment),
     });
-    await recordEvent(ctx, tx, {
+    const ingested: AuditEvent = {
       platformId: scope.platformId,
       companyId: scope.companyId,
       type: 'journal.document.ingested',
@@ -192,13 +211,14 @@ export async function journalStatusReport(
       },
       bankKey,
       environment,
-    });
+    };
 
-    await applyOutcome(ctx, tx, scope, outbound, outcome, reportDocument);
+    const events = await applyOutcome(ctx, tx, scope, outbound, outcome, reportDocument);
+    await recordEvents(ctx, tx, [ingested, ...events]);
     return { deduped: false, reportDocument, report: r, match };
   });
 }
-
+/** Writes the report's outcome and answers the audit events it calls for (recorded by the caller, last). */
 async function applyOutcome(
   ctx: AppContext,
   tx: Tx,
@@ -206,18 +226,25 @@ async function applyOutcome(
   outbound: JournalDocumentRow,
   outcome: LifecycleOutcome,
   reportDocument: JournalDocumentRow,
-): Promise<void> {
+): Promise<AuditEvent[]> {
   const now = ctx.clock.now();
   if (outcome.lineChanges.length > 0) {
     await updatePaymentLineStates(
       tx,
       scope,
       outbound.id,
-      outcome.lineChanges.map((c) => ({ index: c.index, state: c.to, evidence: c.evidence })),
+      outcome.lineChanges.map((c) => ({
+        index: c.index,
+        state: c.to,
+        evidence: c.evidence,
+        settled: lineSettled(c.to, 'status-report'),
+      })),
       now,
     );
   }
-  if (outcome.to !== outcome.from) await updateDocument(tx, scope, outbound.id, { status: outcome.to, updatedAt: now });
+  if (outcome.to !== outcome.from) {
+    await updateDocumentStatus(tx, scope, outbound.id, { from: outcome.from, to: outcome.to }, now);
+  }
 
   const base = {
     documentId: outbound.id,
@@ -242,14 +269,15 @@ async function applyOutcome(
     bankKey: outbound.bankKey,
     environment: outbound.environment,
   };
-  if (outcome.ignored) {
-    await recordEvent(ctx, tx, {
+  const events: AuditEvent[] = [];
+  if (outcome.ignored !== null) {
+    events.push({
       ...event,
       type: 'payment.status_report_ignored',
-      message: `${reportDocument.journalNo} not applied: ${outbound.journalNo} is ${outbound.status}`,
-      metadata: base,
+      message: `${reportDocument.journalNo} not applied to ${outbound.journalNo}: ${outcome.ignored}`,
+      metadata: { ...base, reason: outcome.ignored },
     });
-    return;
+    return events;
   }
   if (outcome.to !== outcome.from) {
     const cause = outcome.transitions.find((c) => c.to === outcome.to || c.to === 'rejected');
@@ -257,14 +285,14 @@ async function applyOutcome(
       endToEndId: cause?.endToEndId ?? null,
       reason: cause?.evidence.reason ?? null,
     });
-    await recordEvent(ctx, tx, {
+    events.push({
       ...event,
       type: 'payment.status_changed',
       message: `${outbound.journalNo} ${outcome.from} -> ${outcome.to} (${reportDocument.journalNo})`,
       metadata: base,
     });
   } else if (outcome.transitions.length > 0) {
-    await recordEvent(ctx, tx, {
+    events.push({
       ...event,
       type: 'payment.lines_updated',
       message: `${outbound.journalNo}: ${outcome.transitions.length} line(s) changed (${reportDocument.journalNo})`,
@@ -272,11 +300,12 @@ async function applyOutcome(
     });
   }
   if (outcome.lateRejections > 0) {
-    await recordEvent(ctx, tx, {
+    events.push({
       ...event,
       type: 'payment.late_rejection',
       message: `${outbound.journalNo}: ${outcome.lateRejections} cleared line(s) rejected afterwards (${reportDocument.journalNo})`,
       metadata: base,
     });
   }
+  return events;
 }

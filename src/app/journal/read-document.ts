@@ -9,7 +9,7 @@ import { notFound } from '../errors.ts';
 import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { documentView } from './document-view.ts';
-import { documentReconState, type LineState } from './reconciliation-state.ts';
+import { documentReconState } from './reconciliation-state.ts';
 
 async function scopedDocument(ctx: AppContext, principal: Principal, companyId: string, id: string) {
   const scope = await companyScope(ctx, principal, companyId);
@@ -49,7 +49,7 @@ function lineView(line: PaymentLineRow) {
     amount: line.amount,
     currency: line.currency,
     endToEndId: line.endToEndId,
-    recon: { state: line.state as LineState, evidence: line.evidence ?? null },
+    recon: { state: line.state, evidence: line.evidence ?? null },
   };
 }
 

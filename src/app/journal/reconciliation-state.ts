@@ -1,11 +1,11 @@
+import type { LineState } from '../../domain/lifecycle/index.ts';
+
 /**
  * A document's reconciliation state derived from its payment lines (matching itself is the
  * reconciliation context's): cleared when every line cleared, rejected when every line rejected,
  * pending otherwise (also while a document has no lines). The evidence is the latest line evidence.
  */
-export type LineState = 'pending' | 'cleared' | 'rejected';
-
-export type LineRecon = { state: string; evidence: Record<string, unknown> | null; at: Date };
+export type LineRecon = { state: LineState; evidence: Record<string, unknown> | null; at: Date };
 
 export function reconStateOf(lineCount: number, cleared: number, rejected: number): LineState {
   if (lineCount > 0 && cleared === lineCount) return 'cleared';

@@ -1,18 +1,26 @@
 import { isApiKeyActive } from '../../db/repositories/api-keys.ts';
 import type { JournalDocumentRow } from '../../db/repositories/journal-documents.ts';
 import {
+  batchItem,
   claimSubmit,
   findOutboundForSubmit,
-  journalOutbound,
+  journalInTransaction,
   type OutboundEntry,
+  type SubmitAnswer,
   type SubmitContext,
-  type SubmitRefusal,
   submitOutbound,
 } from '../../db/repositories/journal-submit.ts';
 import { type CompanySettings, convertPayment, getProfile } from '../../domain/conversion/index.ts';
 import { matchPolicy } from '../../domain/journal/approval-match.ts';
 import { documentPaymentType, documentSummary, journalLines } from '../../domain/journal/payment-lines.ts';
 import { submitRequestDigest } from '../../domain/journal/submit-request.ts';
+import {
+  answerDeadline,
+  type DeliveryMode,
+  endedForResubmit,
+  outboundStatusOf,
+  submittedAs,
+} from '../../domain/lifecycle/index.ts';
 import { newEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
@@ -27,9 +35,10 @@ import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-re
 
 /**
  * POST /journal/payments: validate and convert with the company's bank settings, then journal the
- * document, its payment lines, its approval and its audit events atomically. A test submit is ONE
- * SQL statement (journal_submit_batch, migrations 0007-0011); a production one adds the billing gates in the
- * same transaction. A host-to-host document is written `queued`: that row is the durable delivery
+ * document, its payment lines, its approval and its audit events atomically, through the one write
+ * path of outbound documents (journal_outbound, src/db/functions). A test submit is ONE SQL statement
+ * (journal_submit_batch, group-committed); a production one is a batch of one in a transaction that
+ * first passes the billing gates. A host-to-host document is written `queued`: that row is the durable delivery
  * request, and the delivery relay (src/app/delivery/relay.ts) turns it into its bank-delivery job
  * exactly once (docs/adr/0010-one-statement-submit.md).
  *
@@ -46,8 +55,6 @@ import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-re
 /** `keyConfirmed`: the statement that journaled or found the document had checked the API key. */
 export type SubmitOutcome = { replayed: boolean; keyConfirmed: boolean; body: SubmitResponse };
 export type SubmitResponse = ReturnType<typeof documentView> & { xml: string; warnings?: unknown[] };
-
-const TERMINAL_FOR_RESUBMIT = new Set(['rejected', 'cancelled']);
 
 /** Who may submit: an API key, or an installed application's token for a company its user administers. */
 type Submitter = KeyPrincipal | TokenPrincipal;
@@ -82,7 +89,7 @@ function resolveEarlier(
   // Contract rule 4 first: a messageId whose payment ended rejected or cancelled is used up, whatever
   // the key (even the original one: the bank has seen that MsgId; a new one is needed).
   const byMessage = messageId === null ? undefined : earlier.find((d) => d.messageId === messageId);
-  if (byMessage && TERMINAL_FOR_RESUBMIT.has(byMessage.status)) {
+  if (byMessage && endedForResubmit(outboundStatusOf(byMessage.status))) {
     throw new AppError(
       409,
       'message_id_already_used',
@@ -130,7 +137,7 @@ export async function submitPayment(ctx: AppContext, principal: Principal, input
   const recent = input.environment === 'test';
   for (let read = 0; read < 3; read++) {
     const company = await companySubmitContext(ctx, key.platformId, input, { recent: recent && read === 0 });
-    const outcome = await submitWithContext(ctx, key, input, profile.deliveryMode, company);
+    const outcome = await submitWithContext(ctx, key, input, profile, company);
     if (outcome !== 'stale-context') return outcome;
   }
   throw new AppError(
@@ -144,10 +151,11 @@ async function submitWithContext(
   ctx: AppContext,
   principal: Submitter,
   input: SubmitInput,
-  deliveryMode: string,
+  profile: { deliveryMode: DeliveryMode; answerWindowDays?: number },
   company: SubmitContext,
 ): Promise<SubmitOutcome | 'stale-context'> {
   const { platformId } = principal;
+  const { deliveryMode } = profile;
   const scope = { platformId, companyId: input.companyId };
   const messageId = messageIdOf(input.payment);
   const hostToHost = deliveryMode === 'host-to-host';
@@ -189,10 +197,10 @@ async function submitWithContext(
 
   const lines = journalLines(input.payment);
   const policy = matchPolicy(company.policies, { environment: input.environment, bankKey: input.bankKey, lines });
-  const status = policy ? 'pending-approval' : 'converted';
-  const deliveryStatus = !hostToHost ? 'not-applicable' : policy ? 'awaiting-approval' : 'queued';
+  const { status, deliveryStatus } = submittedAs(deliveryMode, policy !== undefined);
   const documentId = ctx.ids.next('doc');
   const summary = documentSummary(lines, converted.totals);
+  const openUntil = answerDeadline(now, profile.answerWindowDays);
   const entry: OutboundEntry = {
     document: {
       id: documentId,
@@ -245,6 +253,7 @@ async function submitWithContext(
       state: 'pending',
       evidence: null,
       updatedAt: now,
+      openUntil,
     })),
     approval: policy
       ? {
@@ -337,10 +346,10 @@ async function journalEntry(
   messageId: string | null,
   entry: OutboundEntry,
   context: string | null,
-): Promise<{ journalNo: string } | { claim: 'in-flight' | 'earlier' } | { refused: SubmitRefusal }> {
+): Promise<SubmitAnswer> {
+  // A token was found live when the request arrived; only a key is checked again in the statement.
+  const apiKeyId = principal.kind === 'key' ? principal.keyId : null;
   if (entry.document.environment !== 'production') {
-    // A token was found live when the request arrived; only a key is checked again in the statement.
-    const apiKeyId = principal.kind === 'key' ? principal.keyId : null;
     return submitOutbound(ctx.db, scope, key, messageId, entry, { apiKeyId, context });
   }
   return ctx.db.transaction(async (tx) => {
@@ -349,6 +358,6 @@ async function journalEntry(
     const claim = await claimSubmit(tx, scope, key, messageId);
     if (claim !== 'clear') return { claim };
     await passBillingGates(ctx, tx, scope);
-    return { journalNo: await journalOutbound(tx, entry) };
+    return journalInTransaction(tx, batchItem(scope, key, messageId, entry, { apiKeyId, context: null }));
   });
 }

@@ -1,17 +1,23 @@
 import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
-  listPaymentLines,
-  lockDocument,
-  updateDocument,
+  lockDocuments,
+  outboundOf,
+  updateDocumentStatus,
   updatePaymentLineStates,
 } from '../../db/repositories/journal-documents.ts';
-import { listReconCandidates, type ReconCandidate } from '../../db/repositories/recon-lines.ts';
+import { lineStatesOf, listReconCandidates, type ReconCandidate } from '../../db/repositories/recon-lines.ts';
 import type { NormalisedStatement } from '../../domain/inbound/types.ts';
-import { documentStatusFrom, type LineState } from '../../domain/journal/status-lifecycle.ts';
+import {
+  documentTransition,
+  type LineEvent,
+  type LineState,
+  lineSettled,
+  lineTransition,
+} from '../../domain/lifecycle/index.ts';
 import { matchEntries } from '../../domain/recon/match-entries.ts';
 import { bookingEvidence, statementEntries } from '../../domain/recon/statement-entries.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
-import { recordEvent } from '../audit/record.ts';
+import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvent } from '../events/outbox.ts';
 
@@ -21,24 +27,40 @@ function bookedByStatement(c: ReconCandidate): boolean {
   return typeof source === 'string' && source !== 'pain.002';
 }
 
-type LineUpdate = { index: number; state: LineState; evidence: Record<string, unknown>; endToEndId: string | null };
+/** What one statement entry says of one line: a booking, a return, or an ambiguity note. */
+type LineNews = {
+  index: number;
+  endToEndId: string | null;
+  event: LineEvent | null;
+  evidence: (previous: Record<string, unknown> | null) => Record<string, unknown>;
+};
+
+export type StatementRecon = { cleared: number; reversed: number; ambiguous: number };
 
 /**
  * Reconciles one journaled statement against the company's open payment lines, in the ingest
- * transaction: booked debits clear their lines, reversals and returns reject cleared ones, ambiguous
- * candidates stay pending with the reason on the line. Documents whose lines changed get their
- * status from their lines (the same rule as for pain.002), an audit event and a payment event.
+ * transaction: booked debits clear their lines, returns and reversals reject them, and a rule with more
+ * than one candidate matches nothing: those lines stay pending with the reason as a note, and their
+ * documents are neither moved nor announced (no audit or payment event). Documents whose lines moved
+ * get their status from the state machine (documentTransition, event `evidence`) and a payment event.
+ *
+ * Lock order (docs/adr/0012): the documents concerned, in id order, then their lines; the audit events
+ * are pushed onto `audit`, which the caller records last. Line states are read again under the locks:
+ * what was read to match may have moved meanwhile.
  */
 export async function reconcileStatement(
   ctx: AppContext,
   tx: Tx,
   scope: CompanyScope,
   input: { documentId: string; statement: NormalisedStatement; source: string; environment: string },
-): Promise<{ cleared: number; reversed: number; ambiguous: number }> {
+  audit: AuditEvent[],
+): Promise<StatementRecon> {
+  const none = { cleared: 0, reversed: 0, ambiguous: 0 };
   const { entries, sources } = statementEntries(input.statement);
-  if (entries.length === 0) return { cleared: 0, reversed: 0, ambiguous: 0 };
-  const candidates = await listReconCandidates(tx, scope, input.environment);
-  if (candidates.length === 0) return { cleared: 0, reversed: 0, ambiguous: 0 };
+  if (entries.length === 0) return none;
+  const returned = entries.filter((e) => e.reversal && e.endToEndId !== null).map((e) => e.endToEndId!);
+  const candidates = await listReconCandidates(tx, scope, input.environment, ctx.clock.now(), returned);
+  if (candidates.length === 0) return none;
 
   const lines: ReconLine[] = candidates.map((c) => ({
     endToEndId: c.endToEndId,
@@ -55,14 +77,12 @@ export async function reconcileStatement(
   }));
   const result = matchEntries(lines, entries);
 
-  const updates = new Map<string, LineUpdate[]>();
-  const add = (c: ReconCandidate, update: Omit<LineUpdate, 'index' | 'endToEndId'>) => {
-    const list = updates.get(c.documentId) ?? [];
-    list.push({ index: c.lineIndex, endToEndId: c.endToEndId, ...update });
-    updates.set(c.documentId, list);
+  const news = new Map<string, LineNews[]>();
+  const add = (c: ReconCandidate, item: Omit<LineNews, 'index' | 'endToEndId'>) => {
+    const list = news.get(c.documentId) ?? [];
+    list.push({ index: c.lineIndex, endToEndId: c.endToEndId, ...item });
+    news.set(c.documentId, list);
   };
-  let cleared = 0;
-  let reversed = 0;
   for (const m of result.matches) {
     const c = candidates[m.line]!;
     const evidence = bookingEvidence(sources[m.entry]!, entries[m.entry]!, {
@@ -71,71 +91,99 @@ export async function reconcileStatement(
       rule: m.rule,
     });
     if (m.rule === 'reversal') {
-      reversed++;
-      add(c, { state: 'rejected', evidence: { ...evidence, reversal: true } });
-    } else if (c.state === 'pending') {
-      cleared++;
-      add(c, { state: 'cleared', evidence });
+      add(c, { event: { type: 'reversed' }, evidence: () => ({ ...evidence, reversal: true }) });
     } else {
-      add(c, { state: 'cleared', evidence: { ...evidence, statusReport: c.evidence } });
+      // A line a status report cleared keeps that report beside the booking that confirms it.
+      add(c, {
+        event: { type: 'booked' },
+        evidence: (previous) =>
+          previous && previous['source'] === 'pain.002' ? { ...evidence, statusReport: previous } : evidence,
+      });
     }
   }
   for (const a of result.ambiguous) {
     const c = candidates[a.line]!;
     if (c.state !== 'pending') continue;
     add(c, {
-      state: 'pending',
-      evidence: {
+      event: null,
+      evidence: () => ({
         source: input.source,
         summary: `not matched: ${a.reason}`,
         reason: 'ambiguous',
         documentId: input.documentId,
+      }),
+    });
+  }
+  if (news.size === 0) return { ...none, ambiguous: result.ambiguous.length };
+
+  const counts = { cleared: 0, reversed: 0, ambiguous: result.ambiguous.length };
+  const documents = await lockDocuments(tx, scope, [...news.keys()]);
+  const states = await lineStatesOf(tx, scope, [...news.keys()]);
+  const evidenceOf = new Map(candidates.map((c) => [`${c.documentId}\u0000${c.lineIndex}`, c.evidence]));
+  for (const doc of documents) {
+    const current = states.get(doc.id) ?? new Map<number, LineState>();
+    const outbound = outboundOf(doc);
+    const changes: Array<{ index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean }> = [];
+    const moved: LineNews[] = [];
+    for (const item of news.get(doc.id) ?? []) {
+      const from = current.get(item.index);
+      if (from === undefined) continue;
+      const previous = evidenceOf.get(`${doc.id}\u0000${item.index}`) ?? null;
+      if (item.event === null) {
+        // An ambiguity note: only on a line still pending, and it moves nothing.
+        if (from === 'pending')
+          changes.push({ index: item.index, state: from, evidence: item.evidence(previous), settled: false });
+        continue;
+      }
+      const move = lineTransition(from, item.event);
+      if (!move.ok) continue;
+      changes.push({
+        index: item.index,
+        state: move.to,
+        evidence: item.evidence(previous),
+        settled: lineSettled(move.to, 'statement'),
+      });
+      current.set(item.index, move.to);
+      moved.push(item);
+      if (item.event.type === 'reversed') counts.reversed++;
+      else if (from === 'pending') counts.cleared++;
+    }
+    if (changes.length === 0) continue;
+    const now = ctx.clock.now();
+    await updatePaymentLineStates(tx, scope, doc.id, changes, now);
+    if (moved.length === 0) continue;
+
+    const transition = documentTransition(outbound, { type: 'evidence', lines: [...current.values()] });
+    const to = transition.ok ? transition.to : outbound.status;
+    if (to !== outbound.status) {
+      await updateDocumentStatus(tx, scope, doc.id, { from: outbound.status, to }, now);
+      const cause = moved.find((m) => (to === 'rejected' ? m.event?.type === 'reversed' : m.event?.type === 'booked'));
+      const causeChange = changes.find((c) => c.index === cause?.index);
+      await emitPaymentEvent(ctx, tx, doc, to, {
+        endToEndId: cause?.endToEndId ?? null,
+        reason: (causeChange?.evidence['reason'] as string | null | undefined) ?? null,
+      });
+    }
+    audit.push({
+      platformId: scope.platformId,
+      companyId: scope.companyId,
+      type: to !== outbound.status ? 'payment.status_changed' : 'payment.lines_reconciled',
+      message: `${doc.journalNo} ${to !== outbound.status ? `${outbound.status} -> ${to}` : 'lines reconciled'} by ${input.source} ${input.documentId}`,
+      metadata: {
+        documentId: doc.id,
+        journalNo: doc.journalNo,
+        from: outbound.status,
+        to,
+        evidenceDocumentId: input.documentId,
+        lines: changes
+          .filter((c) => moved.some((m) => m.index === c.index))
+          .slice(0, 100)
+          .map((c) => ({ index: c.index, state: c.state, reason: c.evidence['reason'] ?? null })),
+        lineCount: moved.length,
       },
+      bankKey: doc.bankKey,
+      environment: doc.environment,
     });
   }
-
-  for (const [documentId, changes] of updates) await applyToDocument(ctx, tx, scope, documentId, changes, input);
-  return { cleared, reversed, ambiguous: result.ambiguous.length };
-}
-
-async function applyToDocument(
-  ctx: AppContext,
-  tx: Tx,
-  scope: CompanyScope,
-  documentId: string,
-  changes: LineUpdate[],
-  input: { documentId: string; source: string },
-): Promise<void> {
-  const doc = await lockDocument(tx, scope, documentId);
-  if (!doc) return;
-  const now = ctx.clock.now();
-  await updatePaymentLineStates(tx, scope, documentId, changes, now);
-  const states = (await listPaymentLines(tx, scope, documentId)).map((l) => l.state as LineState);
-  const to = documentStatusFrom(doc.status, states);
-  const transitions = changes.filter((c) => c.state !== 'pending');
-  if (to !== doc.status) {
-    await updateDocument(tx, scope, documentId, { status: to, updatedAt: now });
-    const cause = transitions.find((c) => c.state === (to === 'rejected' ? 'rejected' : 'cleared'));
-    await emitPaymentEvent(ctx, tx, doc, to, {
-      endToEndId: cause?.endToEndId ?? null,
-      reason: (cause?.evidence.reason as string | null | undefined) ?? null,
-    });
-  }
-  await recordEvent(ctx, tx, {
-    platformId: scope.platformId,
-    companyId: scope.companyId,
-    type: to !== doc.status ? 'payment.status_changed' : 'payment.lines_reconciled',
-    message: `${doc.journalNo} ${to !== doc.status ? `${doc.status} -> ${to}` : 'lines reconciled'} by ${input.source} ${input.documentId}`,
-    metadata: {
-      documentId,
-      journalNo: doc.journalNo,
-      from: doc.status,
-      to,
-      evidenceDocumentId: input.documentId,
-      lines: changes.slice(0, 100).map((c) => ({ index: c.index, state: c.state, reason: c.evidence.reason ?? null })),
-      lineCount: changes.length,
-    },
-    bankKey: doc.bankKey,
-    environment: doc.environment,
-  });
+  return counts;
 }

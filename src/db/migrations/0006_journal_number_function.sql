@@ -1,9 +1,4 @@
--- The next journal number of a company and direction (OUT-<n>, IN-<n>), usable inside the INSERT of the
--- document itself: one round trip instead of two. The counter row stays locked until the caller's
--- transaction ends, so numbers are unique and gap-free for committed documents.
-CREATE OR REPLACE FUNCTION next_journal_no(p_company_id text, p_direction text) RETURNS text
-LANGUAGE sql VOLATILE AS $$
-  INSERT INTO journal_counters (company_id, direction, last_no) VALUES (p_company_id, p_direction, 1)
-  ON CONFLICT (company_id, direction) DO UPDATE SET last_no = journal_counters.last_no + 1
-  RETURNING (CASE WHEN p_direction = 'outbound' THEN 'OUT-' ELSE 'IN-' END) || last_no;
-$$;
+-- This migration also defined next_journal_no.
+-- SQL functions now live in src/db/functions and are re-applied on every migrate (migrations
+-- keep table changes only).
+SELECT 1;

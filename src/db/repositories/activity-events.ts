@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
-import { type ChainedEvent, type ChainedFields, eventHash, GENESIS_HASH } from '../../domain/audit/hash-chain.ts';
+import { type ChainedEvent, type ChainedFields, canonicalWithSeqHole } from '../../domain/audit/hash-chain.ts';
 import type { Executor } from '../executor.ts';
-import { activityEvents, chainHeads } from '../schema/index.ts';
+import { activityEvents } from '../schema/index.ts';
 
 export type ActivityEventRow = typeof activityEvents.$inferSelect;
 
@@ -22,31 +23,49 @@ export type NewEvent = {
 };
 
 /**
- * Appends an event to its chain inside the caller's transaction, in two statements. The first
- * creates the chain head or moves it on by one and locks it: it answers the new seq and, because
- * the hash column is not touched yet, the previous hash. The second inserts the event and records its
- * hash on the head. Concurrent appends to one chain queue on the head row, so seq stays gap-free.
+ * Appends events to their chains inside the caller's transaction, through the one writer of the audit
+ * trail (audit_append, src/db/functions/010_audit_append.sql): the seq is handed out and the hash
+ * computed there, with the chain head locked, so concurrent appends to one chain queue and seq stays
+ * gap-free. Answers the stored events, in the order given.
  */
+export async function appendEvents(tx: Executor, events: NewEvent[]): Promise<ActivityEventRow[]> {
+  if (events.length === 0) return [];
+  const result = await tx.execute<{ r: { seq: number[]; prev_hash: string[]; hash: string[] } }>(
+    sql`SELECT audit_append(${JSON.stringify(events.map((e) => auditAppendJson(e)))}::jsonb) AS r`,
+  );
+  const { seq, prev_hash, hash } = result.rows[0]!.r;
+  return events.map((e, i) => ({ ...e, seq: seq[i]!, prevHash: prev_hash[i]!, hash: hash[i]! }));
+}
+
 export async function appendEvent(tx: Executor, event: NewEvent): Promise<ActivityEventRow> {
-  const [head] = await tx
-    .insert(chainHeads)
-    .values({ chainId: event.chainId, lastSeq: 1, lastHash: GENESIS_HASH })
-    .onConflictDoUpdate({ target: chainHeads.chainId, set: { lastSeq: sql`${chainHeads.lastSeq} + 1` } })
-    .returning({ seq: chainHeads.lastSeq, prevHash: chainHeads.lastHash });
-  const seq = head!.seq;
-  const prevHash = head!.prevHash;
-  const hash = eventHash(prevHash, { ...chainFieldsOf(event), seq });
-  const row = { ...event, seq, prevHash, hash };
-  await tx.execute(sql`
-    WITH inserted AS (
-      INSERT INTO activity_events (id, chain_id, platform_id, company_id, seq, type, message, actor_user_id, metadata,
-                                   bank_key, environment, connection_id, created_at, expires_at, prev_hash, hash)
-      VALUES (${row.id}, ${row.chainId}, ${row.platformId}, ${row.companyId}, ${seq}, ${row.type}, ${row.message},
-              ${row.actorUserId}, ${JSON.stringify(row.metadata)}::jsonb, ${row.bankKey}, ${row.environment},
-              ${row.connectionId}, ${row.createdAt}, ${row.expiresAt}, ${prevHash}, ${hash})
-      RETURNING 1)
-    UPDATE chain_heads SET last_hash = ${hash} WHERE chain_id = ${row.chainId} AND EXISTS (SELECT 1 FROM inserted)`);
-  return row;
+  const [row] = await appendEvents(tx, [event]);
+  return row!;
+}
+
+/**
+ * An event as audit_append reads it. The seq only exists inside the statement, so the canonical JSON
+ * that the hash covers travels with a random placeholder where the seq goes (canonicalWithSeqHole);
+ * random, so client text cannot collide with it.
+ */
+export function auditAppendJson(e: NewEvent, seqHole = `#seq:${randomUUID()}#`): Record<string, unknown> {
+  const chained = chainFieldsOf(e);
+  return {
+    id: e.id,
+    chain_id: e.chainId,
+    platform_id: e.platformId,
+    company_id: e.companyId,
+    type: e.type,
+    message: e.message,
+    actor_user_id: e.actorUserId,
+    metadata: JSON.stringify(e.metadata),
+    bank_key: e.bankKey,
+    environment: e.environment,
+    connection_id: e.connectionId,
+    created_at: chained.createdAt,
+    expires_at: chained.expiresAt,
+    canonical: canonicalWithSeqHole(chained, seqHole),
+    seq_hole: JSON.stringify(seqHole),
+  };
 }
 
 /** What the hash chain covers of a new event, but its seq (handed out where it is appended). */

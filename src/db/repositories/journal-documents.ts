@@ -1,4 +1,11 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import {
+  type DeliveryStatus,
+  type DocumentStatus,
+  type LineState,
+  type OutboundDocument,
+  outboundStatusOf,
+} from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { journalDocuments, paymentLines } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
@@ -9,7 +16,7 @@ export type PaymentLineRow = typeof paymentLines.$inferSelect;
 
 /**
  * The next journal number of a company and direction (OUT-<n>, IN-<n>, from 1), from the
- * next_journal_no() function of migration 0006. The counter row stays locked until the caller's
+ * next_journal_no() function (src/db/functions). The counter row stays locked until the caller's
  * transaction ends, so numbers are unique and gap-free on commit.
  */
 export async function nextJournalNo(
@@ -63,20 +70,47 @@ export async function findOutboundByMessageId(
   return rows[0];
 }
 
-export async function updateDocument(
-  q: Executor,
+/** The state-machine view of an outbound row (its status and delivery mode). */
+export function outboundOf(row: JournalDocumentRow): OutboundDocument {
+  if (row.direction !== 'outbound' || row.deliveryMode === null) {
+    throw new Error(`${row.id} is not an outbound document`);
+  }
+  return { status: outboundStatusOf(row.status), deliveryMode: row.deliveryMode };
+}
+
+/**
+ * Moves a document's status (and, when given, its delivery status) as a transition function allowed:
+ * conditional on the statuses the caller read, so a writer that lost a race changes nothing. Throws
+ * when nothing matched: the caller holds the row lock, so that is a bug, not a race.
+ */
+export async function updateDocumentStatus(
+  tx: Executor,
   scope: CompanyScope,
   id: string,
-  patch: Partial<
-    Pick<NewJournalDocument, 'status' | 'deliveryStatus' | 'details' | 'updatedAt' | 'collected' | 'collectedAt'>
-  >,
-): Promise<JournalDocumentRow | undefined> {
-  const [row] = await q
+  move: {
+    from: DocumentStatus;
+    to: DocumentStatus;
+    delivery?: { from: DeliveryStatus | null; to: DeliveryStatus };
+  },
+  updatedAt: Date,
+): Promise<void> {
+  const rows = await tx
     .update(journalDocuments)
-    .set(patch)
-    .where(and(inCompany(journalDocuments, scope), eq(journalDocuments.id, id)))
-    .returning();
-  return row;
+    .set({ status: move.to, ...(move.delivery ? { deliveryStatus: move.delivery.to } : {}), updatedAt })
+    .where(
+      and(
+        inCompany(journalDocuments, scope),
+        eq(journalDocuments.id, id),
+        eq(journalDocuments.status, move.from),
+        move.delivery
+          ? move.delivery.from === null
+            ? isNull(journalDocuments.deliveryStatus)
+            : eq(journalDocuments.deliveryStatus, move.delivery.from)
+          : undefined,
+      ),
+    )
+    .returning({ id: journalDocuments.id });
+  if (rows.length === 0) throw new Error(`${id} was not in the status it was read in (${move.from})`);
 }
 
 export async function insertPaymentLines(tx: Executor, rows: Array<typeof paymentLines.$inferInsert>): Promise<void> {
@@ -155,14 +189,24 @@ export async function lockDocument(
 }
 
 /**
- * The outbound document whose payment lines carry the most of these end-to-end ids (newest on a
- * tie), or undefined when none does.
+ * Which outbound documents may take bank evidence: the SQL twin of `evidenceRefusal(doc) === undefined`
+ * (src/domain/lifecycle/document.ts): sent or executed, or converted when the bank is converted-only.
+ * A host-to-host document that was never delivered is never a candidate. test/journal/lifecycle.test.ts
+ * holds the two definitions together.
+ */
+export const takesEvidence = sql`(${journalDocuments.status} IN ('sent', 'executed')
+  OR (${journalDocuments.status} = 'converted' AND ${journalDocuments.deliveryMode} = 'converted-only'))`;
+
+/**
+ * The one outbound document that may take evidence and whose payment lines carry the most of these
+ * end-to-end ids: undefined when none does, `ambiguous` when two documents carry as many (a reused
+ * end-to-end id names no payment one to one).
  */
 export async function findOutboundByEndToEndIds(
   q: Executor,
   scope: CompanyScope,
   endToEndIds: string[],
-): Promise<string | undefined> {
+): Promise<string | 'ambiguous' | undefined> {
   if (endToEndIds.length === 0) return undefined;
   const rows = await q
     .select({ documentId: paymentLines.documentId, n: sql<number>`count(*)::int` })
@@ -173,28 +217,47 @@ export async function findOutboundByEndToEndIds(
         inCompany(paymentLines, scope),
         sql`${paymentLines.endToEndId} IN ${endToEndIds}`,
         eq(journalDocuments.direction, 'outbound'),
+        takesEvidence,
       ),
     )
-    .groupBy(paymentLines.documentId, journalDocuments.createdAt)
-    .orderBy(sql`count(*) DESC`, desc(journalDocuments.createdAt))
-    .limit(1);
+    .groupBy(paymentLines.documentId)
+    .orderBy(sql`count(*) DESC`)
+    .limit(2);
+  if (rows.length === 2 && rows[0]!.n === rows[1]!.n) return 'ambiguous';
   return rows[0]?.documentId;
 }
 
-/** Sets state and evidence of several lines of one document in one statement. */
+/** Outbound documents locked in id order (the lock order of every pipeline writer), for updates. */
+export async function lockDocuments(tx: Executor, scope: CompanyScope, ids: string[]): Promise<JournalDocumentRow[]> {
+  if (ids.length === 0) return [];
+  return tx
+    .select()
+    .from(journalDocuments)
+    .where(and(inCompany(journalDocuments, scope), inArray(journalDocuments.id, ids)))
+    .orderBy(journalDocuments.id)
+    .for('update');
+}
+
+/**
+ * Sets state and evidence of several lines of one document in one statement; a line that `settled`
+ * (booked by a statement, or rejected) stops being a reconciliation candidate (open_until cleared).
+ */
 export async function updatePaymentLineStates(
   tx: Executor,
   scope: CompanyScope,
   documentId: string,
-  changes: Array<{ index: number; state: string; evidence: Record<string, unknown> }>,
+  changes: Array<{ index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean }>,
   updatedAt: Date,
 ): Promise<void> {
   for (let i = 0; i < changes.length; i += 5000) {
-    const slice = changes.slice(i, i + 5000).map((c) => ({ idx: c.index, state: c.state, evidence: c.evidence }));
+    const slice = changes
+      .slice(i, i + 5000)
+      .map((c) => ({ idx: c.index, state: c.state, evidence: c.evidence, settled: c.settled }));
     await tx.execute(sql`
       UPDATE payment_lines AS p
-         SET state = u.state, evidence = u.evidence, updated_at = ${updatedAt}
-        FROM jsonb_to_recordset(${JSON.stringify(slice)}::jsonb) AS u(idx int, state text, evidence jsonb)
+         SET state = u.state, evidence = u.evidence, updated_at = ${updatedAt},
+             open_until = CASE WHEN u.settled THEN NULL ELSE p.open_until END
+        FROM jsonb_to_recordset(${JSON.stringify(slice)}::jsonb) AS u(idx int, state text, evidence jsonb, settled boolean)
        WHERE p.document_id = ${documentId}
          AND p.platform_id = ${scope.platformId}
          AND p.company_id = ${scope.companyId}

@@ -1,4 +1,5 @@
 import { and, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import type { DocumentStatus } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { approvalPolicies, approvals, journalDocuments, users } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
@@ -107,7 +108,8 @@ function documentConditions(scope: CompanyScope, filter: DocumentFilter): SQL[] 
   if (filter.type !== undefined) conditions.push(eq(journalDocuments.type, filter.type));
   if (filter.collected !== undefined) conditions.push(eq(journalDocuments.collected, filter.collected));
   if (filter.statuses !== undefined && filter.statuses.length > 0)
-    conditions.push(inArray(journalDocuments.status, filter.statuses));
+    // A client's filter value: one the lifecycle does not know matches nothing, as SQL would have it.
+    conditions.push(inArray(journalDocuments.status, filter.statuses as DocumentStatus[]));
   if (filter.from !== undefined) conditions.push(gte(journalDocuments.createdAt, filter.from));
   if (filter.until !== undefined) conditions.push(lt(journalDocuments.createdAt, filter.until));
   if (filter.text !== undefined && filter.text !== '')

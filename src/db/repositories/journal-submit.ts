@@ -1,13 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
-import { canonicalWithSeqHole } from '../../domain/audit/hash-chain.ts';
+import {
+  DELIVERY_STATUSES,
+  deliveryStarted,
+  documentTransition,
+  OUTBOUND_STATUSES,
+} from '../../domain/lifecycle/index.ts';
 import type { Db } from '../client.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { rowJson } from '../row-json.ts';
 import { approvals, journalDocuments, paymentLines } from '../schema/index.ts';
-import { type BatchItem, submitBatcherFor } from '../submit-batcher.ts';
+import { type BatchItem, batchJson, submitBatcherFor } from '../submit-batcher.ts';
 import { inCompany } from '../tenant.ts';
-import { chainFieldsOf, type NewEvent } from './activity-events.ts';
+import { auditAppendJson, type NewEvent } from './activity-events.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
 
 /** Queries of the journal submission path (POST /journal/payments, preview, cancel). */
@@ -29,7 +34,7 @@ export type SubmitContext = {
   /** Enabled approval policies of the company, oldest first (only when the company is in scope). */
   policies: SubmitPolicy[];
   /**
-   * The context as PostgreSQL wrote it (submit_context, migration 0012): journal_submit_batch compares
+   * The context as PostgreSQL wrote it (submit_context, src/db/functions): journal_outbound compares
    * it with the current one, so a submit converted with a context read earlier is journaled only if
    * nothing changed since. Null when no such company exists.
    */
@@ -98,7 +103,7 @@ export type OutboundEntry = {
 };
 
 /**
- * A submit's claim (journal_submit_claim, migration 0007): `in-flight` when another open transaction
+ * A submit's claim (journal_submit_claim, src/db/functions): `in-flight` when another open transaction
  * holds the company's idempotency key or message id (transaction-scoped advisory locks, taken
  * without waiting), `earlier` when an outbound document with either exists already, `clear` when
  * the caller may journal. The locks end with the caller's transaction.
@@ -125,6 +130,12 @@ export type SubmitChecks = { apiKeyId: string | null; context: string | null };
 /** Why the statement journaled nothing, besides an earlier or in-flight claim. */
 export type SubmitRefusal = 'revoked' | 'stale-context';
 
+/** What journaling a submit answers: its journal number, the claim that stopped it, or the failed check. */
+export type SubmitAnswer =
+  | { journalNo: string }
+  | { claim: Exclude<SubmitClaim, 'clear'> }
+  | { refused: SubmitRefusal };
+
 /**
  * Checks, claim and journal in one statement and its own transaction, grouped with the submits that
  * arrive at the same time (src/db/submit-batcher.ts): one round trip and one commit for all of them.
@@ -137,12 +148,8 @@ export async function submitOutbound(
   messageId: string | null,
   entry: OutboundEntry,
   checks: SubmitChecks,
-): Promise<{ journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> } | { refused: SubmitRefusal }> {
-  const r = await submitBatcherFor(db).submit(batchItem(scope, idempotencyKey, messageId, entry, checks));
-  if (r === 'in-flight' || r === 'earlier') return { claim: r };
-  if (r === 'revoked' || r === 'stale-context') return { refused: r };
-  if (r.startsWith('error:')) throw new Error(`journal_submit_batch: ${r.slice('error:'.length)}`);
-  return { journalNo: r };
+): Promise<SubmitAnswer> {
+  return submitAnswer(await submitBatcherFor(db).submit(batchItem(scope, idempotencyKey, messageId, entry, checks)));
 }
 
 /** A submit as an item of journal_submit_batch. */
@@ -166,52 +173,44 @@ export function batchItem(
   };
 }
 
-/** Journals an entry inside the caller's transaction (after its claim); answers the journal number. */
-export async function journalOutbound(tx: Executor, entry: OutboundEntry): Promise<string> {
-  const a = entryRows(entry);
-  const result = await tx.execute<{ journal_no: string }>(
-    sql`SELECT journal_outbound(${JSON.stringify(a.document)}::jsonb, ${JSON.stringify(a.lines)}::jsonb,
-        ${a.approval === null ? null : JSON.stringify(a.approval)}::jsonb, ${JSON.stringify(a.events)}::jsonb) AS journal_no`,
-  );
-  return result.rows[0]!.journal_no;
+/**
+ * A production submit's journaling, inside the caller's transaction (after its claim and billing
+ * gates): the same statement as a test submit's, journal_submit_batch, with a batch of one. Its
+ * claim is taken again there (advisory locks are re-entrant), so it finds the claim clear.
+ */
+export async function journalInTransaction(tx: Executor, item: BatchItem): Promise<SubmitAnswer> {
+  const items = batchJson([item]);
+  const result = await tx.execute<{ r: string[] }>(sql`SELECT journal_submit_batch(${items}::jsonb, false) AS r`);
+  return submitAnswer(result.rows[0]!.r[0]!);
+}
+
+/** One item's answer of journal_submit_batch. */
+function submitAnswer(
+  r: string,
+): { journalNo: string } | { claim: Exclude<SubmitClaim, 'clear'> } | { refused: SubmitRefusal } {
+  if (r === 'in-flight' || r === 'earlier') return { claim: r };
+  if (r === 'revoked' || r === 'stale-context') return { refused: r };
+  if (r.startsWith('error:')) throw new Error(`journal_submit_batch: ${r.slice('error:'.length)}`);
+  return { journalNo: r };
 }
 
 /**
- * The SQL functions' arguments. The journal number and each event's seq only exist inside the
- * statement, so events travel with placeholders: a random journal-number token in message and
- * metadata, and the canonical JSON (what the hash covers) with a seq token; the function fills both
- * in and hashes. Random tokens cannot collide with client-supplied text.
+ * The rows as journal_outbound reads them. The journal number and each event's seq only exist inside
+ * the statement, so events travel with placeholders: a random journal-number token in message,
+ * metadata and the canonical JSON, and a seq token in the canonical JSON (audit_append fills that in
+ * and hashes). Random tokens cannot collide with client-supplied text.
  */
 function entryRows(entry: OutboundEntry) {
   const token = randomUUID();
   const journalNoHole = `#journal-no:${token}#`;
   const seqHole = `#seq:${token}#`;
-  const events = entry.events(journalNoHole).map((e) => {
-    const chained = chainFieldsOf(e);
-    return {
-      id: e.id,
-      chain_id: e.chainId,
-      platform_id: e.platformId,
-      company_id: e.companyId,
-      type: e.type,
-      message: e.message,
-      actor_user_id: e.actorUserId,
-      metadata: JSON.stringify(e.metadata),
-      bank_key: e.bankKey,
-      environment: e.environment,
-      connection_id: e.connectionId,
-      created_at: chained.createdAt,
-      expires_at: chained.expiresAt,
-      canonical: canonicalWithSeqHole(chained, seqHole),
-      seq_hole: JSON.stringify(seqHole),
-      journal_no_hole: journalNoHole,
-    };
-  });
   return {
     document: rowJson(journalDocuments, { ...entry.document, journalNo: '' }),
     lines: entry.lines.map((l) => rowJson(paymentLines, l)),
     approval: entry.approval ? rowJson(approvals, entry.approval) : null,
-    events,
+    events: entry
+      .events(journalNoHole)
+      .map((e) => ({ ...auditAppendJson(e, seqHole), journal_no_hole: journalNoHole })),
   };
 }
 
@@ -238,10 +237,12 @@ export async function findOutboundForSubmit(
     .limit(20);
 }
 
-/** Statuses from which a document may still be cancelled (DESIGN.md lifecycle). */
-export const CANCELLABLE_STATUSES = ['converted', 'pending-approval'] as const;
-/** Delivery states in which nothing has reached the bank yet. */
-export const UNDELIVERED_STATES = ['queued', 'awaiting-approval', 'not-applicable'] as const;
+/** Statuses from which the state machine lets a client cancel (documentTransition, event `cancel`). */
+const CANCELLABLE_STATUSES = OUTBOUND_STATUSES.filter(
+  (status) => documentTransition({ status, deliveryMode: 'converted-only' }, { type: 'cancel' }).ok,
+);
+/** Delivery states in which nothing can have reached the bank yet (deliveryStarted). */
+const UNDELIVERED_STATES = DELIVERY_STATUSES.filter((d) => d !== 'cancelled' && !deliveryStarted(d));
 
 /**
  * Cancels an outbound document if, at this instant, it is still cancellable and its delivery has
@@ -266,8 +267,8 @@ export async function cancelOutboundDocument(
         inCompany(journalDocuments, scope),
         eq(journalDocuments.id, id),
         eq(journalDocuments.direction, 'outbound'),
-        inArray(journalDocuments.status, [...CANCELLABLE_STATUSES]),
-        or(isNull(journalDocuments.deliveryStatus), inArray(journalDocuments.deliveryStatus, [...UNDELIVERED_STATES])),
+        inArray(journalDocuments.status, CANCELLABLE_STATUSES),
+        or(isNull(journalDocuments.deliveryStatus), inArray(journalDocuments.deliveryStatus, UNDELIVERED_STATES)),
       ),
     )
     .returning();

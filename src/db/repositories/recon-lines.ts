@@ -1,10 +1,9 @@
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNotNull, or, sql } from 'drizzle-orm';
+import type { LineState } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { journalDocuments, paymentLines } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
-
-/** Outbound documents whose lines a statement may still clear or reverse. */
-const OPEN_STATUSES = ['converted', 'sent', 'executed'];
+import { takesEvidence } from './journal-documents.ts';
 
 export type ReconCandidate = {
   documentId: string;
@@ -18,19 +17,30 @@ export type ReconCandidate = {
   currency: string;
   payeeIban: string | null;
   executionDate: string | null;
-  state: string;
+  state: LineState;
   evidence: Record<string, unknown> | null;
 };
 
 /**
- * The company's payment lines a statement can prove: pending lines (bookings) and cleared ones
- * (reversals), of outbound documents in the statement's environment that are not terminal.
+ * The payment lines a statement may prove, of outbound documents in the statement's environment that
+ * take evidence (takesEvidence: never a host-to-host document that was not delivered):
+ * - the open lines (pending, or cleared by a status report and waiting for their booking) whose answer
+ *   window has not closed, read through payment_lines_open_idx: the cost follows the payments in
+ *   flight, not the company's history;
+ * - for the statement's returns and reversals, the lines their end-to-end ids name, settled or not,
+ *   through payment_lines_e2e_idx (a return undoes a booking, so the line it names is settled).
  */
 export async function listReconCandidates(
   q: Executor,
   scope: CompanyScope,
   environment: string,
+  now: Date,
+  returnedEndToEndIds: string[],
 ): Promise<ReconCandidate[]> {
+  const named =
+    returnedEndToEndIds.length > 0
+      ? and(inArray(paymentLines.endToEndId, returnedEndToEndIds), inArray(paymentLines.state, ['pending', 'cleared']))
+      : undefined;
   return q
     .select({
       documentId: paymentLines.documentId,
@@ -52,10 +62,31 @@ export async function listReconCandidates(
     .where(
       and(
         inCompany(paymentLines, scope),
-        inArray(paymentLines.state, ['pending', 'cleared']),
+        or(and(isNotNull(paymentLines.openUntil), gte(paymentLines.openUntil, now)), named),
         eq(journalDocuments.direction, 'outbound'),
         eq(journalDocuments.environment, environment),
-        inArray(journalDocuments.status, OPEN_STATUSES),
+        takesEvidence,
       ),
-    );
+    )
+    .orderBy(paymentLines.documentId, paymentLines.lineIndex);
+}
+
+/** The document's lines keyed by index, read after its row lock: the states evidence applies to. */
+export async function lineStatesOf(
+  q: Executor,
+  scope: CompanyScope,
+  documentIds: string[],
+): Promise<Map<string, Map<number, LineState>>> {
+  const rows = await q
+    .select({ documentId: paymentLines.documentId, lineIndex: paymentLines.lineIndex, state: paymentLines.state })
+    .from(paymentLines)
+    .where(and(inCompany(paymentLines, scope), inArray(paymentLines.documentId, documentIds)))
+    .orderBy(sql`1, 2`);
+  const out = new Map<string, Map<number, LineState>>();
+  for (const r of rows) {
+    const lines = out.get(r.documentId) ?? new Map<number, LineState>();
+    lines.set(r.lineIndex, r.state);
+    out.set(r.documentId, lines);
+  }
+  return out;
 }

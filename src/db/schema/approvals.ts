@@ -1,4 +1,6 @@
-import { boolean, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { APPROVAL_STATUSES, type ApprovalStatus } from '../../domain/lifecycle/index.ts';
+import { oneOf } from './checks.ts';
 import { companies, platforms } from './identity.ts';
 import { journalDocuments } from './journal.ts';
 
@@ -41,11 +43,15 @@ export const approvals = pgTable(
       .notNull()
       .references(() => journalDocuments.id, { onDelete: 'cascade' }),
     policyId: text('policy_id').references(() => approvalPolicies.id, { onDelete: 'set null' }),
-    status: text('status').notNull(), // pending | approved | rejected
+    status: text('status').$type<ApprovalStatus>().notNull(),
     makerUserId: text('maker_user_id'),
     decisions: jsonb('decisions').$type<Array<Record<string, unknown>>>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
-  (t) => [index('approvals_document_idx').on(t.documentId), index('approvals_scope_idx').on(t.companyId, t.status)],
+  (t) => [
+    index('approvals_document_idx').on(t.documentId),
+    index('approvals_scope_idx').on(t.companyId, t.status),
+    check('approvals_status_ck', oneOf('status', APPROVAL_STATUSES)),
+  ],
 );

@@ -1,4 +1,6 @@
-import { index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { CONNECTION_STATUSES, type ConnectionStatus, ENVIRONMENTS } from '../../domain/lifecycle/index.ts';
+import { oneOf } from './checks.ts';
 import { companies, platforms } from './identity.ts';
 
 /** A company's channel to one bank in one environment (test or production). */
@@ -14,7 +16,7 @@ export const connections = pgTable(
       .references(() => companies.id, { onDelete: 'cascade' }),
     bankKey: text('bank_key').notNull(),
     environment: text('environment').notNull(),
-    status: text('status').notNull(),
+    status: text('status').$type<ConnectionStatus>().notNull(),
     // Per-company bank settings applied on the delivery path only (POST /journal/payments).
     settings: jsonb('settings').$type<{ chargeBearer?: string; executionDateOffsetDays?: number }>(),
     // The channel's endpoint and credentials (SFTP host, user, key ...), sealed with AES-256-GCM.
@@ -29,5 +31,7 @@ export const connections = pgTable(
   (t) => [
     uniqueIndex('connections_company_bank_env_uq').on(t.companyId, t.bankKey, t.environment),
     index('connections_scope_idx').on(t.platformId, t.companyId),
+    check('connections_environment_ck', oneOf('environment', ENVIRONMENTS)),
+    check('connections_status_ck', oneOf('status', CONNECTION_STATUSES)),
   ],
 );

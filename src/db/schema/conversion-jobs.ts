@@ -1,4 +1,6 @@
-import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { CONVERSION_JOB_STATUSES, type ConversionJobStatus } from '../../domain/lifecycle/index.ts';
+import { oneOf } from './checks.ts';
 import { platforms } from './identity.ts';
 
 /**
@@ -14,7 +16,7 @@ export const conversionJobs = pgTable(
       .references(() => platforms.id, { onDelete: 'cascade' }),
     bankKey: text('bank_key').notNull(),
     painVersion: text('pain_version').notNull(),
-    status: text('status').notNull(),
+    status: text('status').$type<ConversionJobStatus>().notNull(),
     requestSealed: text('request_sealed').notNull(),
     resultSealed: text('result_sealed'),
     attempts: integer('attempts').notNull().default(0),
@@ -22,5 +24,8 @@ export const conversionJobs = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
-  (t) => [index('conversion_jobs_platform_idx').on(t.platformId, t.id)],
+  (t) => [
+    index('conversion_jobs_platform_idx').on(t.platformId, t.id),
+    check('conversion_jobs_status_ck', oneOf('status', CONVERSION_JOB_STATUSES)),
+  ],
 );

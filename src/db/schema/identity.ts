@@ -1,5 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { boolean, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { boolean, check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { USER_STATUSES, type UserStatus } from '../../domain/lifecycle/index.ts';
+import { oneOf } from './checks.ts';
 
 /** Tenancy: a platform contains companies; everything below cascades away with its platform. */
 export const platforms = pgTable('platforms', {
@@ -40,11 +42,15 @@ export const users = pgTable(
     email: text('email').notNull(),
     name: text('name').notNull(),
     roles: text('roles').array().notNull().default(sql`'{}'::text[]`),
-    status: text('status').notNull(),
+    status: text('status').$type<UserStatus>().notNull(),
     passwordHash: text('password_hash'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
-  (t) => [uniqueIndex('users_email_uq').on(t.email), index('users_company_idx').on(t.platformId, t.companyId)],
+  (t) => [
+    uniqueIndex('users_email_uq').on(t.email),
+    index('users_company_idx').on(t.platformId, t.companyId),
+    check('users_status_ck', oneOf('status', USER_STATUSES)),
+  ],
 );
 
 export const apiKeys = pgTable(

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  check,
   index,
   integer,
   jsonb,
@@ -11,6 +12,20 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import {
+  DELIVERY_MODES,
+  DELIVERY_STATUSES,
+  type DeliveryMode,
+  type DeliveryStatus,
+  DIRECTIONS,
+  type DocumentStatus,
+  ENVIRONMENTS,
+  INBOUND_STATUSES,
+  LINE_STATES,
+  type LineState,
+  OUTBOUND_STATUSES,
+} from '../../domain/lifecycle/index.ts';
+import { oneOf } from './checks.ts';
 import { companies, platforms } from './identity.ts';
 
 export type Totals = Array<{ currency: string; amount: string }>;
@@ -30,12 +45,13 @@ export const journalDocuments = pgTable(
       .notNull()
       .references(() => companies.id, { onDelete: 'cascade' }),
     journalNo: text('journal_no').notNull(),
-    direction: text('direction').notNull(), // inbound | outbound
+    direction: text('direction').notNull(),
     type: text('type').notNull(), // pain.001 | camt.053 | camt.052 | camt.054 | pain.002 | mt940 | mt942
     sourceFormat: text('source_format').notNull(),
     bankKey: text('bank_key'),
-    environment: text('environment').notNull(), // test | production
-    status: text('status').notNull(),
+    environment: text('environment').notNull(),
+    // The lifecycle (src/domain/lifecycle/document.ts): outbound and inbound documents have their own statuses.
+    status: text('status').$type<DocumentStatus>().notNull(),
     messageId: text('message_id'),
     importSource: text('import_source').notNull(), // api | manual | channel | demo-bank
     transactionCount: integer('transaction_count').notNull().default(0),
@@ -44,8 +60,8 @@ export const journalDocuments = pgTable(
     idempotencyKey: text('idempotency_key'),
     // SHA-256 of the canonical request, to tell a replay from a conflicting reuse of a key.
     requestDigest: text('request_digest'),
-    deliveryMode: text('delivery_mode'),
-    deliveryStatus: text('delivery_status'),
+    deliveryMode: text('delivery_mode').$type<DeliveryMode>(),
+    deliveryStatus: text('delivery_status').$type<DeliveryStatus>(),
     summary: text('summary').notNull().default(''),
     accountIban: text('account_iban'),
     accountCurrency: text('account_currency'),
@@ -73,6 +89,14 @@ export const journalDocuments = pgTable(
     index('journal_documents_page_idx').on(t.companyId, t.createdAt.desc(), t.id.desc()),
     index('journal_documents_message_idx').on(t.companyId, t.messageId),
     index('journal_documents_expiry_idx').on(t.expiresAt),
+    check('journal_documents_direction_ck', oneOf('direction', DIRECTIONS)),
+    check('journal_documents_environment_ck', oneOf('environment', ENVIRONMENTS)),
+    check(
+      'journal_documents_status_ck',
+      sql`(direction = 'outbound' AND ${oneOf('status', OUTBOUND_STATUSES)}) OR (direction = 'inbound' AND ${oneOf('status', INBOUND_STATUSES)})`,
+    ),
+    check('journal_documents_delivery_mode_ck', oneOf('delivery_mode', DELIVERY_MODES)),
+    check('journal_documents_delivery_status_ck', oneOf('delivery_status', DELIVERY_STATUSES)),
   ],
 );
 
@@ -109,13 +133,18 @@ export const paymentLines = pgTable(
     payeeIban: text('payee_iban'),
     // The requested execution date (YYYY-MM-DD): reconciliation's booking-date window starts here.
     executionDate: text('execution_date'),
-    state: text('state').notNull().default('pending'), // pending | cleared | rejected
+    state: text('state').$type<LineState>().notNull().default('pending'),
     evidence: jsonb('evidence').$type<Record<string, unknown>>(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    // Until when the line is a reconciliation candidate (answerDeadline); null once settled (booked by
+    // a statement, or rejected). Candidates are read through payment_lines_open_idx, never the history.
+    openUntil: timestamp('open_until', { withTimezone: true }),
   },
   (t) => [
     primaryKey({ columns: [t.documentId, t.lineIndex] }),
     index('payment_lines_e2e_idx').on(t.companyId, t.endToEndId),
+    index('payment_lines_open_idx').on(t.companyId, t.openUntil).where(sql`open_until IS NOT NULL`),
+    check('payment_lines_state_ck', oneOf('state', LINE_STATES)),
   ],
 );
 

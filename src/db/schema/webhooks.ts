@@ -1,5 +1,12 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  WEBHOOK_DELIVERY_STATUSES,
+  WEBHOOK_ENDPOINT_STATUSES,
+  type WebhookDeliveryStatus,
+  type WebhookEndpointStatus,
+} from '../../domain/lifecycle/index.ts';
+import { oneOf } from './checks.ts';
 import { companies, platforms } from './identity.ts';
 
 /** {bankKey?, minAmount? (decimal string, compared exactly)}: only matching events are delivered. */
@@ -26,8 +33,7 @@ export const webhookEndpoints = pgTable(
     transport: text('transport').notNull(),
     emailTo: text('email_to'),
     filterPredicate: jsonb('filter_predicate').$type<WebhookFilter>(),
-    // enabled | disabled | auto-disabled
-    status: text('status').notNull(),
+    status: text('status').$type<WebhookEndpointStatus>().notNull(),
     consecutiveFailures: integer('consecutive_failures').notNull().default(0),
     lastSequence: bigint('last_sequence', { mode: 'number' }).notNull().default(0),
     secretSealed: text('secret_sealed').notNull(),
@@ -36,7 +42,10 @@ export const webhookEndpoints = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
   },
-  (t) => [index('webhook_endpoints_scope_idx').on(t.platformId, t.companyId, t.id)],
+  (t) => [
+    index('webhook_endpoints_scope_idx').on(t.platformId, t.companyId, t.id),
+    check('webhook_endpoints_status_ck', oneOf('status', WEBHOOK_ENDPOINT_STATUSES)),
+  ],
 );
 
 /**
@@ -56,8 +65,7 @@ export const webhookDeliveries = pgTable(
     eventType: text('event_type').notNull(),
     sequence: bigint('sequence', { mode: 'number' }).notNull(),
     attempt: integer('attempt').notNull().default(0),
-    // pending | succeeded | failed
-    status: text('status').notNull(),
+    status: text('status').$type<WebhookDeliveryStatus>().notNull(),
     responseStatus: integer('response_status'),
     error: text('error'),
     durationMs: integer('duration_ms'),
@@ -68,5 +76,6 @@ export const webhookDeliveries = pgTable(
   (t) => [
     index('webhook_deliveries_due_idx').on(t.nextAttemptAt).where(sql`status = 'pending'`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt, t.id),
+    check('webhook_deliveries_status_ck', oneOf('status', WEBHOOK_DELIVERY_STATUSES)),
   ],
 );

@@ -103,6 +103,11 @@ export type BankProfile = {
   /** Per-type overrides of the catalog's ISO encoding. */
   encodingOverrides?: Record<string, IsoEncoding>;
   flavour: BankFlavour;
+  /**
+   * How long after a submit the bank's evidence (status reports, bookings) may still arrive for a
+   * payment: its lines are reconciliation candidates for that long (ANSWER_WINDOW_DAYS when absent).
+   */
+  answerWindowDays?: number;
   unsupported?: { reason: string };
   /** Where the knowledge comes from: source tags of domain.md, `[K]` where unverified. */
   sources: string;

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { DeliveryMode, OutboundStatus } from '../lifecycle/index.ts';
 import { findStatementGaps } from './statement-gaps.ts';
 import {
   applyStatusReport,
@@ -38,11 +39,13 @@ const report = (
   extraTransactions: [],
 });
 const ctx = { documentId: 'doc_r', date: '2026-11-20T10:00:00' };
+/** A document of a converted-only bank: evidence is all that moves it. */
+const doc = (status: OutboundStatus, deliveryMode: DeliveryMode = 'converted-only') => ({ status, deliveryMode });
 
 test('group ACSC or ACCC executes the document and clears every line', () => {
   for (const code of ['ACSC', 'ACCC']) {
-    for (const from of ['converted', 'sent']) {
-      const out = applyStatusReport(from, [line(0), line(1)], report(code), ctx);
+    for (const from of ['converted', 'sent'] as const) {
+      const out = applyStatusReport(doc(from), [line(0), line(1)], report(code), ctx);
       assert.equal(out.to, 'executed');
       assert.deepEqual(
         out.transitions.map((c) => [c.index, c.to]),
@@ -60,7 +63,7 @@ test('group ACSC or ACCC executes the document and clears every line', () => {
 test('group RJCT rejects the document and every line, with the reason as evidence', () => {
   const r = report('RJCT');
   r.groupReasons = [{ code: 'AM10', proprietary: null, description: 'invalid control sum', additionalInfo: ['x'] }];
-  const out = applyStatusReport('sent', [line(0), line(1)], r, ctx);
+  const out = applyStatusReport(doc('sent'), [line(0), line(1)], r, ctx);
   assert.equal(out.to, 'rejected');
   assert.equal(out.transitions.length, 2);
   assert.equal(out.transitions[0]!.evidence.reason, 'AM10');
@@ -69,7 +72,7 @@ test('group RJCT rejects the document and every line, with the reason as evidenc
 
 test('RJCT of every line rejects the document; of some lines leaves it sent with the others pending', () => {
   const all = applyStatusReport(
-    'converted',
+    doc('converted'),
     [line(0), line(1)],
     report(null, [tx('E0', 'RJCT', 'AC04'), tx('E1', 'RJCT', 'AM04')]),
     ctx,
@@ -79,7 +82,7 @@ test('RJCT of every line rejects the document; of some lines leaves it sent with
     all.transitions.map((c) => c.evidence.reason),
     ['AC04', 'AM04'],
   );
-  const some = applyStatusReport('converted', [line(0), line(1)], report(null, [tx('E0', 'RJCT', 'AC04')]), ctx);
+  const some = applyStatusReport(doc('converted'), [line(0), line(1)], report(null, [tx('E0', 'RJCT', 'AC04')]), ctx);
   assert.equal(some.to, 'sent');
   assert.deepEqual(
     some.transitions.map((c) => [c.index, c.to]),
@@ -89,8 +92,8 @@ test('RJCT of every line rejects the document; of some lines leaves it sent with
 
 test('acknowledgement codes move converted to sent and keep sent; lines stay pending', () => {
   for (const code of ['RCVD', 'ACTC', 'ACCP', 'ACSP', 'ACWC', 'PDNG']) {
-    assert.equal(applyStatusReport('converted', [line(0)], report(code), ctx).to, 'sent', code);
-    const kept = applyStatusReport('sent', [line(0)], report(code), ctx);
+    assert.equal(applyStatusReport(doc('converted'), [line(0)], report(code), ctx).to, 'sent', code);
+    const kept = applyStatusReport(doc('sent'), [line(0)], report(code), ctx);
     assert.equal(kept.to, 'sent');
     assert.equal(kept.transitions.length, 0);
   }
@@ -98,14 +101,14 @@ test('acknowledgement codes move converted to sent and keep sent; lines stay pen
 
 test('PART is resolved per line: executed when none pending and one executed, else sent', () => {
   const mixed = applyStatusReport(
-    'sent',
+    doc('sent'),
     [line(0), line(1)],
     report('PART', [tx('E0', 'ACSC'), tx('E1', 'RJCT', 'AC01')]),
     ctx,
   );
   assert.equal(mixed.to, 'executed');
   const open = applyStatusReport(
-    'sent',
+    doc('sent'),
     [line(0), line(1), line(2)],
     report('PART', [tx('E0', 'ACSC'), tx('E1', 'RJCT', 'AC01')]),
     ctx,
@@ -115,7 +118,7 @@ test('PART is resolved per line: executed when none pending and one executed, el
 });
 
 test('the most specific status wins: transaction over payment group over file', () => {
-  const out = applyStatusReport('sent', [line(0), line(1)], report('ACSC', [tx('E1', 'RJCT', 'AC04')]), ctx);
+  const out = applyStatusReport(doc('sent'), [line(0), line(1)], report('ACSC', [tx('E1', 'RJCT', 'AC04')]), ctx);
   assert.deepEqual(
     out.transitions.map((c) => [c.index, c.to]),
     [
@@ -124,7 +127,7 @@ test('the most specific status wins: transaction over payment group over file', 
     ],
   );
   assert.equal(out.to, 'executed');
-  const group = applyStatusReport('sent', [line(0), line(1, 'pending', 'P2')], report(null, [], 'RJCT'), ctx);
+  const group = applyStatusReport(doc('sent'), [line(0), line(1, 'pending', 'P2')], report(null, [], 'RJCT'), ctx);
   assert.deepEqual(
     group.transitions.map((c) => c.index),
     [0],
@@ -133,17 +136,29 @@ test('the most specific status wins: transaction over payment group over file', 
 });
 
 test('terminal and pending-approval documents are never moved, nor their lines', () => {
-  for (const status of ['rejected', 'cancelled', 'pending-approval']) {
-    const out = applyStatusReport(status, [line(0)], report('ACSC'), ctx);
+  for (const status of ['rejected', 'cancelled', 'pending-approval'] as const) {
+    const out = applyStatusReport(doc(status), [line(0)], report('ACSC'), ctx);
     assert.equal(out.to, status);
-    assert.equal(out.ignored, true);
+    assert.match(out.ignored ?? '', new RegExp(status === 'pending-approval' ? 'approval' : status));
     assert.equal(out.lineChanges.length, 0);
   }
 });
 
+test('a host-to-host document never delivered takes no report: not moved to sent, lines untouched', () => {
+  for (const code of ['ACSC', 'RJCT', 'ACTC']) {
+    const out = applyStatusReport(doc('converted', 'host-to-host'), [line(0)], report(code), ctx);
+    assert.equal(out.to, 'converted', code);
+    assert.equal(out.ignored, 'the document was never delivered to the bank');
+    assert.equal(out.lineChanges.length, 0);
+  }
+  // Once delivered (sent), the same reports apply.
+  assert.equal(applyStatusReport(doc('sent', 'host-to-host'), [line(0)], report('ACSC'), ctx).to, 'executed');
+  assert.equal(applyStatusReport(doc('sent', 'host-to-host'), [line(0)], report('ACTC'), ctx).to, 'sent');
+});
+
 test('executed is not moved back; a late rejection is recorded on the cleared line', () => {
   const out = applyStatusReport(
-    'executed',
+    doc('executed'),
     [line(0, 'cleared'), line(1, 'cleared')],
     report(null, [tx('E0', 'RJCT', 'AC04')]),
     ctx,
@@ -153,7 +168,7 @@ test('executed is not moved back; a late rejection is recorded on the cleared li
   assert.equal(out.transitions[0]!.to, 'rejected');
   assert.equal(out.transitions[0]!.evidence.lateRejection, true);
   // A rejected line stays rejected whatever comes later.
-  const after = applyStatusReport('sent', [line(0, 'rejected'), line(1)], report('ACSC'), ctx);
+  const after = applyStatusReport(doc('sent'), [line(0, 'rejected'), line(1)], report('ACSC'), ctx);
   assert.deepEqual(
     after.transitions.map((c) => c.index),
     [1],
@@ -162,7 +177,7 @@ test('executed is not moved back; a late rejection is recorded on the cleared li
 });
 
 test('transactions naming no line are counted; unknown codes change nothing', () => {
-  const out = applyStatusReport('sent', [line(0)], report(null, [tx('NOPE', 'ACSC'), tx('E0', 'XXXX')]), ctx);
+  const out = applyStatusReport(doc('sent'), [line(0)], report(null, [tx('NOPE', 'ACSC'), tx('E0', 'XXXX')]), ctx);
   assert.equal(out.unmatchedTransactions, 1);
   assert.equal(out.to, 'sent');
   assert.equal(out.lineChanges.length, 0);

@@ -1,7 +1,17 @@
+import {
+  documentTransition,
+  evidenceRefusal,
+  type LineState,
+  lineTransition,
+  type OutboundDocument,
+  type OutboundStatus,
+} from '../lifecycle/index.ts';
+
 /**
  * How a pain.002 status report moves an outbound journal document and its payment lines
- * (DESIGN.md, "Lifecycle of an outbound document"). Pure: the caller loads the document and lines,
- * applies the returned changes and records the audit events in one transaction.
+ * (DESIGN.md, "Lifecycle of an outbound document"; the moves themselves are the state machine's,
+ * src/domain/lifecycle). Pure: the caller loads the document and lines, applies the returned changes
+ * and records the audit events in one transaction.
  *
  * Per line, the most specific status wins: the transaction's own TxSts (matched by end-to-end id,
  * then instruction id), else its payment group's PmtInfSts (matched by PmtInfId = paymentId), else
@@ -14,14 +24,13 @@
  * `lateRejection` in its evidence, but its document is not moved back from executed (issue 6 refines
  * reversals). Unknown status codes change nothing.
  *
- * Document status, derived from the lines afterwards:
- *   rejected, cancelled (terminal) and pending-approval are never moved by a report;
+ * Document status, derived from the lines afterwards (documentTransition, event `evidence`):
+ *   a document that takes no evidence (terminal, awaiting approval, or host-to-host and never
+ *   delivered) is not moved and the report is not applied to its lines;
  *   every line rejected                                -> rejected;
  *   no line pending and at least one cleared           -> executed;
- *   otherwise converted -> sent (the bank has the file), sent/executed unchanged.
+ *   otherwise a converted-only converted document -> sent (the bank has the file), sent/executed unchanged.
  */
-
-export type LineState = 'pending' | 'cleared' | 'rejected';
 
 export type LifecycleLine = {
   index: number;
@@ -87,8 +96,8 @@ export type LineChange = {
 };
 
 export type LifecycleOutcome = {
-  from: string;
-  to: string;
+  from: OutboundStatus;
+  to: OutboundStatus;
   /** Every line whose state or evidence changes. */
   lineChanges: LineChange[];
   /** Lines whose state changed (pending -> cleared, ...). */
@@ -96,14 +105,13 @@ export type LifecycleOutcome = {
   lateRejections: number;
   /** Report transactions that name no line of the document. */
   unmatchedTransactions: number;
-  /** True when the document is terminal or awaiting approval and the report was not applied. */
-  ignored: boolean;
+  /** Why the report was not applied to the document (terminal, awaiting approval, never delivered). */
+  ignored: string | null;
 };
 
 const CLEARED = new Set(['ACSC', 'ACCC']);
 const REJECTED = new Set(['RJCT', 'CANC']);
 const PENDING = new Set(['RCVD', 'ACTC', 'ACCP', 'ACFC', 'ACWC', 'ACWP', 'PDNG', 'ACSP']);
-const NOT_MOVABLE = new Set(['rejected', 'cancelled', 'pending-approval']);
 
 const DESCRIPTIONS: Record<string, string> = {
   RCVD: 'received by the bank',
@@ -167,22 +175,9 @@ function evidenceOf(
   };
 }
 
-/**
- * A document's status from its lines after bank evidence arrived (pain.002 or statement entries):
- * every line rejected -> rejected; no line pending and one cleared -> executed; otherwise a converted
- * document moves to sent (the bank has it). An executed document is never moved back (a later
- * rejection or reversal is recorded on its line), and terminal or unapproved documents never move.
- */
-export function documentStatusFrom(current: string, states: readonly LineState[]): string {
-  if (NOT_MOVABLE.has(current) || current === 'executed') return current;
-  if (states.length > 0 && states.every((s) => s === 'rejected')) return 'rejected';
-  if (!states.includes('pending') && states.includes('cleared')) return 'executed';
-  return current === 'converted' ? 'sent' : current;
-}
-
 /** Applies one pain.002 to a document's status and lines; see the module comment for the rules. */
 export function applyStatusReport(
-  documentStatus: string,
+  document: OutboundDocument,
   lines: LifecycleLine[],
   report: LifecycleReport,
   context: { documentId: string; date: string | null },
@@ -239,19 +234,18 @@ export function applyStatusReport(
     if (verdict) verdicts.set(line.index, verdict);
   }
 
-  const ignored = NOT_MOVABLE.has(documentStatus);
+  const ignored = evidenceRefusal(document) ?? null;
   const lineChanges: LineChange[] = [];
   let lateRejections = 0;
   const finalState = new Map<number, LineState>();
   for (const line of lines) {
     finalState.set(line.index, line.state);
     const verdict = verdicts.get(line.index);
-    if (ignored || !verdict) continue;
-    const target = lineStateOf(verdict.code)!;
-    if (line.state === 'rejected') continue; // final
-    if (line.state === 'cleared' && target !== 'rejected') continue; // no news after clearing
+    if (ignored !== null || !verdict) continue;
+    const move = lineTransition(line.state, { type: 'report', verdict: lineStateOf(verdict.code)! });
+    if (!move.ok) continue;
     const evidence = evidenceOf(verdict, line, context);
-    if (line.state === 'cleared') {
+    if (move.late) {
       evidence.lateRejection = true;
       lateRejections++;
     }
@@ -259,18 +253,21 @@ export function applyStatusReport(
       index: line.index,
       endToEndId: line.endToEndId,
       from: line.state,
-      to: target,
+      to: move.to,
       statusCode: verdict.code,
       evidence,
     });
-    finalState.set(line.index, target);
+    finalState.set(line.index, move.to);
   }
 
-  const to =
-    !ignored && verdicts.size > 0 ? documentStatusFrom(documentStatus, [...finalState.values()]) : documentStatus;
+  const from = document.status;
+  const moved =
+    ignored === null && verdicts.size > 0
+      ? documentTransition(document, { type: 'evidence', lines: [...finalState.values()] })
+      : undefined;
   return {
-    from: documentStatus,
-    to,
+    from,
+    to: moved?.ok ? moved.to : from,
     lineChanges,
     transitions: lineChanges.filter((c) => c.from !== c.to),
     lateRejections,

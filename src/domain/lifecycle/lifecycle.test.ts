@@ -1,0 +1,157 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import {
+  approvalTransition,
+  CONNECTION_STATUSES,
+  connectionTransition,
+  conversionJobTransition,
+  DELIVERY_STATUSES,
+  type DeliveryMode,
+  deliveryStarted,
+  deliveryTransition,
+  documentTransition,
+  endedForResubmit,
+  evidenceRefusal,
+  LINE_STATES,
+  lineSettled,
+  lineTransition,
+  OUTBOUND_STATUSES,
+  type OutboundStatus,
+  outboundStatusOf,
+  paymentEventOf,
+  submittedAs,
+  userTransition,
+  webhookDeliveryTransition,
+  webhookEndpointTransition,
+} from './index.ts';
+
+const MODES: DeliveryMode[] = ['converted-only', 'host-to-host'];
+
+test('only the channel confirmation makes a host-to-host document sent', () => {
+  for (const status of OUTBOUND_STATUSES) {
+    for (const deliveryMode of MODES) {
+      const confirmed = documentTransition({ status, deliveryMode }, { type: 'delivery-confirmed' });
+      const allowed = status === 'converted' && deliveryMode === 'host-to-host';
+      assert.equal(confirmed.ok, allowed, `${status} ${deliveryMode}`);
+      if (confirmed.ok) assert.equal(confirmed.to, 'sent');
+      // No evidence whatever moves a host-to-host document out of converted.
+      if (deliveryMode === 'host-to-host' && status === 'converted') {
+        for (const lines of [['pending'], ['cleared'], ['rejected'], []] as const) {
+          const moved = documentTransition({ status, deliveryMode }, { type: 'evidence', lines });
+          assert.equal(moved.ok, false, `evidence ${lines.join()} moved a never-delivered document`);
+        }
+      }
+    }
+  }
+});
+
+test('evidence moves a document by its lines; executed stays; terminal and unapproved refuse', () => {
+  const evidence = (status: OutboundStatus, lines: Array<'pending' | 'cleared' | 'rejected'>, mode: DeliveryMode) =>
+    documentTransition({ status, deliveryMode: mode }, { type: 'evidence', lines });
+  assert.deepEqual(evidence('converted', ['pending'], 'converted-only'), { ok: true, to: 'sent', changed: true });
+  assert.deepEqual(evidence('sent', ['pending', 'cleared'], 'host-to-host'), { ok: true, to: 'sent', changed: false });
+  assert.deepEqual(evidence('sent', ['cleared', 'rejected'], 'host-to-host'), {
+    ok: true,
+    to: 'executed',
+    changed: true,
+  });
+  assert.deepEqual(evidence('sent', ['rejected', 'rejected'], 'host-to-host'), {
+    ok: true,
+    to: 'rejected',
+    changed: true,
+  });
+  assert.deepEqual(evidence('executed', ['rejected'], 'host-to-host'), { ok: true, to: 'executed', changed: false });
+  for (const status of ['rejected', 'cancelled', 'pending-approval'] as const) {
+    assert.equal(evidence(status, ['cleared'], 'converted-only').ok, false, status);
+    assert.equal(typeof evidenceRefusal({ status, deliveryMode: 'converted-only' }), 'string');
+  }
+});
+
+test('approval and cancel moves follow the lifecycle of DESIGN.md', () => {
+  const doc = (status: OutboundStatus) => ({ status, deliveryMode: 'host-to-host' as const });
+  assert.deepEqual(documentTransition(doc('pending-approval'), { type: 'approved' }), {
+    ok: true,
+    to: 'converted',
+    changed: true,
+  });
+  assert.equal(documentTransition(doc('converted'), { type: 'approved' }).ok, false);
+  assert.equal(documentTransition(doc('pending-approval'), { type: 'approval-closed' }).ok, true);
+  for (const status of OUTBOUND_STATUSES) {
+    const cancel = documentTransition(doc(status), { type: 'cancel' });
+    assert.equal(cancel.ok, status === 'converted' || status === 'pending-approval', status);
+  }
+  assert.deepEqual(submittedAs('host-to-host', false), { status: 'converted', deliveryStatus: 'queued' });
+  assert.deepEqual(submittedAs('host-to-host', true), {
+    status: 'pending-approval',
+    deliveryStatus: 'awaiting-approval',
+  });
+  assert.deepEqual(submittedAs('converted-only', true), {
+    status: 'pending-approval',
+    deliveryStatus: 'not-applicable',
+  });
+  assert.equal(endedForResubmit('rejected'), true);
+  assert.equal(endedForResubmit('executed'), false);
+  assert.equal(paymentEventOf('sent'), 'payment.sent');
+  assert.equal(paymentEventOf('converted'), null);
+  assert.throws(() => outboundStatusOf('ingested'));
+});
+
+test('delivery: claimed from queued, retrying or an expired lease; permanent failures end it at once', () => {
+  for (const from of DELIVERY_STATUSES) {
+    const claim = deliveryTransition(from, { type: 'claimed' });
+    assert.equal(claim.ok, from === 'queued' || from === 'retrying' || from === 'in-progress', from);
+  }
+  assert.deepEqual(deliveryTransition('in-progress', { type: 'attempt-failed', permanent: true, attemptsLeft: 9 }), {
+    ok: true,
+    to: 'failed',
+    changed: true,
+  });
+  assert.deepEqual(deliveryTransition('in-progress', { type: 'attempt-failed', permanent: false, attemptsLeft: 1 }), {
+    ok: true,
+    to: 'retrying',
+    changed: true,
+  });
+  assert.deepEqual(deliveryTransition('in-progress', { type: 'attempt-failed', permanent: false, attemptsLeft: 0 }), {
+    ok: true,
+    to: 'failed',
+    changed: true,
+  });
+  assert.equal(deliveryTransition('delivered', { type: 'confirmed' }).ok, false);
+  assert.equal(deliveryTransition('awaiting-approval', { type: 'approved' }).ok, true);
+  for (const from of DELIVERY_STATUSES) {
+    const cancelled = deliveryTransition(from, { type: 'cancelled' });
+    assert.equal(cancelled.ok, from === 'queued' || from === 'awaiting-approval', from);
+    if (cancelled.ok) assert.equal(deliveryStarted(from), false);
+  }
+  assert.equal(deliveryStarted('in-progress'), true);
+});
+
+test('lines: rejected is final; a cleared line only takes a rejection, late', () => {
+  for (const from of LINE_STATES) {
+    for (const verdict of LINE_STATES) {
+      const move = lineTransition(from, { type: 'report', verdict });
+      if (from === 'rejected') assert.equal(move.ok, false);
+      else if (from === 'pending') assert.deepEqual(move, { ok: true, to: verdict, changed: verdict !== 'pending' });
+      else if (verdict === 'rejected') assert.deepEqual(move, { ok: true, to: 'rejected', changed: true, late: true });
+      else assert.equal(move.ok, false);
+    }
+  }
+  assert.deepEqual(lineTransition('cleared', { type: 'booked' }), { ok: true, to: 'cleared', changed: false });
+  assert.deepEqual(lineTransition('pending', { type: 'reversed' }), { ok: true, to: 'rejected', changed: true });
+  assert.equal(lineSettled('cleared', 'status-report'), false);
+  assert.equal(lineSettled('cleared', 'statement'), true);
+  assert.equal(lineSettled('rejected', 'status-report'), true);
+});
+
+test('every other state set moves only as its table says', () => {
+  assert.equal(approvalTransition('pending', 'approved').ok, true);
+  assert.equal(approvalTransition('approved', 'rejected').ok, false);
+  assert.equal(conversionJobTransition('running', 'dead').ok, true);
+  assert.equal(conversionJobTransition('dead', 'running').ok, false);
+  assert.equal(webhookEndpointTransition('auto-disabled', 'enabled').ok, true);
+  assert.equal(webhookEndpointTransition('disabled', 'auto-disabled').ok, false);
+  assert.equal(webhookDeliveryTransition('failed', 'pending').ok, false);
+  assert.equal(userTransition('erased', 'active').ok, false);
+  assert.deepEqual(connectionTransition('active', 'active'), { ok: true, to: 'active', changed: false });
+  assert.equal(CONNECTION_STATUSES.length, 2);
+});
