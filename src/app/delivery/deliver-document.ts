@@ -39,6 +39,7 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
 
   try {
     const receipt = await send(ctx, scope, doc);
+    ctx.metrics.deliveryAttempt(doc.bankKey, receipt.channel, 'delivered');
     await ctx.db.transaction(async (tx) => {
       const now = ctx.clock.now();
       const current = (await lockDocument(tx, scope, doc.id)) ?? doc;
@@ -81,6 +82,7 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
     });
   } catch (error) {
     const last = attempt.retryCount >= attempt.retryLimit;
+    ctx.metrics.deliveryAttempt(doc.bankKey, getProfile(doc.bankKey ?? '')?.channel, last ? 'failed' : 'retrying');
     const message = error instanceof Error ? error.message : String(error);
     await ctx.db.transaction(async (tx) => {
       await updateDocument(tx, scope, doc.id, {

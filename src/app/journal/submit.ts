@@ -13,6 +13,7 @@ import { type CompanySettings, convertPayment, getProfile } from '../../domain/c
 import { matchPolicy } from '../../domain/journal/approval-match.ts';
 import { documentPaymentType, documentSummary, journalLines } from '../../domain/journal/payment-lines.ts';
 import { submitRequestDigest } from '../../domain/journal/submit-request.ts';
+import { inSpan } from '../../platform/tracing.ts';
 import { newEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
@@ -21,6 +22,7 @@ import { AppError, unauthorized } from '../errors.ts';
 import { assertTokenReaches } from '../identity/access.ts';
 import { forgetApiKey } from '../identity/authenticate.ts';
 import type { KeyPrincipal, Principal, TokenPrincipal } from '../identity/principal.ts';
+import { countSubmit } from '../metrics.ts';
 import { passBillingGates } from './billing-gates.ts';
 import { documentView } from './document-view.ts';
 import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-request.ts';
@@ -117,7 +119,11 @@ function companySettings(settings: { chargeBearer?: string; executionDateOffsetD
   return out;
 }
 
-export async function submitPayment(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
+export function submitPayment(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
+  return inSpan('journal.submit', () => countSubmit(ctx.metrics, input, journalSubmit(ctx, principal, input)));
+}
+
+async function journalSubmit(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
   const key = submitter(principal, input.companyId);
   const profile = getProfile(input.bankKey);
   if (!profile)
