@@ -72,6 +72,8 @@ logger.info(
     role: config.role,
     sandbox: config.sandbox,
     embedded: config.databaseUrl === undefined,
+    metricsPort: config.metricsPort ?? null,
+    tracing: config.otlpEndpoint !== undefined,
     readyInMs: Date.now() - started,
   },
   'service ready',
