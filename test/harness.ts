@@ -7,17 +7,21 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import type { AppContext } from '../src/app/context.ts';
+import { noMetrics } from '../src/app/metrics.ts';
 import { fxRatesProvider } from '../src/app/system/fx-rates.ts';
 import { openPool } from '../src/db/client.ts';
-import { openJobQueue } from '../src/db/job-queue.ts';
+import { type JobQueueHandle, openJobQueue } from '../src/db/job-queue.ts';
 import { buildApp } from '../src/http/app.ts';
 import { buildContext } from '../src/main/context.ts';
+import { processMetrics, registerOperationsGauges, withHeartbeat } from '../src/main/observability.ts';
 import { SERVICE_VERSION } from '../src/main/runtime.ts';
-import type { Clock } from '../src/platform/clock.ts';
+import { type Clock, systemClock } from '../src/platform/clock.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { createEncryptor } from '../src/platform/encryption.ts';
 import { createLogger, type Logger } from '../src/platform/logger.ts';
 import type { Mail, Mailer } from '../src/platform/mailer.ts';
+import type { PrometheusMetrics } from '../src/platform/prometheus.ts';
+import { createWorkerHealth } from '../src/workers/health.ts';
 import { startWorkers } from '../src/workers/runner.ts';
 
 function runEnv(): { adminUrl: string; template: string; runId: string } {
@@ -29,7 +33,7 @@ function runEnv(): { adminUrl: string; template: string; runId: string } {
 }
 
 /** A fresh database cloned from the migrated template; `drop()` removes it. */
-async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const { adminUrl, template, runId } = runEnv();
   const name = `payops_t_${runId}_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
@@ -61,6 +65,9 @@ async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> 
 export type TestApp = {
   app: FastifyInstance;
   ctx: AppContext;
+  jobQueue: JobQueueHandle;
+  /** The app's Prometheus registry when started with `metrics: true`. */
+  metrics: PrometheusMetrics | undefined;
   mails: Mail[];
   databaseUrl: string;
   request(options: InjectOptions): Promise<LightMyRequestResponse>;
@@ -72,8 +79,10 @@ export type TestAppOptions = {
   env?: Record<string, string>;
   /** A logger of the test's own (for example writing to a captured destination); silent otherwise. */
   logger?: Logger;
-  /** Run the job handlers in this process (conversion jobs, retention ...). */
+  /** Run the job handlers in this process (conversion jobs, retention ...); /ready then reports on them. */
   workers?: boolean;
+  /** Count into a Prometheus registry served at /metrics (METRICS_TOKEN from `env` guards it). */
+  metrics?: boolean;
 };
 
 let ipCounter = 0;
@@ -100,6 +109,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const logger = options.logger ?? createLogger((process.env.TEST_LOG_LEVEL ?? 'silent') as 'silent');
   // Enqueue-only by default; `workers: true` also runs the job handlers, as a worker process would.
   const jobQueue = await openJobQueue(database.url, logger, { supervise: options.workers ?? false });
+  const prom = options.metrics ? processMetrics({ version: SERVICE_VERSION, role: config.role }) : undefined;
+  const health = options.workers
+    ? createWorkerHealth(options.clock ?? systemClock, config.workerStallSeconds * 1000)
+    : undefined;
+  const portMetrics = prom?.metrics ?? noMetrics;
   const ctx = buildContext({
     db: pool.db,
     config,
@@ -108,14 +122,27 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     encryptor: createEncryptor(Buffer.from(config.masterKey ?? '', 'base64')),
     mailer,
     ...(options.clock ? { clock: options.clock } : {}),
+    metrics: health ? withHeartbeat(portMetrics, health.beat) : portMetrics,
   });
-  if (options.workers) await startWorkers(ctx, jobQueue.boss);
+  if (prom) registerOperationsGauges(prom, ctx, pool.pool);
+  if (health) {
+    await startWorkers(ctx, jobQueue.boss);
+    health.started(jobQueue.boss);
+  }
 
-  const app = await buildApp({ ctx, fx: fxRatesProvider(undefined, ctx.logger), version: SERVICE_VERSION });
+  const app = await buildApp({
+    ctx,
+    fx: fxRatesProvider(undefined, ctx.logger),
+    version: SERVICE_VERSION,
+    ...(health ? { workers: health } : {}),
+    ...(prom ? { metrics: { render: () => prom.render(), token: config.metricsToken } } : {}),
+  });
   await app.ready();
   return {
     app,
     ctx,
+    jobQueue,
+    metrics: prom,
     mails,
     databaseUrl: database.url,
     request: (opts) => app.inject(opts),

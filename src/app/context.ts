@@ -9,6 +9,7 @@ import type { PasswordHasher } from '../platform/passwords.ts';
 import type { SchemaChecker } from './conversion/schema-check.ts';
 import type { ChannelFactory } from './delivery/channel-factory.ts';
 import type { JobQueue } from './jobs.ts';
+import type { Metrics } from './metrics.ts';
 
 /** What every use case may use; the composition root (src/main) builds it once per process. */
 export type AppContext = {
@@ -26,4 +27,6 @@ export type AppContext = {
   schemaCheck: SchemaChecker;
   /** Bank delivery channels (demo bank, SFTP ...). */
   channels: ChannelFactory;
+  /** Counters for GET /metrics (submits, deliveries, webhooks, ingest ...). */
+  metrics: Metrics;
 };

@@ -8,7 +8,9 @@ import { registerAuth } from './plugins/auth.ts';
 import { registerBodyParsers } from './plugins/body-parsers.ts';
 import { registerErrors } from './plugins/errors.ts';
 import { registerRequestId, requestIdFor } from './plugins/request-id.ts';
+import { registerRequestMetrics } from './plugins/request-metrics.ts';
 import { registerServiceVersion } from './plugins/service-version.ts';
+import { registerTracing } from './plugins/tracing.ts';
 import { accountsRoutes } from './routes/accounts.ts';
 import { authRoutes } from './routes/auth.ts';
 import { connectionRoutes } from './routes/connections.ts';
@@ -18,6 +20,7 @@ import { inboundRoutes } from './routes/inbound.ts';
 import { journalIngestRoutes } from './routes/journal-ingest.ts';
 import { journalReadRoutes } from './routes/journal-read.ts';
 import { journalSubmitRoutes } from './routes/journal-submit.ts';
+import { metricsRoutes } from './routes/metrics.ts';
 import { oauthAdminRoutes } from './routes/oauth-admin.ts';
 import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
@@ -49,6 +52,8 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorEnvelope);
+  registerTracing(app);
+  registerRequestMetrics(app, services.ctx.metrics);
   registerErrors(app);
   registerRequestId(app);
   registerServiceVersion(app);
@@ -76,6 +81,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           session: { type: 'apiKey', in: 'header', name: 'X-Session-Token' },
           oauth: { type: 'http', scheme: 'bearer', description: "An installed application's OAuth access token" },
+          metricsToken: { type: 'http', scheme: 'bearer' },
         },
       },
     },
@@ -85,6 +91,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(systemRoutes, services);
+  if (services.metrics) await app.register(metricsRoutes, { endpoint: services.metrics });
   await app.register(sandboxRoutes, services);
   await app.register(authRoutes, services);
   await app.register(platformRoutes, services);

@@ -2,6 +2,7 @@ import type { AppContext } from '../app/context.ts';
 import { createSchemaChecker } from '../app/conversion/schema-check.ts';
 import type { ChannelFactory } from '../app/delivery/channel-factory.ts';
 import type { JobQueue } from '../app/jobs.ts';
+import { type Metrics, noMetrics } from '../app/metrics.ts';
 import type { Db } from '../db/client.ts';
 import { type Clock, systemClock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
@@ -22,6 +23,7 @@ export function buildContext(parts: {
   mailer: Mailer;
   clock?: Clock;
   channels?: ChannelFactory;
+  metrics?: Metrics;
 }): AppContext {
   const clock = parts.clock ?? systemClock;
   return {
@@ -38,5 +40,6 @@ export function buildContext(parts: {
     channels:
       parts.channels ??
       bankChannels({ allowPrivateTargets: parts.config.webhookAllowPrivateTargets, logger: parts.logger }),
+    metrics: parts.metrics ?? noMetrics,
   };
 }

@@ -5,12 +5,15 @@ import { openPool } from '../db/client.ts';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../db/embedded.ts';
 import { type JobQueueHandle, openJobQueue } from '../db/job-queue.ts';
 import { runMigrations } from '../db/migrate.ts';
+import { systemClock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
-import { createEncryptor } from '../platform/encryption.ts';
 import type { Logger } from '../platform/logger.ts';
 import { fileDropMailer } from '../platform/mailer.ts';
-import { resolveMasterKey } from '../platform/master-key.ts';
+import { encryptorFor } from '../platform/master-key.ts';
+import type { PrometheusMetrics } from '../platform/prometheus.ts';
+import { createWorkerHealth, type WorkerHealth } from '../workers/health.ts';
 import { buildContext } from './context.ts';
+import { processMetrics, registerOperationsGauges, withHeartbeat } from './observability.ts';
 
 /** The service version, 0.x, from package.json. */
 export const SERVICE_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string })
@@ -19,6 +22,10 @@ export const SERVICE_VERSION: string = (createRequire(import.meta.url)('../../pa
 export type Runtime = {
   ctx: AppContext;
   jobQueue: JobQueueHandle;
+  /** The process's metrics registry, rendered by GET /metrics. */
+  metrics: PrometheusMetrics;
+  /** The workers' liveness for /ready, in a process that runs them (ROLE=worker|all). */
+  workers: WorkerHealth | undefined;
   close(): Promise<void>;
 };
 
@@ -45,9 +52,11 @@ export async function openRuntime(
     await embedded?.stop();
     throw error;
   }
-  const encryptor = createEncryptor(resolveMasterKey(config.masterKey, config.dataDir));
+  const encryptor = encryptorFor(config);
   // Only worker processes supervise queues and fire schedules; every process can enqueue.
   const jobQueue = await openJobQueue(databaseUrl, logger, { supervise: config.role !== 'api' });
+  const metrics = processMetrics({ version: SERVICE_VERSION, role: config.role });
+  const workers = config.role === 'api' ? undefined : createWorkerHealth(systemClock, config.workerStallSeconds * 1000);
   const ctx = buildContext({
     db: database.db,
     config,
@@ -55,11 +64,15 @@ export async function openRuntime(
     jobs: jobQueue.queue,
     encryptor,
     mailer: fileDropMailer(path.join(config.dataDir, 'outbox')),
+    metrics: workers ? withHeartbeat(metrics.metrics, workers.beat) : metrics.metrics,
   });
+  registerOperationsGauges(metrics, ctx, database.pool);
 
   return {
     ctx,
     jobQueue,
+    metrics,
+    workers,
     async close() {
       await jobQueue.stop();
       await database.close();

@@ -1,12 +1,19 @@
 /**
  * `npm start`: the API and the workers in one process (ROLE=all), or either alone. Without
  * DATABASE_URL it starts an embedded PostgreSQL under DATA_DIR and stops it on SIGTERM/SIGINT.
+ * /metrics is served on the API port, or with /health and /ready on METRICS_PORT when that is set
+ * (the only listener of a ROLE=worker process).
  */
+import './instrument.ts';
 import { fxRatesProvider } from '../app/system/fx-rates.ts';
 import { buildApp } from '../http/app.ts';
+import { buildOpsApp } from '../http/ops-app.ts';
+import type { HttpServices } from '../http/services.ts';
 import { ConfigError, loadConfig } from '../platform/config.ts';
 import { createLogger } from '../platform/logger.ts';
+import { stopTracing } from '../platform/tracing.ts';
 import { startWorkers } from '../workers/runner.ts';
+import { traceJobs } from '../workers/traced-jobs.ts';
 import { openRuntime, SERVICE_VERSION } from './runtime.ts';
 
 let config: ReturnType<typeof loadConfig>;
@@ -38,17 +45,35 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 const runtime = await openRuntime(config, logger);
 const fx = fxRatesProvider(config.fxRatesUrl, logger);
 
-const app = config.role === 'worker' ? undefined : await buildApp({ ctx: runtime.ctx, fx, version: SERVICE_VERSION });
-if (config.role !== 'api') await startWorkers(runtime.ctx, runtime.jobQueue.boss);
+const metricsEndpoint = { render: () => runtime.metrics.render(), token: config.metricsToken };
+const services: HttpServices = {
+  ctx: runtime.ctx,
+  fx,
+  version: SERVICE_VERSION,
+  ...(runtime.workers ? { workers: runtime.workers } : {}),
+};
+const app =
+  config.role === 'worker'
+    ? undefined
+    : await buildApp(config.metricsPort === undefined ? { ...services, metrics: metricsEndpoint } : services);
+const opsApp =
+  config.metricsPort === undefined ? undefined : await buildOpsApp({ ...services, metrics: metricsEndpoint });
+if (config.role !== 'api') {
+  await startWorkers(runtime.ctx, traceJobs(runtime.jobQueue.boss));
+  runtime.workers?.started(runtime.jobQueue.boss);
+}
 if (app) {
   fx.start();
   await app.listen({ port: config.port, host: config.host });
 }
+await opsApp?.listen({ port: config.metricsPort ?? 0, host: config.host });
 logger.info(
   {
     role: config.role,
     sandbox: config.sandbox,
     embedded: config.databaseUrl === undefined,
+    metricsPort: config.metricsPort ?? null,
+    tracing: config.otlpEndpoint !== undefined,
     readyInMs: Date.now() - started,
   },
   'service ready',
@@ -66,9 +91,12 @@ async function shutdown(signal: string): Promise<void> {
   force.unref();
   try {
     fx.stop();
+    runtime.workers?.stopped();
     await app?.close();
+    await opsApp?.close();
     // Closing the runtime stops the job queue (waiting for running jobs), then the database.
     await runtime.close();
+    await stopTracing();
     logger.info('stopped');
   } catch (err) {
     logger.error({ err }, 'error during shutdown');

@@ -12,7 +12,18 @@ export type Config = {
   role: Role;
   sandbox: boolean;
   publicBaseUrl: string;
+  /** The key that encrypts: the first of MASTER_KEYS, or MASTER_KEY. */
   masterKey: string | undefined;
+  /** The rest of MASTER_KEYS: they still decrypt what they sealed, until `rekey` moved it all. */
+  previousMasterKeys: string[];
+  /** A separate listener for /metrics, /health and /ready; unset: /metrics on the API port. */
+  metricsPort: number | undefined;
+  /** Bearer token a scrape of /metrics must send; unset: /metrics is open. */
+  metricsToken: string | undefined;
+  /** A worker loop or queue with no progress for this long makes /ready answer 503. */
+  workerStallSeconds: number;
+  /** OTLP/HTTP collector base URL; unset: tracing off. */
+  otlpEndpoint: string | undefined;
   demoBankDelayMs: number;
   webhookAllowPrivateTargets: boolean;
   extraCaCerts: string | undefined;
@@ -83,20 +94,46 @@ function url(env: Env, name: string, protocols: readonly string[]): string | und
   return raw;
 }
 
+/**
+ * MASTER_KEYS (comma-separated, the first encrypts, the others still decrypt) or MASTER_KEY (one key);
+ * each 32 bytes in base64. Both at once is refused: which one encrypts would be a guess.
+ */
+function masterKeys(env: Env): string[] {
+  const single = text(env, 'MASTER_KEY');
+  const several = text(env, 'MASTER_KEYS');
+  if (single !== undefined && several !== undefined) {
+    throw new ConfigError('MASTER_KEYS', 'and MASTER_KEY are both set; keep MASTER_KEYS only (its first key encrypts)');
+  }
+  const name = several !== undefined ? 'MASTER_KEYS' : 'MASTER_KEY';
+  const keys = (several ?? single ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  for (const [i, key] of keys.entries()) {
+    if (Buffer.from(key, 'base64').length !== 32) {
+      throw new ConfigError(name, `${several !== undefined ? `key ${i + 1} ` : ''}must be 32 bytes encoded as base64`);
+    }
+  }
+  if (new Set(keys).size !== keys.length) throw new ConfigError(name, 'lists the same key twice');
+  return keys;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = integer(env, 'PORT', 8080, 0, 65535);
   const host = text(env, 'HOST') ?? '127.0.0.1';
   const databaseUrl = url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
-  const masterKey = text(env, 'MASTER_KEY');
-  if (masterKey !== undefined && Buffer.from(masterKey, 'base64').length !== 32) {
-    throw new ConfigError('MASTER_KEY', 'must be 32 bytes encoded as base64');
-  }
+  const [masterKey, ...previousMasterKeys] = masterKeys(env);
   if (databaseUrl !== undefined && masterKey === undefined) {
     throw new ConfigError(
       'MASTER_KEY',
-      'is required when DATABASE_URL is set (it is generated only for the embedded database)',
+      'is required when DATABASE_URL is set (it is generated only for the embedded database); or set MASTER_KEYS',
     );
   }
+  const metricsToken = text(env, 'METRICS_TOKEN');
+  if (metricsToken !== undefined && metricsToken.length < 16) {
+    throw new ConfigError('METRICS_TOKEN', 'must be at least 16 characters');
+  }
+  const metricsPort = text(env, 'METRICS_PORT') === undefined ? undefined : integer(env, 'METRICS_PORT', 0, 0, 65535);
   return {
     port,
     host,
@@ -106,6 +143,13 @@ export function loadConfig(env: Env = process.env): Config {
     sandbox: bool(env, 'SANDBOX', databaseUrl === undefined),
     publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/$/, ''),
     masterKey,
+    previousMasterKeys,
+    metricsPort,
+    metricsToken,
+    workerStallSeconds: integer(env, 'WORKER_STALL_SECONDS', 300, 10, 86_400),
+    otlpEndpoint:
+      url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']) ??
+      url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),
     demoBankDelayMs: integer(env, 'DEMO_BANK_DELAY_MS', 5000, 0, 3_600_000),
     webhookAllowPrivateTargets: bool(env, 'WEBHOOK_ALLOW_PRIVATE_TARGETS', false),
     extraCaCerts: text(env, 'EXTRA_CA_CERTS'),

@@ -3,14 +3,19 @@ import { randomBytesFromPool } from './random-pool.ts';
 
 /**
  * Payload encryption at rest: AES-256-GCM with a key id stored beside the ciphertext so keys can
- * rotate. Format: `<keyId>:<iv b64>:<tag b64>:<ciphertext b64>`.
+ * rotate. Format: `<keyId>:<iv b64>:<tag b64>:<ciphertext b64>`. The first key encrypts; every key
+ * decrypts what it sealed (MASTER_KEYS; `npm run cli -- rekey` moves old values to the first key).
  */
 export type Encryptor = {
   encrypt(plaintext: string): string;
   decrypt(sealed: string): string;
+  /** The id of the key that encrypts (8 hex characters of the key's SHA-256). */
+  readonly keyId: string;
+  /** The ids of every key this encryptor can decrypt with, the encrypting one first. */
+  readonly keyIds: readonly string[];
 };
 
-function keyIdOf(key: Buffer): string {
+export function keyIdOf(key: Buffer): string {
   return createHash('sha256').update(key).digest('hex').slice(0, 8);
 }
 
@@ -18,6 +23,8 @@ export function createEncryptor(current: Buffer, previous: Buffer[] = []): Encry
   const keys = new Map([current, ...previous].map((k) => [keyIdOf(k), k]));
   const currentId = keyIdOf(current);
   return {
+    keyId: currentId,
+    keyIds: [...keys.keys()],
     encrypt(plaintext) {
       const iv = randomBytesFromPool(12);
       const cipher = createCipheriv('aes-256-gcm', current, iv);

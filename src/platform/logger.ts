@@ -19,6 +19,8 @@ const SECRET_FIELDS = [
   'access_token',
   'code_verifier',
   'masterKey',
+  'previousMasterKeys',
+  'metricsToken',
   'pin',
 ];
 

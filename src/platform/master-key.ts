@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Config } from './config.ts';
+import { createEncryptor, type Encryptor } from './encryption.ts';
 
 /**
  * The encryption key: MASTER_KEY when set; for the embedded database a key generated once into
@@ -18,4 +20,12 @@ export function resolveMasterKey(configured: string | undefined, dataDir: string
   const key = randomBytes(32);
   writeFileSync(file, key.toString('base64'), { mode: 0o600, flag: 'wx' });
   return key;
+}
+
+/** The process's encryptor: the encrypting key (MASTER_KEYS' first, MASTER_KEY, or the generated one) and the older keys. */
+export function encryptorFor(config: Pick<Config, 'masterKey' | 'previousMasterKeys' | 'dataDir'>): Encryptor {
+  return createEncryptor(
+    resolveMasterKey(config.masterKey, config.dataDir),
+    config.previousMasterKeys.map((k) => Buffer.from(k, 'base64')),
+  );
 }

@@ -22,6 +22,7 @@ export function startPollingLoop(
       let busy = false;
       try {
         busy = await cycle();
+        ctx.metrics.workerCycle(name);
       } catch (err) {
         if (!stopped) ctx.logger.warn({ err }, `${name} cycle failed`);
       }

@@ -34,7 +34,8 @@ type Route = { key: string; method: string; url: string; access: RouteAccess };
 const routes: Route[] = [];
 
 before(async () => {
-  t = await startTestApp();
+  // With metrics, so GET /metrics (served on the API port unless METRICS_PORT is set) is registered.
+  t = await startTestApp({ metrics: true });
   sandbox = await provisionAndLogin(t);
   const seen = new Set<string>();
   for (const { method, url } of registeredRoutes(t.app)) {

@@ -24,6 +24,7 @@ import {
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_ENDPOINT_STATUSES,
 } from '../../src/domain/lifecycle/index.ts';
+import { GRANT_STATUSES, TOKEN_PAIR_STATUSES } from '../../src/domain/oauth/lifecycle.ts';
 import { assertError, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { deliverNow } from '../support/deliver.ts';
 
@@ -117,6 +118,8 @@ test('every status column has a CHECK constraint built from the lists the code u
     ['users', 'status', USER_STATUSES],
     ['connections', 'status', CONNECTION_STATUSES],
     ['connections', 'environment', ENVIRONMENTS],
+    ['oauth_grants', 'status', GRANT_STATUSES],
+    ['oauth_tokens', 'status', TOKEN_PAIR_STATUSES],
   ];
   for (const [table, column, values] of expected) {
     const found = await db.query(

@@ -125,7 +125,8 @@ test('starts on an empty DATA_DIR, serves, and stops on SIGTERM leaving no Postg
       t.diagnostic(`first start on an empty DATA_DIR: ${Date.now() - startedAt} ms`);
       const ready = await fetch(`${running.base}/ready`);
       assert.equal(ready.status, 200);
-      assert.deepEqual(await json(ready), { ready: true });
+      // ROLE=all by default: the workers of this process are reported as well.
+      assert.deepEqual(await json(ready), { ready: true, workers: { running: true, stalled: [] } });
       assert.ok(processesUsing(dataDir).length > 0, 'the embedded PostgreSQL runs with its data in DATA_DIR');
 
       const provisioned = await fetch(`${running.base}/api/sandbox/provision`, {
@@ -152,7 +153,10 @@ test('starts on an empty DATA_DIR, serves, and stops on SIGTERM leaving no Postg
     const running = start(await freePort());
     try {
       await waitForHealth(running, 20_000);
-      assert.deepEqual(await json(await fetch(`${running.base}/ready`)), { ready: true });
+      assert.deepEqual(await json(await fetch(`${running.base}/ready`)), {
+        ready: true,
+        workers: { running: true, stalled: [] },
+      });
       const login = await fetch(`${running.base}/auth/login`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },

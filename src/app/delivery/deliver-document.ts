@@ -44,6 +44,7 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
 
   try {
     const receipt = await send(ctx, scope, doc);
+    ctx.metrics.deliveryAttempt(doc.bankKey, receipt.channel, 'delivered');
     await ctx.db.transaction(async (tx) => {
       const now = ctx.clock.now();
       const current = (await lockDocument(tx, scope, doc.id)) ?? doc;
@@ -107,6 +108,7 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
       attemptsLeft: attempt.retryLimit - attempt.retryCount,
     });
     const last = failed.ok && failed.to === 'failed';
+    ctx.metrics.deliveryAttempt(doc.bankKey, getProfile(doc.bankKey ?? '')?.channel, last ? 'failed' : 'retrying');
     await ctx.db.transaction(async (tx) => {
       await updateDocumentStatus(
         tx,

@@ -60,6 +60,7 @@ export async function receivePaymentStatus(
     environment: null,
     importSource: 'api',
   });
+  ctx.metrics.ingestFile(journaled.reportDocument.type, { [journaled.deduped ? 'deduped' : 'ingested']: 1 });
   return {
     ...journaled.report,
     documentId: journaled.match.documentId,

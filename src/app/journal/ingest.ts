@@ -11,6 +11,7 @@ import {
 } from '../../db/repositories/journal-documents.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { type NormalisedStatement, type ParseBankFileResult, parseBankFile } from '../../domain/inbound/index.ts';
+import { inSpan } from '../../platform/tracing.ts';
 import { accountKeyOf, recordStatement, signedAmount } from '../accounts/record-statement.ts';
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
@@ -124,11 +125,18 @@ export async function ingestFile(ctx: AppContext, principal: Principal, input: I
 }
 
 /** The same ingest for a caller that already holds the company's scope (bank channels, the demo bank). */
-export async function ingestForCompany(
-  ctx: AppContext,
-  scope: CompanyScope,
-  input: IngestInput,
-): Promise<IngestResult> {
+export function ingestForCompany(ctx: AppContext, scope: CompanyScope, input: IngestInput): Promise<IngestResult> {
+  return inSpan('journal.ingest', async () => countIngest(ctx, await ingestParsed(ctx, scope, input)));
+}
+
+/** Ingest files by kind and their statement blocks by outcome, for GET /metrics. */
+function countIngest(ctx: AppContext, result: IngestResult): IngestResult {
+  const { type, ingest } = result.body;
+  ctx.metrics.ingestFile(type, { ingested: ingest.ingested, deduped: ingest.deduped, quarantined: ingest.quarantined });
+  return result;
+}
+
+async function ingestParsed(ctx: AppContext, scope: CompanyScope, input: IngestInput): Promise<IngestResult> {
   if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
   if (input.content.trim() === '') throw new AppError(400, 'empty_body', 'the file is empty');
   const parsed = parseBankFile(input.content);

@@ -21,6 +21,7 @@ import {
   outboundStatusOf,
   submittedAs,
 } from '../../domain/lifecycle/index.ts';
+import { inSpan } from '../../platform/tracing.ts';
 import { newEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
@@ -29,6 +30,7 @@ import { AppError, unauthorized } from '../errors.ts';
 import { assertTokenReaches } from '../identity/access.ts';
 import { forgetApiKey } from '../identity/authenticate.ts';
 import type { KeyPrincipal, Principal, TokenPrincipal } from '../identity/principal.ts';
+import { countSubmit } from '../metrics.ts';
 import { passBillingGates } from './billing-gates.ts';
 import { documentView } from './document-view.ts';
 import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-request.ts';
@@ -124,7 +126,11 @@ function companySettings(settings: { chargeBearer?: string; executionDateOffsetD
   return out;
 }
 
-export async function submitPayment(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
+export function submitPayment(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
+  return inSpan('journal.submit', () => countSubmit(ctx.metrics, input, journalSubmit(ctx, principal, input)));
+}
+
+async function journalSubmit(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
   const key = submitter(principal, input.companyId);
   const profile = getProfile(input.bankKey);
   if (!profile)

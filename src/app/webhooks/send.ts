@@ -147,6 +147,7 @@ export async function sendDueDeliveries(ctx: AppContext, transports: WebhookTran
       const o = outcomes[i]!;
       const attemptNo = d.attempt + 1;
       const final = o.ok || attemptNo >= MAX_ATTEMPTS;
+      ctx.metrics.webhookAttempt(d.transport, o.ok ? 'succeeded' : final ? 'failed' : 'retrying');
       await updateDelivery(tx, { platformId: d.platformId }, d.id, {
         attempt: attemptNo,
         status: o.ok ? 'succeeded' : final ? 'failed' : 'pending',
@@ -166,6 +167,7 @@ export async function sendDueDeliveries(ctx: AppContext, transports: WebhookTran
           status: 'auto-disabled',
           updatedAt: now,
         });
+        ctx.metrics.webhookAutoDisabled(d.transport);
         await recordEvent(ctx, tx, {
           platformId: d.platformId,
           companyId: d.companyId,

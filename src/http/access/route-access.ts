@@ -49,6 +49,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /health': PUBLIC,
   'GET /version': PUBLIC,
   'GET /ready': PUBLIC,
+  // Prometheus scrapes: no tenant credential; METRICS_TOKEN (a bearer token) is checked by the route.
+  'GET /metrics': PUBLIC,
   'GET /fx/rates': PUBLIC,
   'POST /sandbox/provision': PUBLIC,
   'GET /openapi.json': PUBLIC,

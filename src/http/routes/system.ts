@@ -3,6 +3,14 @@ import { Type } from 'typebox';
 import { checkReadiness } from '../../app/system/readiness.ts';
 import type { HttpServices } from '../services.ts';
 
+/** Present when this process runs workers (ROLE=worker|all). */
+const WorkersStatus = Type.Optional(
+  Type.Object({
+    running: Type.Boolean(),
+    stalled: Type.Array(Type.String(), { description: 'loops or queues with no progress for WORKER_STALL_SECONDS' }),
+  }),
+);
+
 export const systemRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, services) => {
   app.get(
     '/health',
@@ -22,13 +30,13 @@ export const systemRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app,
       schema: {
         tags: ['system'],
         response: {
-          200: Type.Object({ ready: Type.Literal(true) }),
-          503: Type.Object({ ready: Type.Literal(false), error: Type.String() }),
+          200: Type.Object({ ready: Type.Literal(true), workers: WorkersStatus }),
+          503: Type.Object({ ready: Type.Literal(false), error: Type.String(), workers: WorkersStatus }),
         },
       },
     },
     async (_request, reply) => {
-      const readiness = await checkReadiness(services.ctx);
+      const readiness = await checkReadiness(services.ctx, services.workers);
       return readiness.ready ? readiness : reply.status(503).send(readiness);
     },
   );
