@@ -1,3 +1,4 @@
+import { FAMILY_PROTOCOLS, type SignatureAlgorithms, type WsFamily } from '../fi-ws/families.ts';
 import { BANK_PROFILES } from './profiles.ts';
 import type { ChannelKind } from './types.ts';
 
@@ -19,7 +20,57 @@ export type ConnectivityProfile = {
   fileTypes?: { paymentUpload: string; statusDownload: string; statementDownload: string };
   sftpWizard?: { defaultPort: number; fields: WizardField[]; uploadDir: string; downloadDir: string };
   ebics?: { version: 'H004' | 'H005'; orderTypes: Record<string, string>; fields: WizardField[] };
+  /** Finnish web services (FI_WS): what the channel and the activation routes use, as data. */
+  webServices?: WebServicesProfile;
 };
+
+export type WebServicesProfile = {
+  family: WsFamily;
+  /** The activation route of the family: POST /connections/{id}/activate-op or activate-nordea. */
+  activationRoute: 'activate-op' | 'activate-nordea';
+  fileService: { production?: string; test?: string };
+  certService: { production?: string; test?: string };
+  /** ApplicationRequest TargetId (Nordea: the agreement's folder, e.g. 11111111A1 in test); absent when not used. */
+  targetId?: string;
+  signature: SignatureAlgorithms;
+  compression: 'GZIP' | 'NONE';
+  /** How often the download worker lists the bank's files, per environment. */
+  download: { productionEveryMinutes: number; testEveryMinutes: number };
+  certificateValidityDays: number;
+  renewBeforeDays: number;
+  /** Limits of the activation fields (contract, Limits). */
+  fieldRules: Record<string, { pattern: string; description: string }>;
+};
+
+function webServices(
+  family: WsFamily,
+  endpoints: Pick<WebServicesProfile, 'fileService' | 'certService' | 'targetId'>,
+): WebServicesProfile {
+  const protocol = FAMILY_PROTOCOLS[family];
+  return {
+    family,
+    activationRoute: family === 'A' ? 'activate-op' : 'activate-nordea',
+    ...endpoints,
+    signature: protocol.signature,
+    compression: protocol.compression,
+    download: { productionEveryMinutes: 15, testEveryMinutes: 1 },
+    certificateValidityDays: protocol.certificateValidityDays,
+    renewBeforeDays: protocol.renewBeforeDays,
+    fieldRules:
+      family === 'A'
+        ? {
+            userId: { pattern: '^[0-9]{10}$', description: 'the 10-digit web-services user id of the agreement' },
+            pin: { pattern: '^[0-9]{16}$', description: 'the 16-digit one-time transfer key' },
+          }
+        : {
+            holderName: { pattern: '^.{1,64}$', description: 'the company or user name as in the agreement' },
+            signerId: { pattern: '^[0-9A-Za-z]{1,16}$', description: 'the signer (user) id of the agreement' },
+            country: { pattern: '^[A-Z]{2}$', description: 'two capital letters: FI, EE, LT or LV' },
+            activationCode: { pattern: '^[0-9]{10}$', description: 'the 10-digit activation code sent by SMS' },
+            senderId: { pattern: '^[0-9A-Za-z]{1,16}$', description: 'optional sender id (service bureau)' },
+          },
+  };
+}
 
 const SFTP_FIELDS: WizardField[] = [
   { name: 'host', label: 'SFTP host name given by the bank', required: true },
@@ -48,6 +99,11 @@ const SPECIFIC: Record<string, Omit<ConnectivityProfile, 'bankKey' | 'bankName' 
   'nordea-fi': {
     environments: ['test', 'production'],
     endpoint: { production: 'https://filetransfer.nordea.com/services/CorporateFileService', targetId: '11111111A1' },
+    webServices: webServices('B', {
+      fileService: { production: 'https://filetransfer.nordea.com/services/CorporateFileService' },
+      certService: { production: 'https://filetransfer.nordea.com/services/CertificateService' },
+      targetId: '11111111A1',
+    }),
     activation: {
       kind: 'SMS_ACTIVATION_CODE',
       fields: ['holderName', 'signerId', 'country', 'activationCode', 'senderId'],
@@ -58,6 +114,11 @@ const SPECIFIC: Record<string, Omit<ConnectivityProfile, 'bankKey' | 'bankName' 
   op: {
     environments: ['test', 'production'],
     endpoint: { production: 'https://wsk.op.fi/services/CorporateFileService', targetId: 'MLP' },
+    webServices: webServices('A', {
+      fileService: { production: 'https://wsk.op.fi/services/CorporateFileService' },
+      certService: { production: 'https://wsk.op.fi/services/OPCertificateService' },
+      targetId: 'MLP',
+    }),
     activation: { kind: 'TRANSFER_KEY', fields: ['userId', 'pin'] },
     crypto: { sigAlg: 'RSA_SHA256', keyBits: 2048, encryptionRequired: false, compression: 'GZIP' },
     fileTypes: {
@@ -108,6 +169,11 @@ function defaultsFor(channel: ChannelKind): Omit<ConnectivityProfile, 'bankKey' 
     case 'FILEACT':
       return { environments: ['test', 'production'], activation: { kind: 'NONE', fields: [] } };
   }
+}
+
+/** The web-services data of a bank, when it connects over Finnish web services of family A or B. */
+export function webServicesProfile(bankKey: string): WebServicesProfile | undefined {
+  return SPECIFIC[bankKey]?.webServices;
 }
 
 export function connectivityProfiles(): ConnectivityProfile[] {
