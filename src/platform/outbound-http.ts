@@ -32,12 +32,13 @@ export type OutboundOptions = {
 
 const RESPONSE_BODY_LIMIT = 1024;
 
-export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
-  const ca = options.extraCaCertsFile
-    ? [...rootCertificates, readFileSync(options.extraCaCertsFile, 'utf8')]
-    : undefined;
-  const base = buildConnector({ ...(ca ? { ca } : {}), timeout: 10_000 });
-  const agent = new Agent({
+/**
+ * An undici Agent whose every connection resolves its host once through the SSRF guard and connects
+ * to the checked address; TLS verifies against `ca` (PEM strings) when given, else the system roots.
+ */
+export function createGuardedAgent(options: { policy: SsrfPolicy; ca?: string[]; connections?: number }): Agent {
+  const base = buildConnector({ ...(options.ca ? { ca: options.ca } : {}), timeout: 10_000 });
+  return new Agent({
     connections: options.connections ?? 16,
     keepAliveTimeout: 4_000,
     connect: (opts, callback) => {
@@ -50,6 +51,20 @@ export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
         (err: Error) => callback(err, null),
       );
     },
+  });
+}
+
+/** The system roots plus the CAs of an EXTRA_CA_CERTS file, or undefined (system roots only). */
+export function trustedCas(extraCaCertsFile: string | undefined): string[] | undefined {
+  return extraCaCertsFile ? [...rootCertificates, readFileSync(extraCaCertsFile, 'utf8')] : undefined;
+}
+
+export function createOutboundHttp(options: OutboundOptions): OutboundHttp {
+  const ca = trustedCas(options.extraCaCertsFile);
+  const agent = createGuardedAgent({
+    policy: options.policy,
+    ...(ca ? { ca } : {}),
+    ...(options.connections ? { connections: options.connections } : {}),
   });
   const maxRedirects = options.maxRedirects ?? 3;
 

@@ -57,25 +57,53 @@ async function importPublic(publicKeyPem: string): Promise<CryptoKey> {
   return webcrypto.subtle.importKey('spki', Buffer.from(body, 'base64'), RSA, true, ['verify']);
 }
 
-/** Subject names as X.500 text, e.g. `CN=1234567890, C=FI`; values are escaped. */
-export function distinguishedName(parts: Array<[string, string]>): string {
-  return parts.map(([k, v]) => `${k}=${v.replace(/([,+"\\<>;=])/g, '\\$1')}`).join(', ');
+/** The subject fields the banks ask for: common name, country and (Nordea) the signer id as serialNumber. */
+export type SubjectFields = { commonName: string; country: string; serialNumber?: string | undefined };
+
+const OID = { commonName: '2.5.4.3', serialNumber: '2.5.4.5', country: '2.5.4.6' } as const;
+
+function jsonName(subject: SubjectFields): x509.JsonName {
+  const name: x509.JsonName = [{ [OID.commonName]: [subject.commonName] }];
+  if (subject.serialNumber !== undefined) name.push({ [OID.serialNumber]: [subject.serialNumber] });
+  name.push({ [OID.country]: [subject.country] });
+  return name;
+}
+
+function fieldsOf(name: x509.Name): SubjectFields {
+  const serialNumber = name.getField(OID.serialNumber)[0];
+  return {
+    commonName: name.getField(OID.commonName)[0] ?? '',
+    country: name.getField(OID.country)[0] ?? '',
+    ...(serialNumber === undefined ? {} : { serialNumber }),
+  };
 }
 
 /** A fresh key pair and a PKCS#10 request for `subject`, signed with that key (SHA-256 with RSA). */
-export async function newKeyAndCsr(subject: string): Promise<KeyPairPem & { csrDer: Uint8Array; csrPem: string }> {
+export async function newKeyAndCsr(
+  subject: SubjectFields,
+): Promise<KeyPairPem & { csrDer: Uint8Array; csrPem: string }> {
   const keys = await generate();
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: subject, keys, signingAlgorithm: RSA });
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: jsonName(subject),
+    keys,
+    signingAlgorithm: RSA,
+  });
   return { ...(await exportPair(keys)), csrDer: new Uint8Array(csr.rawData), csrPem: csr.toString('pem') };
 }
 
-export type ParsedCsr = { subject: string; publicKeyPem: string; signatureValid: boolean };
+export type ParsedCsr = {
+  subject: string;
+  fields: SubjectFields;
+  publicKeyPem: string;
+  signatureValid: boolean;
+};
 
 /** Reads a DER PKCS#10 request; `signatureValid` says the requester holds the key (proof of possession). */
 export async function parseCsr(der: Uint8Array): Promise<ParsedCsr> {
   const csr = new x509.Pkcs10CertificateRequest(Buffer.from(der));
   return {
     subject: csr.subject,
+    fields: fieldsOf(csr.subjectName),
     publicKeyPem: csr.publicKey.toString('pem'),
     signatureValid: await csr.verify(),
   };
@@ -102,7 +130,7 @@ export async function newCertificateAuthority(input: {
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
     ],
   });
-  return { certPem: cert.toString('pem'), privateKeyPem: (await exportPair(keys)).privateKeyPem };
+  return { certPem: normalPem(cert), privateKeyPem: (await exportPair(keys)).privateKeyPem };
 }
 
 /**
@@ -149,7 +177,12 @@ export async function issueCertificate(
     signingAlgorithm: RSA,
     extensions,
   });
-  return cert.toString('pem');
+  return normalPem(cert);
+}
+
+/** One PEM form for every certificate we make or read (node's), so stored copies compare as text. */
+function normalPem(cert: x509.X509Certificate): string {
+  return new X509Certificate(Buffer.from(cert.rawData)).toString();
 }
 
 /** A key pair for a server of ours (a simulator's TLS or signing key). */

@@ -160,7 +160,7 @@ export function parseApplicationResponse(xml: string): ApplicationResponse | nul
       text(root['Compressed']) === 'true' && text(root['CompressionMethod']) === 'GZIP' ? 'GZIP' : undefined,
     fileDescriptors: descriptors
       .map((d) => ({
-        fileReference: text(d['FileReference']) ?? '',
+        fileReference: text(list(d['FileReference'])[0]) ?? '',
         targetId: text(d['TargetId']),
         userFilename: text(d['UserFilename']),
         fileType: text(d['FileType']) ?? '',

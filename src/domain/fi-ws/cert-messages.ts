@@ -118,7 +118,8 @@ export function parseCertApplicationResponse(xml: string, family: WsFamily): Cer
   if (responseCode === null) return null;
   const certificates = list(obj(root['Certificates'])['Certificate'])
     .map(obj)
-    .map((c) => ({ name: text(c['Name']), base64Der: text(c['Certificate']) }))
+    // The inner <Certificate> (the DER) shares its name with the list item, so it is read as a list too.
+    .map((c) => ({ name: text(c['Name']), base64Der: text(list(c['Certificate'])[0]) }))
     .filter(
       (c): c is IssuedCertificate =>
         (c.name === 'SIGNING' || c.name === 'BANK_SIGNING' || c.name === 'ROOT') && !!c.base64Der,

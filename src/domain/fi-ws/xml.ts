@@ -12,7 +12,17 @@ export function el(name: string, value: string | null | undefined): string {
   return value === undefined || value === null ? '' : `<${name}>${esc(value)}</${name}>`;
 }
 
-const ARRAYS = new Set(['FileDescriptor', 'UserFileType', 'Certificate', 'FileReference', 'Signature']);
+const ARRAYS = new Set([
+  'FileDescriptor',
+  'UserFileType',
+  'Certificate',
+  'FileReference',
+  'Signature',
+  // pain.001 repeats (the bank simulators read delivered files).
+  'PmtInf',
+  'CdtTrfTxInf',
+  'Ustrd',
+]);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
