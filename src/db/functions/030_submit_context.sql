@@ -1,5 +1,5 @@
 -- What a submit's conversion and approval depend on: the company's platform, its connection settings
--- for the bank and environment, and its enabled approval policies; NULL when the company does not
+-- and status for the bank and environment, and its enabled approval policies; NULL when the company does not
 -- exist. One definition for the read before conversion (loadSubmitContext) and for the check inside
 -- the journaling statement: the application may convert with a context it read earlier, and the
 -- statement that journals compares that context's text with the current one
@@ -8,15 +8,20 @@ CREATE OR REPLACE FUNCTION submit_context(p_platform_id text, p_company_id text,
 RETURNS jsonb LANGUAGE sql STABLE AS $$
   SELECT jsonb_build_object(
     'platform_id', c.platform_id,
-    'settings', (SELECT x.settings FROM connections x
-                  WHERE x.platform_id = p_platform_id AND x.company_id = c.id
-                    AND x.bank_key = p_bank_key AND x.environment = p_environment),
+    'settings', x.settings,
+    -- The status of the company's connection to the bank in the environment (NULL: none): a
+    -- host-to-host submit without an active one answers 409 connection_not_ready (issue 23), and the
+    -- context check refuses a submit converted while it was different.
+    'connection_status', x.status,
     'policies', (SELECT jsonb_agg(jsonb_build_object('id', p.id, 'enabled', p.enabled, 'environment', p.environment,
                          'currency', p.currency, 'min_amount', p.min_amount, 'bank_keys', p.bank_keys)
                          ORDER BY p.created_at, p.id)
                    FROM approval_policies p
                   WHERE p.platform_id = p_platform_id AND p.company_id = c.id AND p.enabled))
-    FROM companies c WHERE c.id = p_company_id;
+    FROM companies c
+    LEFT JOIN connections x ON x.platform_id = p_platform_id AND x.company_id = c.id
+                           AND x.bank_key = p_bank_key AND x.environment = p_environment
+   WHERE c.id = p_company_id;
 $$;
 
 -- What a submit is refused for before its claim: 'revoked' when the API key it names is no longer

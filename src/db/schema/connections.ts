@@ -1,4 +1,4 @@
-import { check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { check, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { CONNECTION_STATUSES, type ConnectionStatus, ENVIRONMENTS } from '../../domain/lifecycle/index.ts';
 import { oneOf } from './checks.ts';
 import { companies, platforms } from './identity.ts';
@@ -26,6 +26,20 @@ export const connections = pgTable(
     signingCertSealed: text('signing_cert_sealed'),
     signingCertSubject: text('signing_cert_subject'),
     signingCertExpiry: timestamp('signing_cert_expiry', { withTimezone: true }),
+    // The connection's own web-services certificate (issued by the bank at activation): the certificate
+    // is public, its private key is sealed with AES-256-GCM and never leaves the service.
+    clientCertPem: text('client_cert_pem'),
+    clientKeySealed: text('client_key_sealed'),
+    clientCertSubject: text('client_cert_subject'),
+    clientCertExpiry: timestamp('client_cert_expiry', { withTimezone: true }),
+    activatedAt: timestamp('activated_at', { withTimezone: true }),
+    // Sandbox only: what the simulated bank issued for this connection (transfer key or activation
+    // code), sealed, shown in the readiness so a sandbox user can walk the real activation.
+    sandboxActivationSealed: text('sandbox_activation_sealed'),
+    // When the download worker last listed the bank's files (the profile's schedule counts from it).
+    polledAt: timestamp('polled_at', { withTimezone: true }),
+    // The last test payment sent through this connection (POST /connections/{id}/test-payment).
+    testPaymentDocumentId: text('test_payment_document_id'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
@@ -34,4 +48,24 @@ export const connections = pgTable(
     check('connections_environment_ck', oneOf('environment', ENVIRONMENTS)),
     check('connections_status_ck', oneOf('status', CONNECTION_STATUSES)),
   ],
+);
+
+/**
+ * Files a connection's download worker has taken from the bank, by the bank's file reference: a file
+ * is ingested once, whatever the bank's NEW/DOWNLOADED flag says and across restarts.
+ */
+export const connectionFiles = pgTable(
+  'connection_files',
+  {
+    connectionId: text('connection_id')
+      .notNull()
+      .references(() => connections.id, { onDelete: 'cascade' }),
+    fileReference: text('file_reference').notNull(),
+    platformId: text('platform_id').notNull(),
+    companyId: text('company_id').notNull(),
+    fileType: text('file_type').notNull(),
+    documentId: text('document_id'),
+    ingestedAt: timestamp('ingested_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.connectionId, t.fileReference] })],
 );
