@@ -10,6 +10,7 @@ import type { SchemaChecker } from './conversion/schema-check.ts';
 import type { ChannelFactory } from './delivery/channel-factory.ts';
 import type { JobQueue } from './jobs.ts';
 import type { Metrics } from './metrics.ts';
+import type { SandboxBanks } from './sandbox/sandbox-banks.ts';
 
 /** What every use case may use; the composition root (src/main) builds it once per process. */
 export type AppContext = {
@@ -29,4 +30,6 @@ export type AppContext = {
   channels: ChannelFactory;
   /** Counters for GET /metrics (submits, deliveries, webhooks, ingest ...). */
   metrics: Metrics;
+  /** A sandbox deployment's bank simulators (op, nordea-fi), when running. */
+  sandboxBanks?: SandboxBanks;
 };

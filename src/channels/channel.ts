@@ -11,9 +11,18 @@ export type OutboundFile = {
   messageId: string | null;
 };
 
-export type DeliveryReceipt = { channel: string; reference: string; alreadyDelivered: boolean };
+export type DeliveryReceipt = {
+  channel: string;
+  reference: string;
+  alreadyDelivered: boolean;
+  /** What the channel can show about the delivery (how it was signed, the bank's status ...). */
+  evidence?: Record<string, unknown>;
+};
 
 export type InboundFile = { name: string; content: Uint8Array };
+
+/** A file the bank lists by its own reference (web services). */
+export type InboundFileRef = { reference: string; fileType: string; createdAt: string | null };
 
 export interface BankChannel {
   readonly kind: string;
@@ -24,4 +33,10 @@ export interface BankChannel {
   /** Marks a fetched file as processed so it is not picked up again. */
   acknowledge(file: InboundFile): Promise<void>;
   close(): Promise<void>;
+  /**
+   * Channels whose bank keeps its files listed by reference (web services): the pickup lists them,
+   * skips the references it has taken before, and downloads the rest one at a time.
+   */
+  listInbound?(): Promise<InboundFileRef[]>;
+  download?(ref: InboundFileRef): Promise<InboundFile>;
 }

@@ -11,7 +11,8 @@ import { idGenerator } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import { argon2Hasher } from '../platform/passwords.ts';
-import { bankChannels } from './channels.ts';
+import { bankChannels, type SimulatorEndpoints } from './channels.ts';
+import type { SandboxBanks } from '../app/sandbox/sandbox-banks.ts';
 
 /** Builds the context every use case receives; tests and benchmarks pass their own clock or mailer. */
 export function buildContext(parts: {
@@ -24,6 +25,9 @@ export function buildContext(parts: {
   clock?: Clock;
   channels?: ChannelFactory;
   metrics?: Metrics;
+  /** The sandbox's bank simulators (SANDBOX=true): issue activations, and the channels reach them. */
+  sandboxBanks?: SandboxBanks & { endpoints(bankKey: string): SimulatorEndpoints | undefined };
+  softwareId?: string;
 }): AppContext {
   const clock = parts.clock ?? systemClock;
   return {
@@ -39,7 +43,15 @@ export function buildContext(parts: {
     schemaCheck: createSchemaChecker(parts.config.xsdDir),
     channels:
       parts.channels ??
-      bankChannels({ allowPrivateTargets: parts.config.webhookAllowPrivateTargets, logger: parts.logger }),
+      bankChannels({
+        allowPrivateTargets: parts.config.webhookAllowPrivateTargets,
+        logger: parts.logger,
+        extraCaCerts: parts.config.extraCaCerts,
+        ...(parts.sandboxBanks ? { simulators: parts.sandboxBanks } : {}),
+        softwareId: parts.softwareId ?? 'payops',
+        now: () => clock.now(),
+      }),
     metrics: parts.metrics ?? noMetrics,
+    ...(parts.sandboxBanks ? { sandboxBanks: parts.sandboxBanks } : {}),
   };
 }

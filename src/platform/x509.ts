@@ -49,12 +49,14 @@ async function exportPair(keys: CryptoKeyPair): Promise<KeyPairPem> {
 
 async function importPrivate(privateKeyPem: string): Promise<CryptoKey> {
   const der = createPrivateKey(privateKeyPem).export({ format: 'der', type: 'pkcs8' });
-  return webcrypto.subtle.importKey('pkcs8', der, RSA, true, ['sign']);
+  return (await webcrypto.subtle.importKey('pkcs8', der, RSA, true, ['sign'])) as unknown as CryptoKey;
 }
 
 async function importPublic(publicKeyPem: string): Promise<CryptoKey> {
   const body = publicKeyPem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
-  return webcrypto.subtle.importKey('spki', Buffer.from(body, 'base64'), RSA, true, ['verify']);
+  return (await webcrypto.subtle.importKey('spki', Buffer.from(body, 'base64'), RSA, true, [
+    'verify',
+  ])) as unknown as CryptoKey;
 }
 
 /** The subject fields the banks ask for: common name, country and (Nordea) the signer id as serialNumber. */

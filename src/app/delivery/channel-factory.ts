@@ -1,4 +1,5 @@
 import type { BankChannel } from '../../channels/channel.ts';
+import type { WsClient } from '../../channels/fi-ws/ws-client.ts';
 
 /**
  * Opens the channel of a connection. The composition root (src/main) provides the concrete
@@ -6,10 +7,21 @@ import type { BankChannel } from '../../channels/channel.ts';
  */
 export type ChannelTarget = {
   bankKey: string;
-  /** The bank profile's channel kind (DEMO, SFTP, WS, EBICS ...). */
+  /** The bank profile's channel kind (DEMO, SFTP, FI_WS, EBICS ...). */
   channel: string;
+  environment: string;
   /** The connection's decrypted channel configuration (endpoint, credentials), when it has one. */
   config: Record<string, unknown> | null;
+  /** Web services: the connection's own certificate and private key, once activated. */
+  credentials?: { certPem: string; privateKeyPem: string } | undefined;
+  /** Web services: the bank's signing certificate pinned for the connection. */
+  bankCertPem?: string | undefined;
 };
 
-export type ChannelFactory = { open(target: ChannelTarget): BankChannel };
+export type WebServicesSession = { client: WsClient; close(): Promise<void> };
+
+export type ChannelFactory = {
+  open(target: ChannelTarget): BankChannel;
+  /** The Finnish web-services client of a connection: certificate service (activation, renewal) and file service. */
+  webServices(target: ChannelTarget): WebServicesSession;
+};

@@ -10,6 +10,8 @@ import {
 import { getProfile } from '../../domain/conversion/index.ts';
 import { deliveryTransition, documentTransition } from '../../domain/lifecycle/index.ts';
 import { recordEvent } from '../audit/record.ts';
+import { channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
+import { channelTargetOf } from '../connections/channel-target.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvent } from '../events/outbox.ts';
 import { QUEUES } from '../jobs.ts';
@@ -72,6 +74,7 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
           reference: receipt.reference,
           deliveredAt: now.toISOString(),
           attempts: attempt.retryCount + 1,
+          ...(receipt.evidence ? { evidence: receipt.evidence } : {}),
         },
       });
       await recordEvent(ctx, tx, {
@@ -101,14 +104,27 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
       }
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    // A bank that refused the file, or answered with a signature that does not verify, will not change
+    // its mind on a retry: the delivery ends now rather than after every backoff (fail closed).
+    const failure = channelFailureOf(error);
+    const permanent = !failure.retryable && (failure.code === 'signature_invalid' || failure.code === 'bank_refused');
+    const message = failure.message;
     const failed = deliveryTransition('in-progress', {
       type: 'attempt-failed',
-      permanent: false,
+      permanent,
       attemptsLeft: attempt.retryLimit - attempt.retryCount,
     });
     const last = failed.ok && failed.to === 'failed';
     ctx.metrics.deliveryAttempt(doc.bankKey, getProfile(doc.bankKey ?? '')?.channel, last ? 'failed' : 'retrying');
+    if (failure.code === 'signature_invalid') {
+      const connection = await findConnectionFor(ctx.db, scope, doc.bankKey ?? '', doc.environment);
+      if (connection) {
+        await reportSignatureRefusal(ctx, connection, 'uploadFile', failure, {
+          documentId: doc.id,
+          journalNo: doc.journalNo,
+        });
+      }
+    }
     await ctx.db.transaction(async (tx) => {
       await updateDocumentStatus(
         tx,
@@ -125,7 +141,14 @@ export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt
         companyId: scope.companyId,
         type: last ? 'payment.delivery_failed' : 'payment.delivery_retrying',
         message: `${doc.journalNo} delivery attempt ${attempt.retryCount + 1} failed${last ? '; no more retries' : ''}: ${message}`,
-        metadata: { documentId: doc.id, journalNo: doc.journalNo, attempt: attempt.retryCount + 1, error: message },
+        metadata: {
+          documentId: doc.id,
+          journalNo: doc.journalNo,
+          attempt: attempt.retryCount + 1,
+          error: message,
+          retryable: failure.retryable,
+          ...(failure.bank ? { bank: failure.bank } : {}),
+        },
         bankKey: doc.bankKey,
         environment: doc.environment,
       });
@@ -143,13 +166,7 @@ async function send(ctx: AppContext, scope: CompanyScope, doc: JournalDocumentRo
     throw new Error(`no active ${doc.environment} connection to ${bankKey}`);
   }
   if (!doc.fileSealed) throw new Error(`${doc.journalNo} has no file to deliver`);
-  const channel = ctx.channels.open({
-    bankKey,
-    channel: profile.channel,
-    config: connection.channelSealed
-      ? (JSON.parse(ctx.encryptor.decrypt(connection.channelSealed)) as Record<string, unknown>)
-      : null,
-  });
+  const channel = ctx.channels.open(channelTargetOf(ctx, connection));
   try {
     return await channel.deliver({
       // Stable per document: a retried delivery presents the same name and is recognised.

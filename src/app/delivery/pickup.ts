@@ -1,68 +1,195 @@
-import { type ConnectionRow, listPollableConnections } from '../../db/repositories/connections.ts';
-import { getProfile } from '../../domain/conversion/index.ts';
+import type { BankChannel, InboundFile } from '../../channels/channel.ts';
+import {
+  type ConnectionRow,
+  knownFileReferences,
+  listPollableConnections,
+  recordConnectionFile,
+  updateConnection,
+} from '../../db/repositories/connections.ts';
+import { webServicesProfile } from '../../domain/banks/connectivity.ts';
 import { decodeBytes } from '../../domain/inbound/index.ts';
+import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
+import { channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
+import { channelTargetOf } from '../connections/channel-target.ts';
+import { AppError } from '../errors.ts';
 import { ingestForCompany } from '../journal/ingest.ts';
 
+type PickupResult = { files: number; failed: number };
+
 /**
- * The bank pickup job: for every active connection with a channel of its own, fetch what the bank
- * wrote for us (pain.002, statements), ingest each file through the same path as POST /journal/ingest,
- * and only then acknowledge it at the bank. A crash before the acknowledgement fetches the file
- * again next time, and ingest's content digest makes that a no-op: nothing lost, nothing twice.
+ * The bank pickup job: for every active connection with a channel of its own that is due (web services
+ * on the bank profile's schedule, SFTP every run), take what the bank wrote for us (pain.002,
+ * statements) and ingest each file through the same path as POST /journal/ingest.
+ *
+ * - SFTP: fetch, ingest, then acknowledge at the bank; a crash before the acknowledgement fetches the
+ *   file again and ingest's content digest makes that a no-op.
+ * - Web services: list the bank's files by reference, skip the references this connection has taken
+ *   (connection_files), download and ingest the rest one at a time, then record the reference. A crash
+ *   between ingest and record downloads the file once more and ingest dedupes it: nothing lost, nothing
+ *   twice, whatever the bank's NEW/DOWNLOADED flag says.
+ * A connection that fails is reported and the others go on.
  */
-export async function pickUpBankFiles(ctx: AppContext): Promise<{ files: number; failed: number }> {
+export async function pickUpBankFiles(ctx: AppContext): Promise<PickupResult> {
+  const total: PickupResult = { files: 0, failed: 0 };
+  for (const connection of await listPollableConnections(ctx.db)) {
+    if (!(await claimPoll(ctx, connection))) continue;
+    try {
+      const result = await pickUpFrom(ctx, connection);
+      total.files += result.files;
+      total.failed += result.failed;
+    } catch (error) {
+      total.failed++;
+      const failure = channelFailureOf(error);
+      if (failure.code === 'signature_invalid') await reportSignatureRefusal(ctx, connection, 'file list', failure);
+      else ctx.logger.warn({ err: error, connectionId: connection.id }, 'bank pickup failed');
+    }
+  }
+  return total;
+}
+
+/** Marks the connection polled now when its schedule says it is due (pg-boss fires the job once across workers). */
+async function claimPoll(ctx: AppContext, connection: ConnectionRow): Promise<boolean> {
+  const ws = webServicesProfile(connection.bankKey);
+  const now = ctx.clock.now();
+  if (ws && connection.polledAt) {
+    const minutes =
+      connection.environment === 'production' ? ws.download.productionEveryMinutes : ws.download.testEveryMinutes;
+    // A little slack so a once-a-minute job does not skip a beat on timer jitter.
+    if (now.getTime() - connection.polledAt.getTime() < minutes * 60_000 - 5_000) return false;
+  }
+  const scope = { platformId: connection.platformId, companyId: connection.companyId };
+  const updated = await updateConnection(ctx.db, scope, connection.id, { polledAt: now });
+  return updated !== undefined;
+}
+
+export async function pickUpFrom(ctx: AppContext, connection: ConnectionRow): Promise<PickupResult> {
+  const channel = ctx.channels.open(channelTargetOf(ctx, connection));
+  try {
+    return channel.listInbound && channel.download
+      ? await pickUpByReference(ctx, connection, channel)
+      : await pickUpAndAcknowledge(ctx, connection, channel);
+  } finally {
+    await channel.close();
+  }
+}
+
+async function ingestFile(ctx: AppContext, connection: ConnectionRow, file: InboundFile) {
+  return ingestForCompany(
+    ctx,
+    { platformId: connection.platformId, companyId: connection.companyId },
+    {
+      companyId: connection.companyId,
+      content: textOf(file.content),
+      bankKey: connection.bankKey,
+      environment: connection.environment === 'test' ? 'test' : 'production',
+      importSource: 'channel',
+    },
+  );
+}
+
+async function pickUpAndAcknowledge(
+  ctx: AppContext,
+  connection: ConnectionRow,
+  channel: BankChannel,
+): Promise<PickupResult> {
   let files = 0;
   let failed = 0;
-  for (const connection of await listPollableConnections(ctx.db)) {
-    const result = await pickUpFrom(ctx, connection);
-    files += result.files;
-    failed += result.failed;
+  for (const file of await channel.fetchInbound()) {
+    try {
+      await ingestFile(ctx, connection, file);
+      await channel.acknowledge(file);
+      files++;
+    } catch (error) {
+      // A file we cannot take stays at the bank (not acknowledged) and is reported; the rest go on.
+      failed++;
+      ctx.logger.warn({ err: error, connectionId: connection.id, file: file.name }, 'bank file not ingested');
+    }
   }
   return { files, failed };
 }
 
-export async function pickUpFrom(
+async function pickUpByReference(
   ctx: AppContext,
   connection: ConnectionRow,
-): Promise<{ files: number; failed: number }> {
-  const profile = getProfile(connection.bankKey);
-  const channel = ctx.channels.open({
-    bankKey: connection.bankKey,
-    channel: profile?.channel ?? 'unknown',
-    config: connection.channelSealed
-      ? (JSON.parse(ctx.encryptor.decrypt(connection.channelSealed)) as Record<string, unknown>)
-      : null,
-  });
+  channel: BankChannel,
+): Promise<PickupResult> {
   const scope = { platformId: connection.platformId, companyId: connection.companyId };
+  const listed = await channel.listInbound!();
+  const known = await knownFileReferences(
+    ctx.db,
+    scope,
+    connection.id,
+    listed.map((r) => r.reference),
+  );
   let files = 0;
   let failed = 0;
-  try {
-    for (const file of await channel.fetchInbound()) {
-      try {
-        await ingestForCompany(ctx, scope, {
-          companyId: connection.companyId,
-          content: textOf(file.content),
-          bankKey: connection.bankKey,
-          environment: connection.environment === 'test' ? 'test' : 'production',
-          importSource: 'channel',
-        });
-        await channel.acknowledge(file);
-        files++;
-      } catch (error) {
-        // A file we cannot take stays at the bank (not acknowledged) and is reported; the rest go on.
-        failed++;
-        ctx.logger.warn({ err: error, connectionId: connection.id, file: file.name }, 'bank file not ingested');
+  for (const ref of listed.filter((r) => !known.has(r.reference))) {
+    let file: InboundFile;
+    try {
+      file = await channel.download!(ref);
+    } catch (error) {
+      failed++;
+      const failure = channelFailureOf(error);
+      if (failure.code === 'signature_invalid') {
+        await reportSignatureRefusal(ctx, connection, 'downloadFile', failure, { fileReference: ref.reference });
+      } else {
+        ctx.logger.warn(
+          { err: error, connectionId: connection.id, fileReference: ref.reference },
+          'bank file not downloaded',
+        );
       }
+      continue;
     }
-  } finally {
-    await channel.close();
+    let documentId: string | null = null;
+    try {
+      documentId = (await ingestFile(ctx, connection, file)).body.id;
+    } catch (error) {
+      failed++;
+      // The bank's file itself is unusable (unparseable, unrecognised): recorded as taken and reported,
+      // so it is not downloaded again every poll. Anything else (the database) tries again next time.
+      if (!(error instanceof AppError) || error.status >= 500) {
+        ctx.logger.warn(
+          { err: error, connectionId: connection.id, fileReference: ref.reference },
+          'bank file not ingested',
+        );
+        continue;
+      }
+      await recordUnreadable(ctx, connection, ref.reference, error.message);
+    }
+    await recordConnectionFile(ctx.db, {
+      connectionId: connection.id,
+      fileReference: ref.reference,
+      platformId: connection.platformId,
+      companyId: connection.companyId,
+      fileType: ref.fileType,
+      documentId,
+      ingestedAt: ctx.clock.now(),
+    });
+    if (documentId) files++;
   }
   return { files, failed };
+}
+
+async function recordUnreadable(ctx: AppContext, connection: ConnectionRow, fileReference: string, reason: string) {
+  ctx.logger.warn({ connectionId: connection.id, fileReference, reason }, 'bank file could not be ingested');
+  await ctx.db.transaction((tx) =>
+    recordEvent(ctx, tx, {
+      platformId: connection.platformId,
+      companyId: connection.companyId,
+      type: 'bank.file_unreadable',
+      message: `bank file ${fileReference} from ${connection.bankKey} could not be ingested: ${reason}`,
+      metadata: { connectionId: connection.id, fileReference, reason },
+      bankKey: connection.bankKey,
+      environment: connection.environment,
+      connectionId: connection.id,
+    }),
+  );
 }
 
 /** Bank files come in their own encodings (UTF-8, Windows-1250/1252, ISO-8859-2 ...): decode as the parser would. */
 function textOf(bytes: Uint8Array): string {
   const decoded = decodeBytes(bytes);
-  if ('error' in decoded) throw new Error(decoded.error);
+  if ('error' in decoded) throw new AppError(422, 'unparseable_file', decoded.error);
   return decoded.text;
 }

@@ -75,8 +75,8 @@ function signatureNodes(xml: string): { nodes: Element[] } | { error: string } {
   try {
     const errors: string[] = [];
     doc = new DOMParser({
-      onError: (level: string, message: string) => {
-        if (level !== 'warning') errors.push(message);
+      errorHandler: (level: string, message: unknown) => {
+        if (level !== 'warning') errors.push(String(message));
       },
     }).parseFromString(xml, 'text/xml') as unknown as Document;
     if (errors.length > 0 || !doc.documentElement) return { error: 'not well-formed XML' };

@@ -1,6 +1,6 @@
-import { and, asc, eq, isNotNull } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNotNull, lte } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { connections } from '../schema/index.ts';
+import { connectionFiles, connections } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
 export type ConnectionRow = typeof connections.$inferSelect;
@@ -85,4 +85,91 @@ export async function setConnectionSigningCert(
     .update(connections)
     .set({ signingCertSealed: cert.sealed, signingCertSubject: cert.subject, signingCertExpiry: cert.expiry })
     .where(and(inCompany(connections, scope), eq(connections.id, connectionId)));
+}
+
+export type ConnectionPatch = Partial<Omit<typeof connections.$inferInsert, 'id' | 'platformId' | 'companyId'>>;
+
+/** Changes a connection of the company (certificates, settings, status ...); answers the row after. */
+export async function updateConnection(
+  q: Executor,
+  scope: CompanyScope,
+  connectionId: string,
+  patch: ConnectionPatch,
+): Promise<ConnectionRow | undefined> {
+  const rows = await q
+    .update(connections)
+    .set(patch)
+    .where(and(inCompany(connections, scope), eq(connections.id, connectionId)))
+    .returning();
+  return rows[0];
+}
+
+/** The company's connection, locked for the caller's transaction (activation, settings). */
+export async function lockConnection(
+  q: Executor,
+  scope: CompanyScope,
+  connectionId: string,
+): Promise<ConnectionRow | undefined> {
+  const rows = await q
+    .select()
+    .from(connections)
+    .where(and(inCompany(connections, scope), eq(connections.id, connectionId)))
+    .for('update')
+    .limit(1);
+  return rows[0];
+}
+
+/** The company's connections to one bank (both environments), for the per-company bank settings. */
+export async function listBankConnections(q: Executor, scope: CompanyScope, bankKey: string): Promise<ConnectionRow[]> {
+  return q
+    .select()
+    .from(connections)
+    .where(and(inCompany(connections, scope), eq(connections.bankKey, bankKey)))
+    .orderBy(asc(connections.environment));
+}
+
+/** Active connections whose own certificate expires by `before`, across all tenants: the renewal job's work list. */
+export async function listCertificatesExpiringBy(q: Executor, before: Date): Promise<ConnectionRow[]> {
+  return q
+    .select()
+    .from(connections)
+    .where(
+      and(
+        eq(connections.status, 'active'),
+        isNotNull(connections.clientCertPem),
+        lte(connections.clientCertExpiry, before),
+      ),
+    )
+    .orderBy(asc(connections.clientCertExpiry));
+}
+
+/** Which of these bank file references the connection has taken already. */
+export async function knownFileReferences(
+  q: Executor,
+  scope: CompanyScope,
+  connectionId: string,
+  references: string[],
+): Promise<Set<string>> {
+  if (references.length === 0) return new Set();
+  const rows = await q
+    .select({ ref: connectionFiles.fileReference })
+    .from(connectionFiles)
+    .where(
+      and(
+        inCompany(connectionFiles, scope),
+        eq(connectionFiles.connectionId, connectionId),
+        inArray(connectionFiles.fileReference, references),
+      ),
+    );
+  return new Set(rows.map((r) => r.ref));
+}
+
+/** Records a bank file as taken; false when it was recorded already (another worker took it). */
+export async function recordConnectionFile(q: Executor, row: typeof connectionFiles.$inferInsert): Promise<boolean> {
+  const rows = await q
+    .insert(connectionFiles)
+    .values(row)
+    .onConflictDoNothing()
+    .returning({ ref: connectionFiles.fileReference });
+  return rows.length > 0;
 }

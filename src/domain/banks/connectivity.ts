@@ -17,7 +17,12 @@ export type ConnectivityProfile = {
   endpoint?: { production?: string; test?: string; targetId?: string };
   activation?: { kind: 'TRANSFER_KEY' | 'SMS_ACTIVATION_CODE' | 'PIN' | 'INI_HIA_LETTERS' | 'NONE'; fields: string[] };
   crypto?: { sigAlg: 'RSA_SHA256'; keyBits: number; encryptionRequired: boolean; compression?: 'GZIP' };
-  fileTypes?: { paymentUpload: string; statusDownload: string; statementDownload: string };
+  fileTypes?: {
+    paymentUpload: string;
+    statusDownload: string;
+    statementDownload: string;
+    notificationDownload?: string;
+  };
   sftpWizard?: { defaultPort: number; fields: WizardField[]; uploadDir: string; downloadDir: string };
   ebics?: { version: 'H004' | 'H005'; orderTypes: Record<string, string>; fields: WizardField[] };
   /** Finnish web services (FI_WS): what the channel and the activation routes use, as data. */
@@ -109,7 +114,12 @@ const SPECIFIC: Record<string, Omit<ConnectivityProfile, 'bankKey' | 'bankName' 
       fields: ['holderName', 'signerId', 'country', 'activationCode', 'senderId'],
     },
     crypto: { sigAlg: 'RSA_SHA256', keyBits: 2048, encryptionRequired: false },
-    fileTypes: { paymentUpload: 'NDCORPAYS', statusDownload: 'NDCORPAYL', statementDownload: 'NDCAMT53L' },
+    fileTypes: {
+      paymentUpload: 'NDCORPAYS',
+      statusDownload: 'NDCORPAYL',
+      statementDownload: 'NDCAMT53L',
+      notificationDownload: 'NDCAMT54L',
+    },
   },
   op: {
     environments: ['test', 'production'],
@@ -125,6 +135,7 @@ const SPECIFIC: Record<string, Omit<ConnectivityProfile, 'bankKey' | 'bankName' 
       paymentUpload: 'pain.001.001.09',
       statusDownload: 'pain.002.001.10',
       statementDownload: 'camt.053.001.02',
+      notificationDownload: 'camt.054.001.02',
     },
   },
   'danske-fi': {
@@ -174,6 +185,11 @@ function defaultsFor(channel: ChannelKind): Omit<ConnectivityProfile, 'bankKey' 
 /** The web-services data of a bank, when it connects over Finnish web services of family A or B. */
 export function webServicesProfile(bankKey: string): WebServicesProfile | undefined {
   return SPECIFIC[bankKey]?.webServices;
+}
+
+/** The file types a bank's channel uploads and downloads. */
+export function fileTypesOf(bankKey: string): ConnectivityProfile['fileTypes'] {
+  return SPECIFIC[bankKey]?.fileTypes;
 }
 
 export function connectivityProfiles(): ConnectivityProfile[] {

@@ -1,0 +1,13 @@
+/**
+ * A sandbox deployment's simulated web-services banks (src/simulators), as the use cases see them:
+ * which banks are simulated, and the activation each issues for a new test connection (the transfer
+ * key or the SMS activation code a real bank would post or text), shown in the readiness.
+ */
+export type SandboxActivation =
+  | { family: 'A'; userId: string; pin: string }
+  | { family: 'B'; holderName: string; signerId: string; country: string; activationCode: string };
+
+export type SandboxBanks = {
+  simulates(bankKey: string): boolean;
+  issueActivation(bankKey: string, company: { name: string }): SandboxActivation;
+};
