@@ -228,3 +228,8 @@ function serial(): string {
   bytes[0] = (bytes[0] ?? 0) & 0x7f;
   return bytes.toString('hex');
 }
+
+/** The subject fields of a certificate (what a renewal request repeats). */
+export function certificateSubjectFields(certPem: string): SubjectFields {
+  return fieldsOf(new x509.X509Certificate(certPem).subjectName);
+}

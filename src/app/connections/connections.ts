@@ -1,42 +1,22 @@
 import {
   type ConnectionRow,
   findConnection,
+  findConnectionFor,
   listConnections,
   upsertConnection,
 } from '../../db/repositories/connections.ts';
+import { webServicesProfile } from '../../domain/banks/connectivity.ts';
+import { initialConnectionStatus } from '../../domain/connections/status.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { requireCompanyAdmin, requireCompanyAdminOrToken } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
+import { findCompany } from '../../db/repositories/companies.ts';
+import { connectionView } from './view.ts';
 
 export const ENVIRONMENTS = ['test', 'production'] as const;
-
-/**
- * A connection with its readiness: whether payments can be delivered through it now, and what is
- * missing otherwise. Converted-only banks need no channel, so they are ready once created.
- */
-function view(row: ConnectionRow) {
-  const profile = getProfile(row.bankKey);
-  const hostToHost = profile?.deliveryMode === 'host-to-host';
-  const missing: string[] = [];
-  if (hostToHost && row.status !== 'active') missing.push('activation');
-  return {
-    id: row.id,
-    platformId: row.platformId,
-    companyId: row.companyId,
-    bankKey: row.bankKey,
-    bankName: profile?.bankName ?? row.bankKey,
-    environment: row.environment,
-    status: row.status,
-    deliveryMode: profile?.deliveryMode ?? 'converted-only',
-    createdAt: row.createdAt.toISOString(),
-    signingCertSubject: row.signingCertSubject,
-    signingCertExpiry: row.signingCertExpiry?.toISOString() ?? null,
-    readiness: { ready: missing.length === 0, missing },
-  };
-}
 
 export async function listCompanyConnections(
   ctx: AppContext,
@@ -46,7 +26,7 @@ export async function listCompanyConnections(
 ) {
   requireCompanyAdminOrToken(principal, platformId, companyId);
   const rows = await listConnections(ctx.db, { platformId, companyId });
-  return { items: rows.map(view) };
+  return { items: await Promise.all(rows.map((row) => connectionView(ctx, row))) };
 }
 
 export async function getCompanyConnection(
@@ -59,7 +39,7 @@ export async function getCompanyConnection(
   requireCompanyAdminOrToken(principal, platformId, companyId);
   const row = await findConnection(ctx.db, { platformId, companyId }, connectionId);
   if (!row) throw notFound('connection');
-  return view(row);
+  return connectionView(ctx, row);
 }
 
 /** Creates the connection, or returns the existing one for that bank and environment. */
@@ -74,7 +54,10 @@ export async function createConnection(
   const environment = input.environment ?? 'production';
   if (!(ENVIRONMENTS as readonly string[]).includes(environment))
     throw badRequest('environment must be test or production');
+  const existing = await findConnectionFor(ctx.db, input, profile.key, environment);
+  if (existing) return connectionView(ctx, existing);
   const id = ctx.ids.next('conn');
+  const simulated = await sandboxSimulation(ctx, input, profile.key, environment);
   const row = await ctx.db.transaction(async (tx) => {
     const connection = await upsertConnection(tx, {
       id,
@@ -83,8 +66,9 @@ export async function createConnection(
       bankKey: profile.key,
       environment,
       // A converted-only bank needs no channel; a host-to-host one waits for its activation.
-      status: profile.deliveryMode === 'host-to-host' ? 'pending-activation' : 'active',
+      status: initialConnectionStatus(profile.deliveryMode),
       createdAt: ctx.clock.now(),
+      ...(simulated ?? {}),
     });
     if (connection.id === id) {
       await recordEvent(ctx, tx, {
@@ -93,7 +77,13 @@ export async function createConnection(
         type: 'connection.created',
         message: `connection ${id} to ${profile.key} (${environment}) created`,
         actorUserId: session.user.id,
-        metadata: { connectionId: id, bankKey: profile.key, environment, status: connection.status },
+        metadata: {
+          connectionId: id,
+          bankKey: profile.key,
+          environment,
+          status: connection.status,
+          ...(simulated ? { simulatedBank: true } : {}),
+        },
         bankKey: profile.key,
         environment,
         connectionId: id,
@@ -101,5 +91,29 @@ export async function createConnection(
     }
     return connection;
   });
-  return view(row);
+  return connectionView(ctx, row);
+}
+
+/**
+ * In a sandbox deployment, a test-environment connection to a simulated web-services bank (op,
+ * nordea-fi) points at the simulator, and the simulator issues the activation a real bank would post
+ * or text (transfer key, activation code): the readiness shows it, and the user activates with it.
+ */
+async function sandboxSimulation(
+  ctx: AppContext,
+  scope: { platformId: string; companyId: string },
+  bankKey: string,
+  environment: string,
+) {
+  const banks = ctx.sandboxBanks;
+  if (!ctx.config.sandbox || environment !== 'test' || !banks?.simulates(bankKey) || !webServicesProfile(bankKey)) {
+    return undefined;
+  }
+  const company = await findCompany(ctx.db, { platformId: scope.platformId }, scope.companyId);
+  const activation = banks.issueActivation(bankKey, { name: company?.name ?? 'Sandbox Company' });
+  const customerId = activation.family === 'A' ? activation.userId : activation.signerId;
+  return {
+    channelSealed: ctx.encryptor.encrypt(JSON.stringify({ kind: 'fi-ws', customerId, simulator: true })),
+    sandboxActivationSealed: ctx.encryptor.encrypt(JSON.stringify(activation)),
+  };
 }

@@ -58,13 +58,33 @@ import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-re
 export type SubmitOutcome = { replayed: boolean; keyConfirmed: boolean; body: SubmitResponse };
 export type SubmitResponse = ReturnType<typeof documentView> & { xml: string; warnings?: unknown[] };
 
-/** Who may submit: an API key, or an installed application's token for a company its user administers. */
-type Submitter = KeyPrincipal | TokenPrincipal;
+/**
+ * Who may submit: an API key, an installed application's token for a company its user administers,
+ * or the service itself on an admin's behalf (a connection's test payment: nothing to check again).
+ */
+export type Submitter = KeyPrincipal | TokenPrincipal | { kind: 'service'; platformId: string };
 
 function submitter(principal: Principal, companyId: string): Submitter {
   if (principal.kind === 'session') throw new AppError(403, 'forbidden', 'this route takes an API key or a token');
   assertTokenReaches(principal, companyId);
   return principal;
+}
+
+/**
+ * 409 connection_not_ready for a host-to-host submit whose company has no active connection to the
+ * bank in the environment (DESIGN.md, Bank connectivity): refused now rather than failing at delivery.
+ */
+function connectionNotReady(input: SubmitInput, company: SubmitContext): AppError | undefined {
+  if (company.connectionStatus === 'active') return undefined;
+  const missing = company.connectionStatus === null ? ['connection'] : ['activation'];
+  return new AppError(
+    409,
+    'connection_not_ready',
+    company.connectionStatus === null
+      ? `the company has no ${input.environment} connection to ${input.bankKey}; create and activate one first`
+      : `the company's ${input.environment} connection to ${input.bankKey} is not active yet (${company.connectionStatus})`,
+    { bankKey: input.bankKey, environment: input.environment, missing },
+  );
 }
 
 /** The 201 body of a journaled document: the metadata, the generated file and any warnings. */
@@ -127,11 +147,15 @@ function companySettings(settings: { chargeBearer?: string; executionDateOffsetD
 }
 
 export function submitPayment(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
-  return inSpan('journal.submit', () => countSubmit(ctx.metrics, input, journalSubmit(ctx, principal, input)));
+  return submitAs(ctx, submitter(principal, input.companyId), input);
 }
 
-async function journalSubmit(ctx: AppContext, principal: Principal, input: SubmitInput): Promise<SubmitOutcome> {
-  const key = submitter(principal, input.companyId);
+/** The submit for a submitter already established (an API key's or token's request, or a connection's test payment). */
+export function submitAs(ctx: AppContext, key: Submitter, input: SubmitInput): Promise<SubmitOutcome> {
+  return inSpan('journal.submit', () => countSubmit(ctx.metrics, input, journalSubmit(ctx, key, input)));
+}
+
+async function journalSubmit(ctx: AppContext, key: Submitter, input: SubmitInput): Promise<SubmitOutcome> {
   const profile = getProfile(input.bankKey);
   if (!profile)
     throw new AppError(404, 'not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {
@@ -174,6 +198,18 @@ async function submitWithContext(
     );
   }
   const digest = submitRequestDigest(input);
+  // Test submits have no billing gates to pass first: the connection is checked before converting.
+  // (Production ones check it inside the journaling transaction, after the billing gates.)
+  const notReady = hostToHost ? connectionNotReady(input, company) : undefined;
+  if (notReady && input.environment !== 'production') {
+    if (company.recent) return 'stale-context';
+    if (idempotencyKey !== undefined) {
+      const earlier = await findOutboundForSubmit(ctx.db, scope, idempotencyKey, messageId);
+      const outcome = resolveEarlier(ctx, earlier, idempotencyKey, messageId, digest);
+      if (outcome) return { ...outcome, keyConfirmed: false };
+    }
+    throw notReady;
+  }
 
   const now = ctx.clock.now();
   const settings = companySettings(company.settings);
@@ -308,7 +344,7 @@ async function submitWithContext(
 
   // Twice at most: an earlier document that retention removed between the claim and the read is gone.
   for (let attempt = 0; attempt < 2; attempt++) {
-    const done = await journalEntry(ctx, principal, scope, key, docMessageId, entry, company.text);
+    const done = await journalEntry(ctx, principal, scope, key, docMessageId, entry, company.text, notReady);
     if ('refused' in done) {
       if (done.refused === 'stale-context') return 'stale-context';
       if (principal.kind === 'key') forgetApiKey(ctx, principal.keyId);
@@ -352,6 +388,7 @@ async function journalEntry(
   messageId: string | null,
   entry: OutboundEntry,
   context: string | null,
+  notReady: AppError | undefined,
 ): Promise<SubmitAnswer> {
   // A token was found live when the request arrived; only a key is checked again in the statement.
   const apiKeyId = principal.kind === 'key' ? principal.keyId : null;
@@ -364,6 +401,8 @@ async function journalEntry(
     const claim = await claimSubmit(tx, scope, key, messageId);
     if (claim !== 'clear') return { claim };
     await passBillingGates(ctx, tx, scope);
+    // After the billing gates (DESIGN.md: a sandbox shows the 402 for any bank).
+    if (notReady) throw notReady;
     return journalInTransaction(tx, batchItem(scope, key, messageId, entry, { apiKeyId, context: null }));
   });
 }

@@ -31,6 +31,8 @@ export type SubmitContext = {
   companyPlatformId: string | undefined;
   /** connections.settings of the company's connection to the bank in the environment, when in scope. */
   settings: { chargeBearer?: string; executionDateOffsetDays?: number } | null;
+  /** Status of the company's connection to the bank in the environment; null when it has none. */
+  connectionStatus: string | null;
   /** Enabled approval policies of the company, oldest first (only when the company is in scope). */
   policies: SubmitPolicy[];
   /**
@@ -46,6 +48,7 @@ export type SubmitContext = {
 type ContextJson = {
   platform_id: string;
   settings: SubmitContext['settings'];
+  connection_status?: string | null;
   policies: Array<{
     id: string;
     enabled: boolean;
@@ -74,11 +77,14 @@ export async function loadSubmitContext(
     values: [scope.platformId, scope.companyId, bankKey, environment],
   });
   const text = result.rows[0]?.context ?? null;
-  if (text === null) return { companyPlatformId: undefined, settings: null, policies: [], text: null };
+  if (text === null) {
+    return { companyPlatformId: undefined, settings: null, connectionStatus: null, policies: [], text: null };
+  }
   const row = JSON.parse(text) as ContextJson;
   return {
     companyPlatformId: row.platform_id,
     settings: row.settings ?? null,
+    connectionStatus: row.connection_status ?? null,
     policies: (row.policies ?? []).map((p) => ({
       id: p.id,
       enabled: p.enabled,
