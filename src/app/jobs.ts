@@ -14,6 +14,8 @@ export const QUEUES = {
   journalRetention: 'journal-retention',
   /** The delivery relay's minute sweep, behind each worker's 100 ms polling loop (a safety net). */
   deliveryRelay: 'delivery-relay',
+  /** Daily: renews web-services certificates inside their renewal window. */
+  certificateRenewal: 'certificate-renewal',
   /** Webhooks: a minute sweep (dispatch the outbox, send due deliveries) behind each worker's polling loop. */
   webhooks: 'webhooks',
 } as const;

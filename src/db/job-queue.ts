@@ -12,6 +12,7 @@ const QUEUE_OPTIONS: Record<string, { retryLimit: number; retryDelay: number; re
   [QUEUES.bankPickup]: { retryLimit: 1, retryDelay: 30, retryBackoff: false },
   [QUEUES.journalRetention]: { retryLimit: 2, retryDelay: 60, retryBackoff: true },
   [QUEUES.deliveryRelay]: { retryLimit: 0, retryDelay: 60, retryBackoff: false },
+  [QUEUES.certificateRenewal]: { retryLimit: 2, retryDelay: 300, retryBackoff: true },
 };
 
 export type JobQueueHandle = { queue: JobQueue; boss: PgBoss; stop(): Promise<void> };

@@ -13,6 +13,7 @@ import { registerServiceVersion } from './plugins/service-version.ts';
 import { registerTracing } from './plugins/tracing.ts';
 import { accountsRoutes } from './routes/accounts.ts';
 import { authRoutes } from './routes/auth.ts';
+import { bankSettingsRoutes } from './routes/bank-settings.ts';
 import { connectionRoutes } from './routes/connections.ts';
 import { conversionRoutes } from './routes/conversion.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
@@ -100,6 +101,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(conversionRoutes, services);
   await app.register(inboundRoutes, services);
   await app.register(connectionRoutes, services);
+  await app.register(bankSettingsRoutes, services);
   await app.register(journalSubmitRoutes, services);
   await app.register(journalIngestRoutes, services);
   await app.register(journalReadRoutes, services);

@@ -14,6 +14,7 @@ import type { PrometheusMetrics } from '../platform/prometheus.ts';
 import { createWorkerHealth, type WorkerHealth } from '../workers/health.ts';
 import { buildContext } from './context.ts';
 import { processMetrics, registerOperationsGauges, withHeartbeat } from './observability.ts';
+import { type RunningSandboxBanks, startSandboxBanks } from './sandbox-banks.ts';
 
 /** The service version, 0.x, from package.json. */
 export const SERVICE_VERSION: string = (createRequire(import.meta.url)('../../package.json') as { version: string })
@@ -57,6 +58,11 @@ export async function openRuntime(
   const jobQueue = await openJobQueue(databaseUrl, logger, { supervise: config.role !== 'api' });
   const metrics = processMetrics({ version: SERVICE_VERSION, role: config.role });
   const workers = config.role === 'api' ? undefined : createWorkerHealth(systemClock, config.workerStallSeconds * 1000);
+  // A sandbox runs its own simulated web-services banks (op, nordea-fi) beside the demo bank.
+  let sandboxBanks: RunningSandboxBanks | undefined;
+  if (config.sandbox) {
+    sandboxBanks = await startSandboxBanks({ stateDir: path.join(config.dataDir, 'bank-simulators'), logger });
+  }
   const ctx = buildContext({
     db: database.db,
     config,
@@ -65,6 +71,8 @@ export async function openRuntime(
     encryptor,
     mailer: fileDropMailer(path.join(config.dataDir, 'outbox')),
     metrics: workers ? withHeartbeat(metrics.metrics, workers.beat) : metrics.metrics,
+    ...(sandboxBanks ? { sandboxBanks } : {}),
+    softwareId: `payops ${SERVICE_VERSION}`,
   });
   registerOperationsGauges(metrics, ctx, database.pool);
 
@@ -75,6 +83,7 @@ export async function openRuntime(
     workers,
     async close() {
       await jobQueue.stop();
+      await sandboxBanks?.close();
       await database.close();
       await embedded?.stop();
     },

@@ -3,6 +3,7 @@ import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
 import { type DeliveryJob, deliverDocument } from '../app/delivery/deliver-document.ts';
 import { replyAsDemoBank } from '../app/delivery/demo-bank-reply.ts';
+import { renewExpiringCertificates } from '../app/connections/renew.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { relayQueuedDeliveries } from '../app/delivery/relay.ts';
 import { QUEUES } from '../app/jobs.ts';
@@ -57,7 +58,13 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
       if (job) await replyAsDemoBank(ctx, job.data);
     },
   );
-  // Every minute: files the banks wrote for us on channels we poll (SFTP).
+  // Daily at 04:13 UTC: web-services certificates inside their renewal window are renewed.
+  await boss.schedule(QUEUES.certificateRenewal, '13 4 * * *');
+  await boss.work(QUEUES.certificateRenewal, async () => {
+    await renewExpiringCertificates(ctx);
+  });
+  // Every minute: files the banks wrote for us on channels we poll (SFTP every run; web services on
+  // the bank profile's schedule).
   await boss.schedule(QUEUES.bankPickup, '* * * * *');
   await boss.work(QUEUES.bankPickup, async () => {
     await pickUpBankFiles(ctx);

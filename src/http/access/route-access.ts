@@ -122,6 +122,13 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /connections/:id': { key: 'admin_required', session: 'accept', token: 'banks:read' },
   'POST /connections': { key: 'admin_required', session: 'accept', token: 'never' },
   'PUT /connections/:id/signing-cert': { key: 'admin_required', session: 'accept', token: 'never' },
+  'POST /connections/:id/activate-op': { key: 'admin_required', session: 'accept', token: 'never' },
+  'POST /connections/:id/activate-nordea': { key: 'admin_required', session: 'accept', token: 'never' },
+  'PUT /connections/:id/settings': { key: 'admin_required', session: 'accept', token: 'never' },
+  'POST /connections/:id/test-payment': { key: 'admin_required', session: 'accept', token: 'never' },
+  // Per-company bank settings belong with the connections (an admin's to change, a member's to read)
+  'GET /bank-settings/:bankKey': { key: 'admin_required', session: 'accept', token: 'never' },
+  'PUT /bank-settings/:bankKey': { key: 'admin_required', session: 'accept', token: 'never' },
 
   // Webhooks: closed to tokens even with webhooks:manage (DESIGN.md)
   'POST /webhooks': { key: 'accept', session: 'accept', token: 'never' },

@@ -1,12 +1,19 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { createConnection, getCompanyConnection, listCompanyConnections } from '../../app/connections/connections.ts';
+import { activateConnection } from '../../app/connections/activate.ts';
+import { putChannelSettings } from '../../app/connections/settings.ts';
 import { pinSigningCertificate } from '../../app/connections/signing-cert.ts';
+import { sendTestPayment } from '../../app/connections/test-payment.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
 const Scope = Type.Object({ platformId: Type.String({ maxLength: 64 }), companyId: Type.String({ maxLength: 64 }) });
+const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+// Field formats (user id 10 digits, transfer key 16, SMS code 10 ...) are checked by the use case
+// against the bank's connectivity profile, which answers 400 naming the field.
+const field = (description: string) => Type.String({ minLength: 1, maxLength: 128, description });
 
 export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.get(
@@ -73,5 +80,144 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
     },
     async (request) =>
       pinSigningCertificate(ctx, principalOf(request), { connectionId: request.params.id, ...request.body }),
+  );
+
+  app.post(
+    '/connections/:id/activate-op',
+    {
+      schema: {
+        tags: ['connections'],
+        description:
+          'Activate a family A web-services connection (OP, Samlink banks): the service makes the key pair and PKCS#10 request and enrols it with the one-time transfer key.',
+        params: IdParams,
+        body: Type.Object(
+          {
+            platformId: Type.String({ maxLength: 64 }),
+            companyId: Type.String({ maxLength: 64 }),
+            userId: field('web-services user id (agreement number, 10 digits)'),
+            pin: field('one-time transfer key (16 digits)'),
+          },
+          { additionalProperties: false },
+        ),
+        response: errorResponses(400, 401, 403, 404, 502),
+      },
+    },
+    async (request) => {
+      const { platformId, companyId, userId, pin } = request.body;
+      return activateConnection(ctx, principalOf(request), {
+        connectionId: request.params.id,
+        platformId,
+        companyId,
+        family: 'A',
+        fields: { userId, pin },
+      });
+    },
+  );
+
+  app.post(
+    '/connections/:id/activate-nordea',
+    {
+      schema: {
+        tags: ['connections'],
+        description:
+          'Activate a family B web-services connection (Nordea): the certificate request is authenticated by HMAC-SHA1 keyed with the 10-digit SMS activation code.',
+        params: IdParams,
+        body: Type.Object(
+          {
+            platformId: Type.String({ maxLength: 64 }),
+            companyId: Type.String({ maxLength: 64 }),
+            holderName: field('company or user name as in the agreement'),
+            signerId: field('signer (user) id'),
+            country: field('two-letter country code (FI, EE, LT, LV)'),
+            activationCode: field('10-digit activation code sent by SMS'),
+            senderId: Type.Optional(field('sender id (service bureau); defaults to the signer id')),
+          },
+          { additionalProperties: false },
+        ),
+        response: errorResponses(400, 401, 403, 404, 502),
+      },
+    },
+    async (request) => {
+      const { platformId, companyId, ...fields } = request.body;
+      return activateConnection(ctx, principalOf(request), {
+        connectionId: request.params.id,
+        platformId,
+        companyId,
+        family: 'B',
+        fields,
+      });
+    },
+  );
+
+  app.post(
+    '/connections/:id/test-payment',
+    {
+      schema: {
+        tags: ['connections'],
+        description:
+          "Send the bank's test payment through a test-environment connection; the readiness shows its outcome (lastTestPayment).",
+        params: IdParams,
+        body: Scope,
+        response: {
+          202: Type.Object({ documentId: Type.String(), journalNo: Type.String() }),
+          ...errorResponses(400, 401, 403, 404, 409),
+        },
+      },
+    },
+    async (request, reply) =>
+      reply
+        .status(202)
+        .send(await sendTestPayment(ctx, principalOf(request), { connectionId: request.params.id, ...request.body })),
+  );
+
+  app.put(
+    '/connections/:id/settings',
+    {
+      schema: {
+        tags: ['connections'],
+        description:
+          'Channel settings: `sftp` for an SFTP bank (activates the connection), `webServices` for a Finnish web-services bank. Secrets (privateKey, passphrase, password) are write-only: never answered, kept when omitted.',
+        params: IdParams,
+        body: Type.Object(
+          {
+            platformId: Type.String({ maxLength: 64 }),
+            companyId: Type.String({ maxLength: 64 }),
+            sftp: Type.Optional(
+              Type.Object(
+                {
+                  host: Type.String({ minLength: 1, maxLength: 255 }),
+                  port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
+                  username: Type.String({ minLength: 1, maxLength: 128 }),
+                  hostKeySha256: Type.String({ minLength: 1, maxLength: 128 }),
+                  inboundDir: Type.String({ minLength: 1, maxLength: 512 }),
+                  outboundDir: Type.String({ minLength: 1, maxLength: 512 }),
+                  archiveDir: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
+                  privateKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16384 })),
+                  passphrase: Type.Optional(Type.String({ maxLength: 1024 })),
+                  password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+            webServices: Type.Optional(
+              Type.Object(
+                {
+                  customerId: Type.Optional(Type.String({ minLength: 1, maxLength: 16 })),
+                  targetId: Type.Optional(Type.String({ minLength: 1, maxLength: 80 })),
+                  senderId: Type.Optional(Type.String({ minLength: 1, maxLength: 35 })),
+                  fileServiceUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+                  certServiceUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+                },
+                { additionalProperties: false },
+              ),
+            ),
+          },
+          { additionalProperties: false },
+        ),
+        response: errorResponses(400, 401, 403, 404),
+      },
+    },
+    async (request) =>
+      putChannelSettings(ctx, principalOf(request), { connectionId: request.params.id, ...request.body }),
   );
 };

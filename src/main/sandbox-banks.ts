@@ -1,0 +1,87 @@
+import { randomInt } from 'node:crypto';
+import path from 'node:path';
+import type { SandboxActivation, SandboxBanks } from '../app/sandbox/sandbox-banks.ts';
+import { fileTypesOf, webServicesProfile } from '../domain/banks/connectivity.ts';
+import type { Logger } from '../platform/logger.ts';
+import { startWsBankSimulator, type WsBankSimulator } from '../simulators/ws-bank/server.ts';
+import type { SimulatorEndpoints } from './channels.ts';
+
+/** The banks a sandbox deployment simulates: one of each web-services family. */
+const SIMULATED = ['op', 'nordea-fi'] as const;
+
+export type RunningSandboxBanks = SandboxBanks & {
+  endpoints(bankKey: string): SimulatorEndpoints | undefined;
+  simulator(bankKey: string): WsBankSimulator | undefined;
+  close(): Promise<void>;
+};
+
+function digits(n: number): string {
+  let out = String(1 + randomInt(9));
+  while (out.length < n) out += String(randomInt(10));
+  return out;
+}
+
+/** Nordea wants the agreement's name as written there: capitals, at most 64 characters, no legal-form suffix. */
+function holderNameOf(companyName: string): string {
+  const name = companyName
+    .toUpperCase()
+    .replace(/\b(OY|OYJ|AB|AS|LTD|GMBH)\b\.?/g, '')
+    .replace(/[^A-Z0-9ÅÄÖ &.-]/g, '')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, 64);
+  return name || 'SANDBOX COMPANY';
+}
+
+/**
+ * Starts the sandbox's bank simulators (SANDBOX=true): OP (family A) and Nordea (family B) over HTTPS
+ * on loopback, each on a free port, their CA, keys, issued activations and files kept under
+ * `stateDir` so a restart keeps every enrolled certificate valid and every pinned bank certificate
+ * the same. Test-environment `op` and `nordea-fi` connections are pointed at them.
+ */
+export async function startSandboxBanks(options: {
+  stateDir?: string | undefined;
+  now?: () => Date;
+  logger: Logger;
+}): Promise<RunningSandboxBanks> {
+  const running = new Map<string, WsBankSimulator>();
+  for (const bankKey of SIMULATED) {
+    const ws = webServicesProfile(bankKey);
+    const fileTypes = fileTypesOf(bankKey);
+    if (!ws || !fileTypes) continue;
+    const sim = await startWsBankSimulator({
+      family: ws.family,
+      bankKey,
+      fileTypes,
+      ...(options.stateDir ? { stateFile: path.join(options.stateDir, `${bankKey}.json`) } : {}),
+      ...(options.now ? { now: options.now } : {}),
+    });
+    running.set(bankKey, sim);
+  }
+  options.logger.info(
+    { simulators: [...running.values()].map((s) => ({ bankKey: s.bankKey, fileService: s.fileServiceUrl })) },
+    'sandbox bank simulators started',
+  );
+  return {
+    simulates: (bankKey) => running.has(bankKey),
+    simulator: (bankKey) => running.get(bankKey),
+    endpoints(bankKey) {
+      const sim = running.get(bankKey);
+      return sim
+        ? { fileServiceUrl: sim.fileServiceUrl, certServiceUrl: sim.certServiceUrl, caPem: sim.caPem }
+        : undefined;
+    },
+    issueActivation(bankKey, company): SandboxActivation {
+      const sim = running.get(bankKey);
+      if (!sim) throw new Error(`no ${bankKey} simulator runs here`);
+      if (sim.family === 'A') return { family: 'A', ...sim.issueTransferKey(digits(10)) };
+      return {
+        family: 'B',
+        ...sim.issueActivationCode({ signerId: digits(8), holderName: holderNameOf(company.name), country: 'FI' }),
+      };
+    },
+    async close() {
+      await Promise.all([...running.values()].map((s) => s.close()));
+    },
+  };
+}
