@@ -15,6 +15,7 @@ import { buildApp } from '../src/http/app.ts';
 import { buildContext } from '../src/main/context.ts';
 import { processMetrics, registerOperationsGauges, withHeartbeat } from '../src/main/observability.ts';
 import { SERVICE_VERSION } from '../src/main/runtime.ts';
+import { type RunningSandboxBanks, startSandboxBanks } from '../src/main/sandbox-banks.ts';
 import { type Clock, systemClock } from '../src/platform/clock.ts';
 import { loadConfig } from '../src/platform/config.ts';
 import { createEncryptor } from '../src/platform/encryption.ts';
@@ -70,6 +71,8 @@ export type TestApp = {
   metrics: PrometheusMetrics | undefined;
   mails: Mail[];
   databaseUrl: string;
+  /** The sandbox's bank simulators, when started (`sandboxBanks: true`). */
+  banks: RunningSandboxBanks | undefined;
   request(options: InjectOptions): Promise<LightMyRequestResponse>;
   close(): Promise<void>;
 };
@@ -83,6 +86,8 @@ export type TestAppOptions = {
   workers?: boolean;
   /** Count into a Prometheus registry served at /metrics (METRICS_TOKEN from `env` guards it). */
   metrics?: boolean;
+  /** Start the sandbox's OP and Nordea bank simulators (on the test's clock), as a sandbox deployment does. */
+  sandboxBanks?: boolean;
 };
 
 let ipCounter = 0;
@@ -114,6 +119,10 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ? createWorkerHealth(options.clock ?? systemClock, config.workerStallSeconds * 1000)
     : undefined;
   const portMetrics = prom?.metrics ?? noMetrics;
+  const clock = options.clock;
+  const banks = options.sandboxBanks
+    ? await startSandboxBanks({ logger, ...(clock ? { now: () => clock.now() } : {}) })
+    : undefined;
   const ctx = buildContext({
     db: pool.db,
     config,
@@ -123,6 +132,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     mailer,
     ...(options.clock ? { clock: options.clock } : {}),
     metrics: health ? withHeartbeat(portMetrics, health.beat) : portMetrics,
+    ...(banks ? { sandboxBanks: banks } : {}),
   });
   if (prom) registerOperationsGauges(prom, ctx, pool.pool);
   if (health) {
@@ -145,10 +155,12 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     metrics: prom,
     mails,
     databaseUrl: database.url,
+    banks,
     request: (opts) => app.inject(opts),
     async close() {
       await app.close();
       await jobQueue.stop();
+      await banks?.close();
       await pool.close();
       await database.drop();
     },
