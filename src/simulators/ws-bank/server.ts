@@ -66,7 +66,10 @@ function digits(n: number): string {
 }
 
 async function freshState(family: WsFamily, bankKey: string, now: Date): Promise<SimulatorState> {
-  const notBefore = new Date(now.getTime() - DAY_MS);
+  // TLS peers check validity against the wall clock, the simulator's own checks against its clock
+  // (a test's): the bank's certificates cover both.
+  const notBefore = new Date(Math.min(now.getTime(), Date.now()) - DAY_MS);
+  now = new Date(Math.max(now.getTime(), Date.now()));
   const ca = await newCertificateAuthority({
     subject: `CN=${bankKey} simulator CA (family ${family}), O=payops bank simulator, C=FI`,
     notBefore,
