@@ -77,6 +77,7 @@ async function freshState(family: WsFamily, bankKey: string, now: Date): Promise
   });
   const signing = await newKeyPair();
   const tls = await newKeyPair();
+  const impostor = await newKeyPair();
   const until = new Date(now.getTime() + 10 * 365 * DAY_MS);
   return {
     ca,
@@ -99,6 +100,15 @@ async function freshState(family: WsFamily, bankKey: string, now: Date): Promise
         tlsServer: { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1', '::1'] },
       }),
     },
+    impostor: {
+      ...impostor,
+      certPem: await issueCertificate(ca, {
+        subject: `CN=${bankKey} impostor, C=FI`,
+        publicKeyPem: impostor.publicKeyPem,
+        notBefore,
+        notAfter: until,
+      }),
+    },
     activations: [],
     clients: [],
     files: [],
@@ -112,7 +122,6 @@ export async function startWsBankSimulator(options: WsBankSimulatorOptions): Pro
   const state = loadState(options.stateFile) ?? (await freshState(options.family, options.bankKey, now()));
   const store = stateStore(state, options.stateFile);
   store.save();
-  const other = await newKeyPair();
   const sim: SimulatorContext = {
     family: options.family,
     bankKey: options.bankKey,
@@ -122,13 +131,8 @@ export async function startWsBankSimulator(options: WsBankSimulatorOptions): Pro
     fileTypes: options.fileTypes,
     faults: [],
     otherSigner: {
-      privateKeyPem: other.privateKeyPem,
-      certPem: await issueCertificate(state.ca, {
-        subject: `CN=${options.bankKey} impostor, C=FI`,
-        publicKeyPem: other.publicKeyPem,
-        notBefore: new Date(now().getTime() - DAY_MS),
-        notAfter: new Date(now().getTime() + 365 * DAY_MS),
-      }),
+      privateKeyPem: state.impostor.privateKeyPem,
+      certPem: state.impostor.certPem,
       algorithms: protocol.signature,
     },
   };

@@ -38,6 +38,8 @@ export type SimulatorState = {
   ca: CertificateAuthority;
   bankSigning: KeyPairPem & { certPem: string };
   tls: KeyPairPem & { certPem: string };
+  /** A certificate of the same CA that is not the bank's signing one (the `sign-with-other-certificate` fault). */
+  impostor: KeyPairPem & { certPem: string };
   activations: Activation[];
   clients: IssuedClient[];
   files: BankFile[];
