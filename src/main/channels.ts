@@ -6,8 +6,8 @@ import { createSoapTransport } from '../channels/fi-ws/soap-transport.ts';
 import { createWsClient } from '../channels/fi-ws/ws-client.ts';
 import { createSftpChannel, type SftpChannelConfig } from '../channels/sftp.ts';
 import { fileTypesOf, webServicesProfile } from '../domain/banks/connectivity.ts';
-import { trustedCas } from '../platform/outbound-http.ts';
 import type { Logger } from '../platform/logger.ts';
+import { trustedCas } from '../platform/outbound-http.ts';
 
 /** Where a running bank simulator answers, and the CA its TLS certificate chains to. */
 export type SimulatorEndpoints = { fileServiceUrl: string; certServiceUrl: string; caPem: string };

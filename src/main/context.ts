@@ -3,6 +3,7 @@ import { createSchemaChecker } from '../app/conversion/schema-check.ts';
 import type { ChannelFactory } from '../app/delivery/channel-factory.ts';
 import type { JobQueue } from '../app/jobs.ts';
 import { type Metrics, noMetrics } from '../app/metrics.ts';
+import type { SandboxBanks } from '../app/sandbox/sandbox-banks.ts';
 import type { Db } from '../db/client.ts';
 import { type Clock, systemClock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
@@ -12,7 +13,6 @@ import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import { argon2Hasher } from '../platform/passwords.ts';
 import { bankChannels, type SimulatorEndpoints } from './channels.ts';
-import type { SandboxBanks } from '../app/sandbox/sandbox-banks.ts';
 
 /** Builds the context every use case receives; tests and benchmarks pass their own clock or mailer. */
 export function buildContext(parts: {

@@ -1,9 +1,9 @@
 import type { PgBoss } from 'pg-boss';
+import { renewExpiringCertificates } from '../app/connections/renew.ts';
 import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
 import { type DeliveryJob, deliverDocument } from '../app/delivery/deliver-document.ts';
 import { replyAsDemoBank } from '../app/delivery/demo-bank-reply.ts';
-import { renewExpiringCertificates } from '../app/connections/renew.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { relayQueuedDeliveries } from '../app/delivery/relay.ts';
 import { QUEUES } from '../app/jobs.ts';

@@ -48,7 +48,7 @@ test('bad input answers 400 validation_failed naming the field; nothing reaches 
   const { pin: _pin, ...withoutPin } = opFields;
   const missing = assertError(await activate(t, sb, op, withoutPin), 400, 'validation_failed');
   assert.deepEqual(
-    (missing.details?.['issues'] as Array<{ field?: string }>).map((i) => i.field),
+    ((missing.details?.['issues'] ?? []) as Array<{ field?: string }>).map((i) => i.field),
     ['pin'],
   );
   assert.equal((await getConnection(t, sb, op.id)).status, 'pending-activation');

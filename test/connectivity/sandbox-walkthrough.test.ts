@@ -100,9 +100,9 @@ for (const [bankKey, family, route] of [
     const delivered = (await getConnection(t, sb, created.id)).readiness.lastTestPayment;
     assert.equal(delivered?.outcome, 'awaiting_bank_answer');
     assert.equal(delivered?.deliveryStatus, 'delivered');
-    const evidence = (delivered?.delivery as { channel: string; reference: string; evidence: Record<string, unknown> })
-      .evidence;
-    assert.equal((delivered?.delivery as { channel: string }).channel, 'fi-ws');
+    const delivery = delivered?.delivery as { channel: string; reference: string; evidence: Record<string, unknown> };
+    assert.equal(delivery.channel, 'fi-ws');
+    const evidence = delivery.evidence;
     assert.equal(evidence['signatureAlgorithm'], ALGORITHMS.rsaSha256);
     assert.equal((evidence['signedWith'] as { serialNumber: string }).serialNumber, certificate.serialNumber);
     const upload = t.banks?.simulator(bankKey)?.files(family === 'A' ? issued['userId']! : issued['signerId']!);
@@ -128,6 +128,7 @@ for (const [bankKey, family, route] of [
       'connection.certificate_enrolled',
       'connection.signing-cert-pinned',
       'connection.activated',
+      'connection.user_info',
       'connection.test_payment_sent',
     ]);
     const mine = trail.filter((e) => e.metadata['connectionId'] === created.id).map((e) => e.type);
@@ -138,6 +139,7 @@ for (const [bankKey, family, route] of [
       'connection.certificate_enrolled',
       'connection.signing-cert-pinned',
       'connection.activated',
+      'connection.user_info',
       'connection.test_payment_sent',
     ]);
     const secret = family === 'A' ? issued['pin']! : issued['activationCode']!;

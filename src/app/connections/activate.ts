@@ -1,10 +1,10 @@
-import { findConnection, updateConnection } from '../../db/repositories/connections.ts';
 import type { ConnectionRow } from '../../db/repositories/connections.ts';
+import { findConnection, updateConnection } from '../../db/repositories/connections.ts';
 import { type WebServicesProfile, webServicesProfile } from '../../domain/banks/connectivity.ts';
 import { connectionTransition } from '../../domain/connections/status.ts';
 import type { WsFamily } from '../../domain/fi-ws/families.ts';
 import { certificateInfo, newKeyAndCsr, type SubjectFields } from '../../platform/x509.ts';
-import { recordEvent } from '../audit/record.ts';
+import { type AuditEvent, recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
 import { requireCompanyAdmin } from '../identity/access.ts';
@@ -174,7 +174,35 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
     });
     return updated!;
   });
+  await recordUserInfo(ctx, row, about);
   return connectionView(ctx, row);
+}
+
+/**
+ * The first signed call with the new certificate: getUserInfo, the file types the agreement allows,
+ * kept in the audit trail. It proves the certificate works end to end; a failure here does not undo
+ * the activation (the certificate is the bank's), it is logged.
+ */
+async function recordUserInfo(ctx: AppContext, connection: ConnectionRow, about: Omit<AuditEvent, 'type' | 'message'>) {
+  const session = ctx.channels.webServices(channelTargetOf(ctx, connection));
+  try {
+    const fileTypes = await session.client.userInfo();
+    await ctx.db.transaction((tx) =>
+      recordEvent(ctx, tx, {
+        ...about,
+        type: 'connection.user_info',
+        message: `${connection.bankKey} allows ${fileTypes.map((f) => `${f.direction} ${f.fileType}`).join(', ')}`,
+        metadata: { connectionId: connection.id, fileTypes },
+      }),
+    );
+  } catch (error) {
+    const failure = channelFailureOf(error);
+    if (failure.code === 'signature_invalid') await reportSignatureRefusal(ctx, connection, 'getUserInfo', failure);
+    else
+      ctx.logger.warn({ connectionId: connection.id, reason: failure.message }, 'getUserInfo after activation failed');
+  } finally {
+    await session.close();
+  }
 }
 
 /** Records why the activation failed and answers the client's error: the bank's words for a refusal. */

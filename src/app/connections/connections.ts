@@ -1,5 +1,5 @@
+import { findCompany } from '../../db/repositories/companies.ts';
 import {
-  type ConnectionRow,
   findConnection,
   findConnectionFor,
   listConnections,
@@ -13,7 +13,6 @@ import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { requireCompanyAdmin, requireCompanyAdminOrToken } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
-import { findCompany } from '../../db/repositories/companies.ts';
 import { connectionView } from './view.ts';
 
 export const ENVIRONMENTS = ['test', 'production'] as const;

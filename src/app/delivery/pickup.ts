@@ -9,9 +9,9 @@ import {
 import { webServicesProfile } from '../../domain/banks/connectivity.ts';
 import { decodeBytes } from '../../domain/inbound/index.ts';
 import { recordEvent } from '../audit/record.ts';
-import type { AppContext } from '../context.ts';
 import { channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { channelTargetOf } from '../connections/channel-target.ts';
+import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { ingestForCompany } from '../journal/ingest.ts';
 

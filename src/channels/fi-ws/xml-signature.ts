@@ -20,10 +20,6 @@ const DSIG = 'http://www.w3.org/2000/09/xmldsig#';
 
 export type Signer = { privateKeyPem: string; certPem: string; algorithms: SignatureAlgorithms };
 
-function pemBody(certPem: string): string {
-  return certPem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
-}
-
 /** Signs a whole document with an enveloped signature appended to its root element. */
 export function signEnveloped(xml: string, signer: Signer): string {
   const sig = new SignedXml({
@@ -145,15 +141,4 @@ export function verifySoapEnvelope(xml: string, trustedCertPem: string, algorith
   return check(xml, trustedCertPem, algorithms, [`#${SECURITY_IDS.body}`, `#${SECURITY_IDS.timestamp}`], {
     wsSecurity: true,
   });
-}
-
-/** The certificate carried in an enveloped signature's KeyInfo (base64 DER), if any: for display and matching only. */
-export function keyInfoCertificate(xml: string): string | null {
-  const found = /<(?:\w+:)?X509Certificate>([^<]+)<\/(?:\w+:)?X509Certificate>/.exec(xml);
-  return found?.[1]?.replace(/\s+/g, '') ?? null;
-}
-
-/** True when two PEM/base64 certificates are the same certificate. */
-export function sameCertificate(a: string, b: string): boolean {
-  return pemBody(a) === pemBody(b);
 }

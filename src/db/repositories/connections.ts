@@ -104,21 +104,6 @@ export async function updateConnection(
   return rows[0];
 }
 
-/** The company's connection, locked for the caller's transaction (activation, settings). */
-export async function lockConnection(
-  q: Executor,
-  scope: CompanyScope,
-  connectionId: string,
-): Promise<ConnectionRow | undefined> {
-  const rows = await q
-    .select()
-    .from(connections)
-    .where(and(inCompany(connections, scope), eq(connections.id, connectionId)))
-    .for('update')
-    .limit(1);
-  return rows[0];
-}
-
 /** The company's connections to one bank (both environments), for the per-company bank settings. */
 export async function listBankConnections(q: Executor, scope: CompanyScope, bankKey: string): Promise<ConnectionRow[]> {
   return q

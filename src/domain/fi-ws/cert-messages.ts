@@ -1,6 +1,6 @@
+import type { WsEnvironment } from './application-messages.ts';
 import { FAMILY_PROTOCOLS, type WsFamily } from './families.ts';
 import { el, list, namespaceOf, obj, parseXml, text } from './xml.ts';
-import type { WsEnvironment } from './application-messages.ts';
 
 /**
  * The certificate service's CertApplicationRequest and CertApplicationResponse (domain.md §1.1).

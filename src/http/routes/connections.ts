@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { createConnection, getCompanyConnection, listCompanyConnections } from '../../app/connections/connections.ts';
 import { activateConnection } from '../../app/connections/activate.ts';
+import { createConnection, getCompanyConnection, listCompanyConnections } from '../../app/connections/connections.ts';
 import { putChannelSettings } from '../../app/connections/settings.ts';
 import { pinSigningCertificate } from '../../app/connections/signing-cert.ts';
 import { sendTestPayment } from '../../app/connections/test-payment.ts';

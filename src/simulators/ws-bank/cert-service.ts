@@ -1,11 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { verifyEnveloped, verifySoapEnvelope } from '../../channels/fi-ws/xml-signature.ts';
 import { certApplicationResponseXml, parseCertApplicationRequest } from '../../domain/fi-ws/cert-messages.ts';
 import { RESPONSE_CODES } from '../../domain/fi-ws/families.ts';
 import type { ParsedSoap } from '../../domain/fi-ws/soap.ts';
 import { requestHeaderOf } from '../../domain/fi-ws/soap.ts';
 import { certificateBase64, certificatePem, issueCertificate, issuedBy, parseCsr } from '../../platform/x509.ts';
-import { verifyEnveloped, verifySoapEnvelope } from '../../channels/fi-ws/xml-signature.ts';
-import { type SimulatorContext, refusal, signedAnswer } from './respond.ts';
+import { refusal, type SimulatorContext, signedAnswer } from './respond.ts';
 
 const DAY_MS = 86_400_000;
 

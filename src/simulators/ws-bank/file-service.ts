@@ -1,4 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { verifyEnveloped, verifySoapEnvelope } from '../../channels/fi-ws/xml-signature.ts';
+import { deliveredFileFromPain001, demoCamt053, demoPain002 } from '../../domain/demo-bank/index.ts';
 import {
   type ApplicationResponse,
   applicationResponseXml,
@@ -7,9 +9,7 @@ import {
 } from '../../domain/fi-ws/application-messages.ts';
 import { FILE_SERVICE_NAMESPACE, RESPONSE_CODES } from '../../domain/fi-ws/families.ts';
 import { type ParsedSoap, requestHeaderOf, type SoapOperation } from '../../domain/fi-ws/soap.ts';
-import { deliveredFileFromPain001, demoCamt053, demoPain002 } from '../../domain/demo-bank/index.ts';
 import { certificatePem, issuedBy } from '../../platform/x509.ts';
-import { verifyEnveloped, verifySoapEnvelope } from '../../channels/fi-ws/xml-signature.ts';
 import { nextReference, refusal, type SimulatorContext, signedAnswer } from './respond.ts';
 import type { BankFile } from './state.ts';
 

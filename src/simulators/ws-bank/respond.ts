@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { type Signer, signEnveloped, signSoapEnvelope } from '../../channels/fi-ws/xml-signature.ts';
 import type { FamilyProtocol, WsFamily } from '../../domain/fi-ws/families.ts';
 import { type SoapOperation, soapResponseXml } from '../../domain/fi-ws/soap.ts';
 import { certificateBase64 } from '../../platform/x509.ts';
-import { type Signer, signEnveloped, signSoapEnvelope } from '../../channels/fi-ws/xml-signature.ts';
 import type { StateStore } from './state.ts';
 
 /**
