@@ -10,6 +10,7 @@ import {
   getConnection,
   type Sandbox,
   scopeOf,
+  signInAgain,
 } from './support.ts';
 
 /**
@@ -147,14 +148,7 @@ test('an expired activation code (valid 7 days) is refused: 400 activation_faile
   const nordea = await createConnection(t, sb, 'nordea-fi');
   clock.advance(8 * 86_400_000);
   // Sessions do not last 8 days: sign in again.
-  const login = await t.request({
-    method: 'POST',
-    url: '/auth/login',
-    payload: { email: sb.dashboardLogin.email, password: sb.dashboardLogin.password },
-    remoteAddress: nextIp(),
-  });
-  assert.equal(login.statusCode, 200, login.body);
-  const later = { ...sb, sessionToken: (login.json() as { sessionToken: string }).sessionToken };
+  const later = await signInAgain(t, sb);
   const error = assertError(await activate(t, later, nordea, activationFields(nordea)), 400, 'activation_failed');
   assert.equal(error.details?.['bankCode'], '31');
   assert.match(String(error.details?.['bankMessage']), /expired/);

@@ -5,7 +5,17 @@ import { openPool } from '../../src/db/client.ts';
 import { buildContext } from '../../src/main/context.ts';
 import { manualClock } from '../../src/platform/clock.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
-import { activate, activationFields, createConnection, deliver, documentOf, type Sandbox, sql } from './support.ts';
+import {
+  activate,
+  activatedConnection,
+  activationFields,
+  createConnection,
+  deliver,
+  documentOf,
+  type Sandbox,
+  sql,
+  submitFirstPayment,
+} from './support.ts';
 
 /**
  * The download worker takes each bank file once, by the bank's file reference, across a restart: a
@@ -20,23 +30,12 @@ let customerId: string;
 before(async () => {
   t = await startTestApp({ sandboxBanks: true, clock });
   sb = await provisionAndLogin(t);
-  const op = await createConnection(t, sb, 'op');
-  customerId = activationFields(op)['userId']!;
-  assert.equal((await activate(t, sb, op, activationFields(op))).statusCode, 200);
+  customerId = (await activatedConnection(t, sb, 'op')).customerId;
 });
 after(() => t.close());
 
 async function payAndDeliver(messageId: string): Promise<string> {
-  const payment = structuredClone(sb.firstPayment.body.payment) as Record<string, unknown>;
-  payment['messageId'] = messageId;
-  const res = await t.request({
-    method: 'POST',
-    url: '/journal/payments',
-    headers: { 'x-api-key': sb.apiKey, 'idempotency-key': messageId },
-    payload: { ...sb.firstPayment.body, bankKey: 'op', payment },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  const id = (res.json() as { id: string }).id;
+  const id = await submitFirstPayment(t, sb, 'op', messageId);
   await deliver(t, sb, id);
   return id;
 }

@@ -12,6 +12,7 @@ import {
   getConnection,
   type Sandbox,
   scopeOf,
+  signInAgain,
 } from './support.ts';
 
 /**
@@ -29,17 +30,6 @@ before(async () => {
   sb = await provisionAndLogin(t);
 });
 after(() => t.close());
-
-async function signIn(): Promise<Sandbox> {
-  const login = await t.request({
-    method: 'POST',
-    url: '/auth/login',
-    payload: { email: sb.dashboardLogin.email, password: sb.dashboardLogin.password },
-    remoteAddress: nextIp(),
-  });
-  assert.equal(login.statusCode, 200, login.body);
-  return { ...sb, sessionToken: (login.json() as { sessionToken: string }).sessionToken };
-}
 
 test('renewal before expiry: expiring and renewed events, a new certificate, deliveries go on', async () => {
   for (const bankKey of ['op', 'nordea-fi']) {
@@ -72,7 +62,7 @@ test('renewal before expiry: expiring and renewed events, a new certificate, del
   // 30 days before expiry: both are renewed, signed with their still-valid certificates.
   clock.set(new Date(expiry.getTime() - 30 * DAY));
   assert.deepEqual(await renewExpiringCertificates(t.ctx), { renewed: 2, failed: 0 });
-  const later = await signIn();
+  const later = await signInAgain(t, sb);
   for (const connection of connections) {
     const renewed = await getConnection(t, later, connection.id);
     const certificate = renewed.readiness.certificate!;

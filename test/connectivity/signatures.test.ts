@@ -4,7 +4,17 @@ import { pickUpBankFiles } from '../../src/app/delivery/pickup.ts';
 import { manualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
-import { activate, activationFields, auditEvents, createConnection, deliver, type Sandbox, sql } from './support.ts';
+import {
+  activate,
+  activatedConnection,
+  activationFields,
+  auditEvents,
+  createConnection,
+  deliver,
+  type Sandbox,
+  sql,
+  submitFirstPayment,
+} from './support.ts';
 
 /**
  * Fail closed: a bank answer whose signature does not verify against the pinned bank certificate is
@@ -25,24 +35,11 @@ before(async () => {
     logger: createLogger('warn', { write: (chunk: string) => void lines.push(chunk) }),
   });
   sb = await provisionAndLogin(t);
-  const op = await createConnection(t, sb, 'op');
-  customerId = activationFields(op)['userId']!;
-  assert.equal((await activate(t, sb, op, activationFields(op))).statusCode, 200);
+  customerId = (await activatedConnection(t, sb, 'op')).customerId;
 });
 after(() => t.close());
 
-async function submit(messageId: string) {
-  const payment = structuredClone(sb.firstPayment.body.payment) as Record<string, unknown>;
-  payment['messageId'] = messageId;
-  const res = await t.request({
-    method: 'POST',
-    url: '/journal/payments',
-    headers: { 'x-api-key': sb.apiKey, 'idempotency-key': messageId },
-    payload: { ...sb.firstPayment.body, bankKey: 'op', payment },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return (res.json() as { id: string }).id;
-}
+const submit = (messageId: string) => submitFirstPayment(t, sb, 'op', messageId);
 
 async function documentRow(id: string) {
   const [row] = await sql<{ status: string; delivery_status: string; details: { delivery?: { lastError?: string } } }>(

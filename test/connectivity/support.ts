@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { deliverDocument } from '../../src/app/delivery/deliver-document.ts';
-import type { provisionAndLogin, TestApp } from '../harness.ts';
+import { nextIp, type provisionAndLogin, type TestApp } from '../harness.ts';
 
 export type Sandbox = Awaited<ReturnType<typeof provisionAndLogin>>;
 
@@ -112,4 +112,39 @@ export async function sql<T extends pg.QueryResultRow>(t: TestApp, text: string,
   } finally {
     await db.end();
   }
+}
+
+/** A new session for the sandbox admin (after the test clock moved past the old one's expiry). */
+export async function signInAgain(t: TestApp, sb: Sandbox): Promise<Sandbox> {
+  const login = await t.request({
+    method: 'POST',
+    url: '/auth/login',
+    payload: { email: sb.dashboardLogin.email, password: sb.dashboardLogin.password },
+    remoteAddress: nextIp(),
+  });
+  assert.equal(login.statusCode, 200, login.body);
+  return { ...sb, sessionToken: (login.json() as { sessionToken: string }).sessionToken };
+}
+
+/** A test-environment connection to a simulated bank, activated with what the simulator issued; answers its customer id. */
+export async function activatedConnection(t: TestApp, sb: Sandbox, bankKey: 'op' | 'nordea-fi') {
+  const created = await createConnection(t, sb, bankKey);
+  const fields = activationFields(created);
+  const res = await activate(t, sb, created, fields);
+  assert.equal(res.statusCode, 200, res.body);
+  return { connection: res.json() as ConnectionBody, customerId: fields['userId'] ?? fields['signerId']! };
+}
+
+/** Submits the sandbox's first payment to `bankKey` (test environment) under a new message id; answers the document id. */
+export async function submitFirstPayment(t: TestApp, sb: Sandbox, bankKey: string, messageId: string): Promise<string> {
+  const payment = structuredClone(sb.firstPayment.body.payment) as Record<string, unknown>;
+  payment['messageId'] = messageId;
+  const res = await t.request({
+    method: 'POST',
+    url: '/journal/payments',
+    headers: { 'x-api-key': sb.apiKey, 'idempotency-key': messageId },
+    payload: { ...sb.firstPayment.body, bankKey, payment },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return (res.json() as { id: string }).id;
 }

@@ -3,7 +3,7 @@ import { findConnection, updateConnection } from '../../db/repositories/connecti
 import { type WebServicesProfile, webServicesProfile } from '../../domain/banks/connectivity.ts';
 import { connectionTransition } from '../../domain/connections/status.ts';
 import type { WsFamily } from '../../domain/fi-ws/families.ts';
-import { certificateInfo, newKeyAndCsr, type SubjectFields } from '../../platform/x509.ts';
+import { newKeyAndCsr, type SubjectFields } from '../../platform/x509.ts';
 import { type AuditEvent, recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -11,6 +11,7 @@ import { requireCompanyAdmin } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
 import { type ChannelFailure, channelFailureOf, reportSignatureRefusal } from './bank-refusal.ts';
 import { channelTargetOf } from './channel-target.ts';
+import { enrolledCertificate } from './enrolled-certificate.ts';
 import { connectionView } from './view.ts';
 
 /**
@@ -126,19 +127,12 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
     await wsSession.close();
   }
 
-  const client = certificateInfo(enrolment.clientCertPem);
-  const bank = certificateInfo(enrolment.bankCertPem);
+  const { client, bank, patch } = enrolledCertificate(ctx, enrolment, keys.privateKeyPem);
   const row = await ctx.db.transaction(async (tx) => {
     const updated = await updateConnection(tx, scope, connection.id, {
+      ...patch,
       status: connectionTransition(connection.status as 'pending-activation' | 'active', 'activated'),
       channelSealed: ctx.encryptor.encrypt(JSON.stringify(settings)),
-      clientCertPem: enrolment.clientCertPem,
-      clientKeySealed: ctx.encryptor.encrypt(keys.privateKeyPem),
-      clientCertSubject: client.subject,
-      clientCertExpiry: client.notAfter,
-      signingCertSealed: ctx.encryptor.encrypt(enrolment.bankCertPem),
-      signingCertSubject: bank.subject,
-      signingCertExpiry: bank.notAfter,
       activatedAt: ctx.clock.now(),
     });
     await recordEvent(ctx, tx, {

@@ -1,11 +1,12 @@
 import { type ConnectionRow, listCertificatesExpiringBy, updateConnection } from '../../db/repositories/connections.ts';
 import { webServicesProfile } from '../../domain/banks/connectivity.ts';
 import { connectionTransition } from '../../domain/connections/status.ts';
-import { certificateInfo, certificateSubjectFields, newKeyAndCsr } from '../../platform/x509.ts';
+import { certificateSubjectFields, newKeyAndCsr } from '../../platform/x509.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { channelFailureOf, reportSignatureRefusal } from './bank-refusal.ts';
 import { channelTargetOf } from './channel-target.ts';
+import { enrolledCertificate } from './enrolled-certificate.ts';
 
 const DAY_MS = 86_400_000;
 /** The widest renewal window of any web-services family: connections inside it are looked at. */
@@ -89,19 +90,12 @@ async function renewOne(ctx: AppContext, connection: ConnectionRow, expiry: Date
   } finally {
     await session.close();
   }
-  const client = certificateInfo(enrolment.clientCertPem);
-  const bank = certificateInfo(enrolment.bankCertPem);
+  // The answer verified against the pinned bank certificate, so the bank certificate it names is the bank's.
+  const { client, patch } = enrolledCertificate(ctx, enrolment, keys.privateKeyPem);
   await ctx.db.transaction(async (tx) => {
     await updateConnection(tx, scope, connection.id, {
+      ...patch,
       status: connectionTransition('active', 'certificate-renewed'),
-      clientCertPem: enrolment.clientCertPem,
-      clientKeySealed: ctx.encryptor.encrypt(keys.privateKeyPem),
-      clientCertSubject: client.subject,
-      clientCertExpiry: client.notAfter,
-      // The answer verified against the pinned bank certificate, so the bank certificate it names is the bank's.
-      signingCertSealed: ctx.encryptor.encrypt(enrolment.bankCertPem),
-      signingCertSubject: bank.subject,
-      signingCertExpiry: bank.notAfter,
     });
     await recordEvent(ctx, tx, {
       ...about,

@@ -6,6 +6,7 @@ import { AppError, notFound } from '../errors.ts';
 import { requireCompanyAdmin } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
 import { submitAs } from '../journal/submit.ts';
+import { sepaTransfer } from '../sandbox/first-payment.ts';
 
 /**
  * POST /connections/{id}/test-payment: the bank's test payment in the test environment, through the
@@ -44,37 +45,16 @@ export async function sendTestPayment(
       environment: 'test',
       validate: false,
       idempotencyKey: messageId,
-      payment: {
+      payment: sepaTransfer({
         messageId,
-        initiatingParty: { name: 'Test payment' },
-        payments: [
-          {
-            paymentId: `${messageId}-P1`,
-            paymentType: 'SEPA_CT',
-            executionDate: date,
-            debtor: {
-              name: 'Test payment debtor',
-              country: 'FI',
-              account: { iban: 'FI2112345600000785', currency: 'EUR' },
-              agent: { bic: profile.bic },
-            },
-            transactions: [
-              {
-                endToEndId: `${messageId}-1`,
-                amount: '1.00',
-                currency: 'EUR',
-                creditor: {
-                  name: 'Test payment creditor',
-                  country: 'FI',
-                  account: { iban: 'FI5542345670000081' },
-                  agent: { bic: 'OKOYFIHH' },
-                },
-                remittance: { unstructured: `Connection test ${connection.id}` },
-              },
-            ],
-          },
-        ],
-      },
+        date,
+        payerName: 'Test payment',
+        debtorBic: profile.bic,
+        amount: '1.00',
+        endToEndId: `${messageId}-1`,
+        paymentId: `${messageId}-P1`,
+        remittance: `Connection test ${connection.id}`,
+      }),
     },
   );
   const document = outcome.body;

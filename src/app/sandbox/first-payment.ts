@@ -1,4 +1,51 @@
 /**
+ * A SEPA credit transfer between two Finnish IBANs with valid check digits, executed on `date`: the
+ * sandbox's first payment and a connection's test payment are both this payment.
+ */
+export function sepaTransfer(input: {
+  messageId: string;
+  date: string;
+  payerName: string;
+  debtorBic: string;
+  amount: string;
+  endToEndId: string;
+  paymentId: string;
+  remittance: string;
+}) {
+  return {
+    messageId: input.messageId,
+    initiatingParty: { name: input.payerName },
+    payments: [
+      {
+        paymentId: input.paymentId,
+        paymentType: 'SEPA_CT',
+        executionDate: input.date,
+        debtor: {
+          name: input.payerName,
+          country: 'FI',
+          account: { iban: 'FI2112345600000785', currency: 'EUR' },
+          agent: { bic: input.debtorBic },
+        },
+        transactions: [
+          {
+            endToEndId: input.endToEndId,
+            amount: input.amount,
+            currency: 'EUR',
+            creditor: {
+              name: 'Example Supplier Oy',
+              country: 'FI',
+              account: { iban: 'FI5542345670000081' },
+              agent: { bic: 'OKOYFIHH' },
+            },
+            remittance: { unstructured: input.remittance },
+          },
+        ],
+      },
+    ],
+  };
+}
+
+/**
  * A complete, valid POST /journal/payments request to the demo bank, ready to paste: a SEPA credit
  * transfer of 125.50 EUR between two IBANs with valid check digits, executed today.
  */
@@ -23,37 +70,16 @@ export function firstPaymentRequest(input: {
       companyId: input.companyId,
       bankKey: input.bankKey,
       environment: 'test',
-      payment: {
+      payment: sepaTransfer({
         messageId,
-        initiatingParty: { name: 'Sandbox Company' },
-        payments: [
-          {
-            paymentId: 'PMT-0001',
-            paymentType: 'SEPA_CT',
-            executionDate: date,
-            debtor: {
-              name: 'Sandbox Company',
-              country: 'FI',
-              account: { iban: 'FI2112345600000785', currency: 'EUR' },
-              agent: { bic: 'NDEAFIHH' },
-            },
-            transactions: [
-              {
-                endToEndId: 'E2E-0001',
-                amount: '125.50',
-                currency: 'EUR',
-                creditor: {
-                  name: 'Example Supplier Oy',
-                  country: 'FI',
-                  account: { iban: 'FI5542345670000081' },
-                  agent: { bic: 'OKOYFIHH' },
-                },
-                remittance: { unstructured: 'Invoice 1001' },
-              },
-            ],
-          },
-        ],
-      },
+        date,
+        payerName: 'Sandbox Company',
+        debtorBic: 'NDEAFIHH',
+        amount: '125.50',
+        endToEndId: 'E2E-0001',
+        paymentId: 'PMT-0001',
+        remittance: 'Invoice 1001',
+      }),
     },
   };
 }

@@ -2,11 +2,10 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { getBankSettings, putBankSettings } from '../../app/connections/bank-settings.ts';
 import { principalOf } from '../plugins/auth.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { CompanyScopeQuery, errorResponses, scopeFields } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
 const Params = Type.Object({ bankKey: Type.String({ maxLength: 64 }) });
-const Scope = Type.Object({ platformId: Type.String({ maxLength: 64 }), companyId: Type.String({ maxLength: 64 }) });
 const View = Type.Object({
   bankKey: Type.String(),
   chargeBearer: Type.Union([Type.String(), Type.Null()]),
@@ -22,7 +21,7 @@ export const bankSettingsRoutes: FastifyPluginAsyncTypebox<HttpServices> = async
       schema: {
         tags: ['connections'],
         params: Params,
-        querystring: Scope,
+        querystring: CompanyScopeQuery,
         response: { 200: View, ...errorResponses(401, 403, 404) },
       },
     },
@@ -40,8 +39,7 @@ export const bankSettingsRoutes: FastifyPluginAsyncTypebox<HttpServices> = async
         params: Params,
         body: Type.Object(
           {
-            platformId: Type.String({ maxLength: 64 }),
-            companyId: Type.String({ maxLength: 64 }),
+            ...scopeFields,
             chargeBearer: Type.Optional(
               Type.Union([
                 Type.Literal('SLEV'),

@@ -6,10 +6,9 @@ import { putChannelSettings } from '../../app/connections/settings.ts';
 import { pinSigningCertificate } from '../../app/connections/signing-cert.ts';
 import { sendTestPayment } from '../../app/connections/test-payment.ts';
 import { principalOf } from '../plugins/auth.ts';
-import { errorResponses } from '../schemas/common.ts';
+import { errorResponses, CompanyScopeQuery as Scope, scopeFields } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
-const Scope = Type.Object({ platformId: Type.String({ maxLength: 64 }), companyId: Type.String({ maxLength: 64 }) });
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 // Field formats (user id 10 digits, transfer key 16, SMS code 10 ...) are checked by the use case
 // against the bank's connectivity profile, which answers 400 naming the field.
@@ -92,8 +91,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         params: IdParams,
         body: Type.Object(
           {
-            platformId: Type.String({ maxLength: 64 }),
-            companyId: Type.String({ maxLength: 64 }),
+            ...scopeFields,
             userId: field('web-services user id (agreement number, 10 digits)'),
             pin: field('one-time transfer key (16 digits)'),
           },
@@ -124,8 +122,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         params: IdParams,
         body: Type.Object(
           {
-            platformId: Type.String({ maxLength: 64 }),
-            companyId: Type.String({ maxLength: 64 }),
+            ...scopeFields,
             holderName: field('company or user name as in the agreement'),
             signerId: field('signer (user) id'),
             country: field('two-letter country code (FI, EE, LT, LV)'),
@@ -180,8 +177,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         params: IdParams,
         body: Type.Object(
           {
-            platformId: Type.String({ maxLength: 64 }),
-            companyId: Type.String({ maxLength: 64 }),
+            ...scopeFields,
             sftp: Type.Optional(
               Type.Object(
                 {

@@ -23,3 +23,7 @@ export const PageQuery = Type.Object({
 });
 
 export const NextCursor = Type.Union([Type.String(), Type.Null()]);
+
+/** platformId and companyId of a control-plane request (query or body). */
+export const scopeFields = { platformId: Type.String({ maxLength: 64 }), companyId: Type.String({ maxLength: 64 }) };
+export const CompanyScopeQuery = Type.Object(scopeFields);
