@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { manualClock } from '../../src/platform/clock.ts';
-import { assertError, nextIp, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { assertError, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import {
   activate,
   activationFields,

@@ -5,17 +5,7 @@ import { openPool } from '../../src/db/client.ts';
 import { buildContext } from '../../src/main/context.ts';
 import { manualClock } from '../../src/platform/clock.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
-import {
-  activate,
-  activatedConnection,
-  activationFields,
-  createConnection,
-  deliver,
-  documentOf,
-  type Sandbox,
-  sql,
-  submitFirstPayment,
-} from './support.ts';
+import { activatedConnection, deliver, documentOf, type Sandbox, sql, submitFirstPayment } from './support.ts';
 
 /**
  * The download worker takes each bank file once, by the bank's file reference, across a restart: a

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { renewExpiringCertificates } from '../../src/app/connections/renew.ts';
 import { manualClock } from '../../src/platform/clock.ts';
-import { nextIp, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import {
   activate,
   activationFields,

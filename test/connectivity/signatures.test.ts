@@ -4,17 +4,7 @@ import { pickUpBankFiles } from '../../src/app/delivery/pickup.ts';
 import { manualClock } from '../../src/platform/clock.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
-import {
-  activate,
-  activatedConnection,
-  activationFields,
-  auditEvents,
-  createConnection,
-  deliver,
-  type Sandbox,
-  sql,
-  submitFirstPayment,
-} from './support.ts';
+import { activatedConnection, auditEvents, deliver, type Sandbox, sql, submitFirstPayment } from './support.ts';
 
 /**
  * Fail closed: a bank answer whose signature does not verify against the pinned bank certificate is
