@@ -38,7 +38,7 @@ export async function sendTestPayment(
   const messageId = `TEST-${stamp}-${connection.id.slice(-6).toUpperCase()}`;
   const outcome = await submitAs(
     ctx,
-    { kind: 'service', platformId: scope.platformId },
+    { kind: 'service', platformId: scope.platformId, userId: session.user.id },
     {
       companyId: scope.companyId,
       bankKey: connection.bankKey,

@@ -62,7 +62,13 @@ export type SubmitResponse = ReturnType<typeof documentView> & { xml: string; wa
  * Who may submit: an API key, an installed application's token for a company its user administers,
  * or the service itself on an admin's behalf (a connection's test payment: nothing to check again).
  */
-export type Submitter = KeyPrincipal | TokenPrincipal | { kind: 'service'; platformId: string };
+export type Submitter = KeyPrincipal | TokenPrincipal | { kind: 'service'; platformId: string; userId: string };
+
+/** The maker behind a submit (DESIGN.md): the token's user, the admin behind a test payment, nobody for a key. */
+function makerOf(principal: Submitter): string | null {
+  if (principal.kind === 'token') return principal.user.id;
+  return principal.kind === 'service' ? principal.userId : null;
+}
 
 function submitter(principal: Principal, companyId: string): Submitter {
   if (principal.kind === 'session') throw new AppError(403, 'forbidden', 'this route takes an API key or a token');
@@ -307,7 +313,7 @@ async function submitWithContext(
           policyId: policy.id,
           status: 'pending',
           // The maker is the user behind the submit: the grant's user for a token, none for a key.
-          makerUserId: principal.kind === 'token' ? principal.user.id : null,
+          makerUserId: makerOf(principal),
           decisions: [],
           createdAt: now,
           updatedAt: now,
