@@ -121,8 +121,9 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const portMetrics = prom?.metrics ?? noMetrics;
   const clock = options.clock;
   const banks = options.sandboxBanks
-    ? await startSandboxBanks({ logger, ...(clock ? { now: () => clock.now() } : {}) })
+    ? startSandboxBanks({ logger, ...(clock ? { now: () => clock.now() } : {}) })
     : undefined;
+  await banks?.ready();
   const ctx = buildContext({
     db: pool.db,
     config,

@@ -61,7 +61,7 @@ export async function openRuntime(
   // A sandbox runs its own simulated web-services banks (op, nordea-fi) beside the demo bank.
   let sandboxBanks: RunningSandboxBanks | undefined;
   if (config.sandbox) {
-    sandboxBanks = await startSandboxBanks({ stateDir: path.join(config.dataDir, 'bank-simulators'), logger });
+    sandboxBanks = startSandboxBanks({ stateDir: path.join(config.dataDir, 'bank-simulators'), logger });
   }
   const ctx = buildContext({
     db: database.db,

@@ -10,6 +10,8 @@ import type { SimulatorEndpoints } from './channels.ts';
 const SIMULATED = ['op', 'nordea-fi'] as const;
 
 export type RunningSandboxBanks = SandboxBanks & {
+  /** Resolves once every simulator listens. */
+  ready(): Promise<void>;
   endpoints(bankKey: string): SimulatorEndpoints | undefined;
   simulator(bankKey: string): WsBankSimulator | undefined;
   close(): Promise<void>;
@@ -38,32 +40,41 @@ function holderNameOf(companyName: string): string {
  * on loopback, each on a free port, their CA, keys, issued activations and files kept under
  * `stateDir` so a restart keeps every enrolled certificate valid and every pinned bank certificate
  * the same. Test-environment `op` and `nordea-fi` connections are pointed at them.
+ *
+ * They start beside the service, not before it: a first start makes their CAs and keys (eight RSA
+ * keys), which must not delay /health. Until they are up, issuing an activation waits for them and a
+ * channel call finds no simulator (a retryable error: the delivery job tries again).
  */
-export async function startSandboxBanks(options: {
+export function startSandboxBanks(options: {
   stateDir?: string | undefined;
   now?: () => Date;
   logger: Logger;
-}): Promise<RunningSandboxBanks> {
+}): RunningSandboxBanks {
   const running = new Map<string, WsBankSimulator>();
-  for (const bankKey of SIMULATED) {
-    const ws = webServicesProfile(bankKey);
-    const fileTypes = fileTypesOf(bankKey);
-    if (!ws || !fileTypes) continue;
-    const sim = await startWsBankSimulator({
-      family: ws.family,
-      bankKey,
-      fileTypes,
-      ...(options.stateDir ? { stateFile: path.join(options.stateDir, `${bankKey}.json`) } : {}),
-      ...(options.now ? { now: options.now } : {}),
-    });
-    running.set(bankKey, sim);
-  }
-  options.logger.info(
-    { simulators: [...running.values()].map((s) => ({ bankKey: s.bankKey, fileService: s.fileServiceUrl })) },
-    'sandbox bank simulators started',
-  );
+  const started = (async () => {
+    for (const bankKey of SIMULATED) {
+      const ws = webServicesProfile(bankKey);
+      const fileTypes = fileTypesOf(bankKey);
+      if (!ws || !fileTypes) continue;
+      const sim = await startWsBankSimulator({
+        family: ws.family,
+        bankKey,
+        fileTypes,
+        ...(options.stateDir ? { stateFile: path.join(options.stateDir, `${bankKey}.json`) } : {}),
+        ...(options.now ? { now: options.now } : {}),
+      });
+      running.set(bankKey, sim);
+    }
+    options.logger.info(
+      { simulators: [...running.values()].map((s) => ({ bankKey: s.bankKey, fileService: s.fileServiceUrl })) },
+      'sandbox bank simulators started',
+    );
+  })();
+  started.catch((err: unknown) => options.logger.error({ err }, 'sandbox bank simulators failed to start'));
+
   return {
-    simulates: (bankKey) => running.has(bankKey),
+    ready: () => started,
+    simulates: (bankKey) => (SIMULATED as readonly string[]).includes(bankKey),
     simulator: (bankKey) => running.get(bankKey),
     endpoints(bankKey) {
       const sim = running.get(bankKey);
@@ -71,7 +82,8 @@ export async function startSandboxBanks(options: {
         ? { fileServiceUrl: sim.fileServiceUrl, certServiceUrl: sim.certServiceUrl, caPem: sim.caPem }
         : undefined;
     },
-    issueActivation(bankKey, company): SandboxActivation {
+    async issueActivation(bankKey, company): Promise<SandboxActivation> {
+      await started;
       const sim = running.get(bankKey);
       if (!sim) throw new Error(`no ${bankKey} simulator runs here`);
       if (sim.family === 'A') return { family: 'A', ...sim.issueTransferKey(digits(10)) };
@@ -81,6 +93,7 @@ export async function startSandboxBanks(options: {
       };
     },
     async close() {
+      await started.catch(() => {});
       await Promise.all([...running.values()].map((s) => s.close()));
     },
   };

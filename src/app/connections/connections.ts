@@ -109,7 +109,7 @@ async function sandboxSimulation(
     return undefined;
   }
   const company = await findCompany(ctx.db, { platformId: scope.platformId }, scope.companyId);
-  const activation = banks.issueActivation(bankKey, { name: company?.name ?? 'Sandbox Company' });
+  const activation = await banks.issueActivation(bankKey, { name: company?.name ?? 'Sandbox Company' });
   const customerId = activation.family === 'A' ? activation.userId : activation.signerId;
   return {
     channelSealed: ctx.encryptor.encrypt(JSON.stringify({ kind: 'fi-ws', customerId, simulator: true })),

@@ -9,5 +9,6 @@ export type SandboxActivation =
 
 export type SandboxBanks = {
   simulates(bankKey: string): boolean;
-  issueActivation(bankKey: string, company: { name: string }): SandboxActivation;
+  /** Waits for the simulators to be up (they start beside the service, not before it). */
+  issueActivation(bankKey: string, company: { name: string }): Promise<SandboxActivation>;
 };
