@@ -1,7 +1,6 @@
 import type { ConnectionRow } from '../../db/repositories/connections.ts';
 import { findConnection, updateConnection } from '../../db/repositories/connections.ts';
 import { type WebServicesProfile, webServicesProfile } from '../../domain/banks/connectivity.ts';
-import { connectionTransition } from '../../domain/connections/status.ts';
 import type { WsFamily } from '../../domain/fi-ws/families.ts';
 import { newKeyAndCsr, type SubjectFields } from '../../platform/x509.ts';
 import { type AuditEvent, recordEvent } from '../audit/record.ts';
@@ -12,6 +11,7 @@ import type { Principal } from '../identity/principal.ts';
 import { type ChannelFailure, channelFailureOf, reportSignatureRefusal } from './bank-refusal.ts';
 import { channelTargetOf } from './channel-target.ts';
 import { enrolledCertificate } from './enrolled-certificate.ts';
+import { activeFrom } from './status.ts';
 import { connectionView } from './view.ts';
 
 /**
@@ -129,12 +129,14 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
 
   const { client, bank, patch } = enrolledCertificate(ctx, enrolment, keys.privateKeyPem);
   const row = await ctx.db.transaction(async (tx) => {
-    const updated = await updateConnection(tx, scope, connection.id, {
-      ...patch,
-      status: connectionTransition(connection.status as 'pending-activation' | 'active', 'activated'),
-      channelSealed: ctx.encryptor.encrypt(JSON.stringify(settings)),
-      activatedAt: ctx.clock.now(),
-    });
+    const updated = await updateConnection(
+      tx,
+      scope,
+      connection.id,
+      { ...patch, channelSealed: ctx.encryptor.encrypt(JSON.stringify(settings)), activatedAt: ctx.clock.now() },
+      activeFrom(connection.status),
+    );
+    if (!updated) throw new AppError(409, 'conflict', 'the connection changed during its activation; try again');
     await recordEvent(ctx, tx, {
       ...about,
       type: 'connection.certificate_enrolled',
@@ -166,7 +168,7 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
       message: `connection ${connection.id} to ${connection.bankKey} (${connection.environment}) is active`,
       metadata: { connectionId: connection.id, status: 'active', customerId },
     });
-    return updated!;
+    return updated;
   });
   await recordUserInfo(ctx, row, about);
   return connectionView(ctx, row);

@@ -6,13 +6,13 @@ import {
   upsertConnection,
 } from '../../db/repositories/connections.ts';
 import { webServicesProfile } from '../../domain/banks/connectivity.ts';
-import { initialConnectionStatus } from '../../domain/connections/status.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { requireCompanyAdmin, requireCompanyAdminOrToken } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
+import { initialStatus } from './status.ts';
 import { connectionView } from './view.ts';
 
 export const ENVIRONMENTS = ['test', 'production'] as const;
@@ -65,7 +65,7 @@ export async function createConnection(
       bankKey: profile.key,
       environment,
       // A converted-only bank needs no channel; a host-to-host one waits for its activation.
-      status: initialConnectionStatus(profile.deliveryMode),
+      status: initialStatus(profile.deliveryMode),
       createdAt: ctx.clock.now(),
       ...(simulated ?? {}),
     });

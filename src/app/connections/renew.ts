@@ -1,12 +1,12 @@
 import { type ConnectionRow, listCertificatesExpiringBy, updateConnection } from '../../db/repositories/connections.ts';
 import { webServicesProfile } from '../../domain/banks/connectivity.ts';
-import { connectionTransition } from '../../domain/connections/status.ts';
 import { certificateSubjectFields, newKeyAndCsr } from '../../platform/x509.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { channelFailureOf, reportSignatureRefusal } from './bank-refusal.ts';
 import { channelTargetOf } from './channel-target.ts';
 import { enrolledCertificate } from './enrolled-certificate.ts';
+import { activeFrom } from './status.ts';
 
 const DAY_MS = 86_400_000;
 /** The widest renewal window of any web-services family: connections inside it are looked at. */
@@ -93,10 +93,7 @@ async function renewOne(ctx: AppContext, connection: ConnectionRow, expiry: Date
   // The answer verified against the pinned bank certificate, so the bank certificate it names is the bank's.
   const { client, patch } = enrolledCertificate(ctx, enrolment, keys.privateKeyPem);
   await ctx.db.transaction(async (tx) => {
-    await updateConnection(tx, scope, connection.id, {
-      ...patch,
-      status: connectionTransition('active', 'certificate-renewed'),
-    });
+    await updateConnection(tx, scope, connection.id, patch, activeFrom(connection.status));
     await recordEvent(ctx, tx, {
       ...about,
       type: 'connection.certificate_renewed',

@@ -1,5 +1,4 @@
 import { findConnection, updateConnection } from '../../db/repositories/connections.ts';
-import { connectionTransition } from '../../domain/connections/status.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
@@ -8,6 +7,7 @@ import { requireCompanyAdmin } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
 import { channelTargetOf } from './channel-target.ts';
 import { SECRET_FIELDS } from './settings-view.ts';
+import { activeFrom } from './status.ts';
 import { connectionView } from './view.ts';
 
 export type SftpSettings = {
@@ -104,12 +104,17 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
   const changed = Object.keys(given).filter((k) => (given as Record<string, unknown>)[k] !== undefined);
   const activates = wanted === 'sftp' && connection.status !== 'active';
   const row = await ctx.db.transaction(async (tx) => {
-    const updated = await updateConnection(tx, scope, connection.id, {
-      channelSealed: ctx.encryptor.encrypt(JSON.stringify(stored)),
-      ...(activates
-        ? { status: connectionTransition('pending-activation', 'configured'), activatedAt: ctx.clock.now() }
-        : {}),
-    });
+    const updated = await updateConnection(
+      tx,
+      scope,
+      connection.id,
+      {
+        channelSealed: ctx.encryptor.encrypt(JSON.stringify(stored)),
+        ...(activates ? { activatedAt: ctx.clock.now() } : {}),
+      },
+      activates ? activeFrom(connection.status) : undefined,
+    );
+    if (!updated) throw new AppError(409, 'conflict', 'the connection changed meanwhile; try again');
     await recordEvent(ctx, tx, {
       platformId: scope.platformId,
       companyId: scope.companyId,
@@ -140,7 +145,7 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
         connectionId: connection.id,
       });
     }
-    return updated!;
+    return updated;
   });
   return connectionView(ctx, row);
 }

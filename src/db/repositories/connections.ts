@@ -1,4 +1,5 @@
 import { and, asc, eq, inArray, isNotNull, lte } from 'drizzle-orm';
+import type { ConnectionStatus } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { connectionFiles, connections } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
@@ -87,19 +88,32 @@ export async function setConnectionSigningCert(
     .where(and(inCompany(connections, scope), eq(connections.id, connectionId)));
 }
 
-export type ConnectionPatch = Partial<Omit<typeof connections.$inferInsert, 'id' | 'platformId' | 'companyId'>>;
+export type ConnectionPatch = Partial<
+  Omit<typeof connections.$inferInsert, 'id' | 'platformId' | 'companyId' | 'status'>
+>;
 
-/** Changes a connection of the company (certificates, settings, status ...); answers the row after. */
+/**
+ * Changes a connection of the company (certificates, settings ...); answers the row after. A status
+ * change names the status it moves from, and nothing changes when the row has another (a racing
+ * writer moved it first): the answer is then undefined.
+ */
 export async function updateConnection(
   q: Executor,
   scope: CompanyScope,
   connectionId: string,
   patch: ConnectionPatch,
+  move?: { from: ConnectionStatus; to: ConnectionStatus },
 ): Promise<ConnectionRow | undefined> {
   const rows = await q
     .update(connections)
-    .set(patch)
-    .where(and(inCompany(connections, scope), eq(connections.id, connectionId)))
+    .set(move ? { ...patch, status: move.to } : patch)
+    .where(
+      and(
+        inCompany(connections, scope),
+        eq(connections.id, connectionId),
+        ...(move ? [eq(connections.status, move.from)] : []),
+      ),
+    )
     .returning();
   return rows[0];
 }
