@@ -13,6 +13,8 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'conversion_jobs', key: 'id', column: 'result_sealed' },
   { table: 'connections', key: 'id', column: 'channel_sealed' },
   { table: 'connections', key: 'id', column: 'signing_cert_sealed' },
+  { table: 'connections', key: 'id', column: 'client_key_sealed' },
+  { table: 'connections', key: 'id', column: 'sandbox_activation_sealed' },
   { table: 'webhook_endpoints', key: 'id', column: 'secret_sealed' },
   { table: 'webhook_endpoints', key: 'id', column: 'previous_secret_sealed' },
 ];
