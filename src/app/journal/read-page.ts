@@ -1,0 +1,103 @@
+import type { CompanyScope } from '../../db/executor.ts';
+import { type CountKey, foldCompanyCounts, readCompanyCounts } from '../../db/repositories/journal-counts.ts';
+import {
+  choosePlan,
+  hasKeyFilter,
+  keysMatching,
+  type PageRow,
+  pageRows,
+  SEARCH_WALK,
+  searchIndexed,
+  searchWalk,
+} from '../../db/repositories/journal-pages.ts';
+import { type Count, countDocuments, type DocumentFilter, type PageKey } from '../../db/repositories/journal-reads.ts';
+import type { AppContext } from '../context.ts';
+import { EXACT_COUNT_UP_TO, matchCount } from './read-count.ts';
+
+/**
+ * One page of a company's journal and its `total`, for GET /journal/documents (docs/adr/0034, 0035):
+ * - without text or dates, `total` is the exact sum of the company's kept counts;
+ * - with dates, the count of read-count.ts (exact up to 10,000, else at most 30 s old);
+ * - with text, exact when the trigram index or the walk saw every match, else an estimate
+ *   (`exact: false`): matches per index entry walked times the entries of the dates (or company).
+ */
+
+/** A company's counts beyond this many delta rows per key are folded (after the read, not in it). */
+const FOLD_AFTER_ROWS_PER_KEY = 4;
+const folding = new Set<string>();
+
+/** The company's kept counts; folds its delta rows in the background once they pile up. */
+export async function companyCounts(ctx: AppContext, scope: CompanyScope): Promise<CountKey[]> {
+  const counts = await readCompanyCounts(ctx.db, scope);
+  const id = `${scope.platformId}/${scope.companyId}`;
+  if (counts.rows > 16 + FOLD_AFTER_ROWS_PER_KEY * counts.keys.length && !folding.has(id)) {
+    folding.add(id);
+    foldCompanyCounts(ctx.db, scope)
+      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'folding journal counts failed'))
+      .finally(() => folding.delete(id));
+  }
+  return counts.keys;
+}
+
+/** How many of the company's documents the filter's direction, type, statuses and collected keep. */
+export function countOf(keys: readonly CountKey[], filter: DocumentFilter): number {
+  return keysMatching(keys, filter).reduce((s, k) => s + k.n, 0);
+}
+
+export type DocumentsPage = { rows: PageRow[]; more: boolean; total: Count };
+
+function cut(rows: PageRow[], limit: number) {
+  return { rows: rows.length > limit ? rows.slice(0, limit) : rows, more: rows.length > limit };
+}
+
+export async function documentsPage(
+  ctx: AppContext,
+  scope: CompanyScope,
+  filter: DocumentFilter,
+  key: PageKey | undefined,
+  limit: number,
+): Promise<DocumentsPage> {
+  const dated = filter.from !== undefined || filter.until !== undefined;
+  if (filter.text !== undefined && filter.text !== '') return searchPage(ctx, scope, filter, filter.text, key, limit);
+  // Without a key filter the plan is known before the counts: both in parallel.
+  const [keys, rows] = hasKeyFilter(filter)
+    ? await companyCounts(ctx, scope).then(
+        async (k) => [k, await pageRows(ctx.db, scope, choosePlan(k, filter), filter, key, limit + 1)] as const,
+      )
+    : await Promise.all([companyCounts(ctx, scope), pageRows(ctx.db, scope, { kind: 'walk' }, filter, key, limit + 1)]);
+  const total = dated ? await matchCount(ctx, scope, filter) : { count: countOf(keys, filter), exact: true };
+  return { ...cut(rows, limit), total };
+}
+
+async function searchPage(
+  ctx: AppContext,
+  scope: CompanyScope,
+  filter: DocumentFilter,
+  text: string,
+  key: PageKey | undefined,
+  limit: number,
+): Promise<DocumentsPage> {
+  const [walk, keys] = await Promise.all([
+    searchWalk(ctx.db, scope, filter, text, key, limit + 1),
+    companyCounts(ctx, scope),
+  ]);
+  if (walk.exhausted) {
+    const indexed = await searchIndexed(ctx.db, scope, filter, text, key, limit + 1);
+    return { ...cut(indexed.rows, limit), total: { count: indexed.total, exact: true } };
+  }
+  const hits = walk.rows.length;
+  // The walk reached the company's end from its start: it saw every match.
+  if (key === undefined && walk.walked < SEARCH_WALK && hits <= limit) {
+    return { ...cut(walk.rows, limit), total: { count: hits, exact: true } };
+  }
+  // Hits per entry walked (every entry of the dates, whatever its key) times those entries.
+  const base =
+    filter.from !== undefined || filter.until !== undefined
+      ? (await matchCount(ctx, scope, { from: filter.from, until: filter.until })).count
+      : countOf(keys, {});
+  // A small company (or date range) is counted outright: at most EXACT_COUNT_UP_TO index entries.
+  if (base <= EXACT_COUNT_UP_TO)
+    return { ...cut(walk.rows, limit), total: await countDocuments(ctx.db, scope, filter, base) };
+  const estimate = walk.walked === 0 ? hits : Math.max(hits, Math.round((base * hits) / walk.walked));
+  return { ...cut(walk.rows, limit), total: { count: estimate, exact: false } };
+}
