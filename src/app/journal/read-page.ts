@@ -6,7 +6,9 @@ import {
   keysMatching,
   type PageRow,
   pageRows,
+  entriesAfter,
   SEARCH_WALK,
+  sampleShare,
   searchIndexed,
   searchWalk,
 } from '../../db/repositories/journal-pages.ts';
@@ -77,27 +79,27 @@ async function searchPage(
   key: PageKey | undefined,
   limit: number,
 ): Promise<DocumentsPage> {
-  const [walk, keys] = await Promise.all([
+  const [found, keys] = await Promise.all([
     searchWalk(ctx.db, scope, filter, text, key, limit + 1),
     companyCounts(ctx, scope),
   ]);
-  if (walk.exhausted) {
+  const full = found.length > limit;
+  // Fewer matches than asked for: the walk either reached the company's end (it saw every match
+  // after the cursor) or its budget (rarer text: the trigram index finds the matches instead).
+  if (!full && (await entriesAfter(ctx.db, scope, filter, key, SEARCH_WALK)) >= SEARCH_WALK) {
     const indexed = await searchIndexed(ctx.db, scope, filter, text, key, limit + 1);
     return { ...cut(indexed.rows, limit), total: { count: indexed.total, exact: true } };
   }
-  const hits = walk.rows.length;
-  // The walk reached the company's end from its start: it saw every match.
-  if (key === undefined && walk.walked < SEARCH_WALK && hits <= limit) {
-    return { ...cut(walk.rows, limit), total: { count: hits, exact: true } };
-  }
-  // Hits per entry walked (every entry of the dates, whatever its key) times those entries.
+  if (key === undefined && !full) return { ...cut(found, limit), total: { count: found.length, exact: true } };
+  // The matching share of a time-spread sample of the company's entries, times those entries.
   const base =
     filter.from !== undefined || filter.until !== undefined
       ? (await matchCount(ctx, scope, { from: filter.from, until: filter.until })).count
       : countOf(keys, {});
   // A small company (or date range) is counted outright: at most EXACT_COUNT_UP_TO index entries.
   if (base <= EXACT_COUNT_UP_TO)
-    return { ...cut(walk.rows, limit), total: await countDocuments(ctx.db, scope, filter, base) };
-  const estimate = walk.walked === 0 ? hits : Math.max(hits, Math.round((base * hits) / walk.walked));
-  return { ...cut(walk.rows, limit), total: { count: estimate, exact: false } };
+    return { ...cut(found, limit), total: await countDocuments(ctx.db, scope, filter, base) };
+  const share = await sampleShare(ctx.db, scope, filter, text);
+  const estimate = Math.max(found.length, Math.round(base * share));
+  return { ...cut(found, limit), total: { count: estimate, exact: false } };
 }

@@ -193,17 +193,22 @@ export async function pageRows(
   const company = sql`company_id = ${scope.companyId}`;
   const range = rangeConditions(filter, key);
   if (plan.kind === 'merge') {
-    // UNION ALL of plain selects is flattened into one append whose children are ordered index
-    // ranges: PostgreSQL merges them (Merge Append) and stops after `limit` rows.
+    // Each range gives at most `limit` entries of its own (index only), newest first; the newest
+    // `limit` of them all are read from the heap.
     const branches = plan.keys.map(
-      (k) => sql`SELECT ${columns}, d.created_at AS at FROM journal_documents d
-        WHERE d.company_id = ${scope.companyId} AND d.platform_id = ${scope.platformId}
-          AND d.direction = ${k.direction} AND d.type = ${k.type} AND d.status = ${k.status}
-          AND d.collected = ${k.collected} AND ${all(rangeConditions(filter, key, 'd.'))}`,
+      (k) => sql`(SELECT id, created_at FROM journal_documents
+        WHERE ${company} AND direction = ${k.direction} AND type = ${k.type} AND status = ${k.status}
+          AND collected = ${k.collected} AND ${all(range)}
+        ORDER BY ${ORDER} LIMIT ${limit})`,
     );
     return rowsOf(
       q,
-      sql`${sql.join(branches, sql` UNION ALL `)} ORDER BY at DESC NULLS LAST, id DESC NULLS LAST LIMIT ${limit}`,
+      sql`SELECT ${columns} FROM (
+          SELECT id, created_at FROM (${sql.join(branches, sql` UNION ALL `)}) AS ranges
+          ORDER BY ${ORDER} LIMIT ${limit}) AS page
+        JOIN journal_documents d ON d.id = page.id
+        WHERE d.platform_id = ${scope.platformId}
+        ORDER BY ${D_ORDER}`,
     );
   }
   const tests = keyConditions(filter);
@@ -231,14 +236,6 @@ export async function pageRows(
 /** How many index entries a text search walks before it asks the trigram index instead. */
 export const SEARCH_WALK = 20_000;
 
-export type SearchWalk = {
-  rows: PageRow[];
-  /** Entries passed; equals SEARCH_WALK when the walk stopped before the company's end. */
-  walked: number;
-  /** The walk stopped at its budget with fewer rows than asked for. */
-  exhausted: boolean;
-};
-
 /**
  * Text search, first try: newest first from the cursor over at most SEARCH_WALK index entries,
  * testing the searched text and the filters in the index, until `limit` rows match. Frequent text
@@ -251,24 +248,72 @@ export async function searchWalk(
   text: string,
   key: PageKey | undefined,
   limit: number,
-): Promise<SearchWalk> {
+): Promise<PageRow[]> {
   const hit = all([sql`search_text LIKE lower(${likePattern(text)}) ESCAPE '\\'`, ...keyConditions(filter)]);
-  const result = await q.execute<PageRow & { rn: string; hit: boolean }>(sql`
-    SELECT ${columns}, w.rn::text AS rn, w.hit FROM (
-      SELECT id, hit, rn FROM (
-        SELECT id, coalesce(${hit}, FALSE) AS hit, row_number() OVER (ORDER BY ${ORDER}) AS rn
-          FROM journal_documents
-         WHERE company_id = ${scope.companyId} AND ${all(rangeConditions(filter, key))}
-         ORDER BY ${ORDER} LIMIT ${SEARCH_WALK}) AS s
-       WHERE hit OR rn = ${SEARCH_WALK}
-       LIMIT ${limit + 1}) AS w
-    JOIN journal_documents d ON d.id = w.id
-    WHERE d.platform_id = ${scope.platformId}
-    ORDER BY w.rn`);
-  const rows = result.rows.filter((r) => r.hit).slice(0, limit);
-  const last = result.rows[result.rows.length - 1];
-  const walked = last ? Number(last.rn) : 0;
-  return { rows, walked, exhausted: rows.length < limit && walked >= SEARCH_WALK };
+  return rowsOf(
+    q,
+    sql`SELECT ${columns} FROM (
+        SELECT id FROM (
+          SELECT id, created_at, direction, type, status, collected, search_text FROM journal_documents
+           WHERE company_id = ${scope.companyId} AND ${all(rangeConditions(filter, key))}
+           ORDER BY ${ORDER} LIMIT ${SEARCH_WALK}) AS walked
+         WHERE ${hit}
+         ORDER BY ${ORDER} LIMIT ${limit}) AS page
+      JOIN journal_documents d ON d.id = page.id
+      WHERE d.platform_id = ${scope.platformId}
+      ORDER BY ${D_ORDER}`,
+  );
+}
+
+/**
+ * How many index entries lie in the dates from the cursor on, counting no further than `cap`: whether
+ * a text search walk stopped at its budget or at the company's end.
+ */
+export async function entriesAfter(
+  q: Executor,
+  scope: CompanyScope,
+  filter: DocumentFilter,
+  key: PageKey | undefined,
+  cap: number,
+): Promise<number> {
+  const result = await q.execute<{ n: number }>(sql`
+    SELECT count(*)::int AS n FROM (
+      SELECT 1 FROM journal_documents
+       WHERE company_id = ${scope.companyId} AND ${all(rangeConditions(filter, key))}
+       ORDER BY ${ORDER} LIMIT ${cap}) AS entries`);
+  return Number(result.rows[0]?.n ?? 0);
+}
+
+const STRATA = 16;
+const PER_STRATUM = 200;
+
+/**
+ * The share of the company's documents (within the dates) that match the text and filters, from
+ * STRATA runs of PER_STRATUM index entries spread evenly over the time the documents span: for the
+ * estimated `total` of frequent text. A sample of the newest documents alone would be biased (the
+ * newest are the ones still in flight).
+ */
+export async function sampleShare(
+  q: Executor,
+  scope: CompanyScope,
+  filter: DocumentFilter,
+  text: string,
+): Promise<number> {
+  const hit = all([sql`search_text LIKE lower(${likePattern(text)}) ESCAPE '\\'`, ...keyConditions(filter)]);
+  const dates = all(rangeConditions(filter, undefined));
+  const result = await q.execute<{ hits: number; seen: number }>(sql`
+    WITH span AS (
+      SELECT (SELECT min(created_at) FROM journal_documents WHERE company_id = ${scope.companyId} AND ${dates}) AS lo,
+             (SELECT max(created_at) FROM journal_documents WHERE company_id = ${scope.companyId} AND ${dates}) AS hi)
+    SELECT coalesce(sum(s.hits), 0)::int AS hits, coalesce(sum(s.seen), 0)::int AS seen
+      FROM span, generate_series(0, ${STRATA - 1}) AS g,
+           LATERAL (SELECT count(*) FILTER (WHERE e.hit) AS hits, count(*) AS seen FROM (
+             SELECT coalesce(${hit}, FALSE) AS hit FROM journal_documents
+              WHERE company_id = ${scope.companyId} AND ${dates}
+                AND created_at <= span.lo + (span.hi - span.lo) * ((g + 1)::float8 / ${STRATA})
+              ORDER BY ${ORDER} LIMIT ${PER_STRATUM}) AS e) AS s`);
+  const row = result.rows[0];
+  return row && row.seen > 0 ? row.hits / row.seen : 0;
 }
 
 /**

@@ -49,13 +49,7 @@ export type DocumentMetaRow = JournalDocumentRow & { sortKey: string };
 function asMetaRow(
   row: Omit<
     DocumentMetaRow,
-    | 'requestDigest'
-    | 'contentDigest'
-    | 'blockIndex'
-    | 'payloadSealed'
-    | 'fileSealed'
-    | 'warnings'
-    | 'details'
+    'requestDigest' | 'contentDigest' | 'blockIndex' | 'payloadSealed' | 'fileSealed' | 'warnings' | 'details'
   >,
 ): DocumentMetaRow {
   return {
