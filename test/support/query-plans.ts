@@ -30,6 +30,10 @@ type PlanNode = {
   'Node Type': string;
   'Relation Name'?: string;
   'Plan Rows': number;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
+  'Rows Removed by Filter'?: number;
+  'Rows Removed by Index Recheck'?: number;
   Plans?: PlanNode[];
 };
 
@@ -41,14 +45,14 @@ function walk(node: PlanNode, out: PlanNode[]): void {
 }
 
 /**
- * The plan PostgreSQL picks for a statement with sequential scans disabled: a sequential scan that
- * remains means no index can serve the statement at all. Sorts are reported with the rows they sort.
+ * The plan PostgreSQL picks for a statement with sequential scans disabled, run (EXPLAIN ANALYZE): a
+ * sequential scan that remains means no index can serve the statement at all.
  */
 export async function explain(client: pg.ClientBase, statement: Statement): Promise<PlanNode[]> {
   await client.query('SET enable_seqscan = off');
   try {
     const result = await client.query<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(
-      `EXPLAIN (FORMAT JSON) ${statement.text}`,
+      `EXPLAIN (ANALYZE, FORMAT JSON) ${statement.text}`,
       statement.values,
     );
     const nodes: PlanNode[] = [];
@@ -59,13 +63,32 @@ export async function explain(client: pg.ClientBase, statement: Statement): Prom
   }
 }
 
-/** Sequential scans of the given relations, and sorts of more than `maxSorted` rows (estimated). */
-export function findings(nodes: PlanNode[], relations: ReadonlySet<string>, maxSorted: number): PlanFinding[] {
+/** Rows a scan node read: those it gave plus those its filter or recheck dropped, over its loops. */
+function examined(n: PlanNode): number {
+  const rows = (n['Actual Rows'] ?? 0) + (n['Rows Removed by Filter'] ?? 0) + (n['Rows Removed by Index Recheck'] ?? 0);
+  return rows * (n['Actual Loops'] ?? 1);
+}
+
+/**
+ * What makes a statement's cost grow with the company: sequential scans of the given relations, sorts
+ * of more than `maxSorted` rows, and more than `maxExamined` rows read by the scans of the relations.
+ */
+export function findings(
+  nodes: PlanNode[],
+  relations: ReadonlySet<string>,
+  limits: { maxSorted: number; maxExamined: number },
+): PlanFinding[] {
   const out: PlanFinding[] = [];
+  let read = 0;
   for (const n of nodes) {
-    if (n['Node Type'] === 'Seq Scan' && n['Relation Name'] && relations.has(n['Relation Name']))
-      out.push({ node: 'Seq Scan', relation: n['Relation Name'], rows: n['Plan Rows'] });
-    if (n['Node Type'] === 'Sort' && n['Plan Rows'] > maxSorted) out.push({ node: 'Sort', rows: n['Plan Rows'] });
+    const relation = n['Relation Name'];
+    if (n['Node Type'] === 'Seq Scan' && relation && relations.has(relation))
+      out.push({ node: 'Seq Scan', relation, rows: examined(n) });
+    // What a sort took in (a top-N sort gives back only its page).
+    const sorted = (n.Plans ?? []).reduce((s, c) => s + (c['Actual Rows'] ?? 0) * (c['Actual Loops'] ?? 1), 0);
+    if (n['Node Type'] === 'Sort' && sorted > limits.maxSorted) out.push({ node: 'Sort', rows: sorted });
+    if (relation && relations.has(relation) && n['Node Type'] !== 'Bitmap Index Scan') read += examined(n);
   }
+  if (read > limits.maxExamined) out.push({ node: 'rows examined', rows: read });
   return out;
 }

@@ -31,7 +31,7 @@ export async function journalList(ctx: AppContext, principal: Principal, query: 
   const base = { direction: query.direction, type: query.type };
   const filter = query.uncollectedOnly ? { ...base, collected: false } : base;
   const keys = await companyCounts(ctx, scope);
-  const rows = await pageRows(ctx.db, scope, choosePlan(keys, filter), filter, key, limit + 1);
+  const rows = await pageRows(ctx.db, scope, choosePlan(keys, filter, limit + 1), filter, key, limit + 1);
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;
   const last = items[items.length - 1];

@@ -64,7 +64,8 @@ export async function documentsPage(
   // Without a key filter the plan is known before the counts: both in parallel.
   const [keys, rows] = hasKeyFilter(filter)
     ? await companyCounts(ctx, scope).then(
-        async (k) => [k, await pageRows(ctx.db, scope, choosePlan(k, filter), filter, key, limit + 1)] as const,
+        async (k) =>
+          [k, await pageRows(ctx.db, scope, choosePlan(k, filter, limit + 1), filter, key, limit + 1)] as const,
       )
     : await Promise.all([companyCounts(ctx, scope), pageRows(ctx.db, scope, { kind: 'walk' }, filter, key, limit + 1)]);
   const total = dated ? await matchCount(ctx, scope, filter) : { count: countOf(keys, filter), exact: true };

@@ -22,7 +22,7 @@ export async function reconciliationPage(
   const scope = await companyScope(ctx, principal, query.companyId);
   const limit = Math.min(query.limit ?? RECON_DEFAULT_LIMIT, RECON_MAX_LIMIT);
   const key = decodePageCursor(query.cursor);
-  const plan = choosePlan(await companyCounts(ctx, scope), { direction: 'outbound' });
+  const plan = choosePlan(await companyCounts(ctx, scope), { direction: 'outbound' }, limit + 1);
   const rows = await reconciliationRows(ctx.db, scope, plan, key, limit + 1);
   const more = rows.length > limit;
   const items = more ? rows.slice(0, limit) : rows;

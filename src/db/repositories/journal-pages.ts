@@ -106,11 +106,11 @@ export function metaRowOf(r: PageRow): DocumentMetaRow {
 export type PagePlan = { kind: 'walk' } | { kind: 'merge'; keys: CountKey[] } | { kind: 'empty' };
 
 /**
- * A walk expected to pass more index entries than this per page row... is replaced by a merge of the
- * filter's key ranges (while they are few): passing an entry costs about 0.2 µs, starting a range
- * about as much as passing a hundred.
+ * Plan costs in index entries passed: a walk passes about limit × (documents / matches) entries; a
+ * merge about `limit` per range, plus the start of each range (a descent, worth about RANGE_START
+ * entries).
  */
-const WALK_ENTRIES_PER_ROW = 100;
+const RANGE_START = 100;
 const MAX_MERGED_RANGES = 32;
 
 /** The count keys an equality filter keeps. */
@@ -134,15 +134,16 @@ export function hasKeyFilter(filter: DocumentFilter): boolean {
   );
 }
 
-/** Walk or merge, from the company's exact counts: how dense the filter's matches are. */
-export function choosePlan(keys: readonly CountKey[], filter: DocumentFilter): PagePlan {
+/** Walk or merge, whichever passes fewer entries by the company's exact counts. */
+export function choosePlan(keys: readonly CountKey[], filter: DocumentFilter, limit: number): PagePlan {
   if (!hasKeyFilter(filter)) return { kind: 'walk' };
   const matching = keysMatching(keys, filter);
   const matches = matching.reduce((s, k) => s + k.n, 0);
   if (matches <= 0) return { kind: 'empty' };
   const all = keys.reduce((s, k) => s + k.n, 0);
-  if (all / matches <= WALK_ENTRIES_PER_ROW || matching.length > MAX_MERGED_RANGES) return { kind: 'walk' };
-  return { kind: 'merge', keys: matching };
+  const walk = (limit * all) / matches;
+  const merge = matching.length * (Math.min(limit, matches) + RANGE_START);
+  return walk <= merge || matching.length > MAX_MERGED_RANGES ? { kind: 'walk' } : { kind: 'merge', keys: matching };
 }
 
 function keyConditions(filter: DocumentFilter): SQL[] {
