@@ -7,7 +7,8 @@
  * The mix is that of a company paying about 2,000 suppliers a day over `days` days:
  * - 80 % outbound pain.001 (1 to 20 transactions, 2.4 on average), settled long ago except the newest
  *   2,000 (pending approval, converted or sent); settled ones executed (97 %), rejected (2 %) or
- *   cancelled (1 %); summaries "<n> payments to Supplier <k>" with k among 2,000 suppliers;
+ *   cancelled (1 %); summaries as the submit writes them ("2 payments, EUR 1,234.50 to Supplier 97 Oy
+ *   and 1 other"), the first payee among 2,000 suppliers;
  * - 15 % inbound pain.002 status reports, 4.8 % camt.054 notifications, 0.2 % camt.053 statements of
  *   three bank accounts (each with its account_statements row);
  * - everything collected by the nightly ERP sync except the newest 3,000 documents;
@@ -84,6 +85,12 @@ function row(values: Array<string | number | boolean | null>): string {
 function amountText(minor: number): string {
   const s = String(minor).padStart(3, '0');
   return `${s.slice(0, -2)}.${s.slice(-2)}`;
+}
+
+/** "1,234.50", as the submit's summary groups thousands. */
+function grouped(amount: string): string {
+  const [whole = '0', fraction = ''] = amount.split('.');
+  return `${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${fraction}`;
 }
 
 /** Base64 text standing in for AES-GCM sealed bytes: slices of one random-looking pool. */
@@ -305,7 +312,10 @@ export async function generateJournal(client: pg.ClientBase, scope: Scope, optio
               null,
               'host-to-host',
               delivered ? 'delivered' : status === 'converted' ? 'queued' : null,
-              `${count} payment${count === 1 ? '' : 's'} to Supplier ${supplier}`,
+              // As documentSummary writes it: "3 payments, EUR 1,234.50 to Supplier 12 Oy and 2 others".
+              `${count} payment${count === 1 ? '' : 's'}, EUR ${grouped(amountText(sum))} to Supplier ${supplier} Oy${
+                count === 1 ? '' : ` and ${count - 1} other${count > 2 ? 's' : ''}`
+              }`,
               null,
               null,
               null,
