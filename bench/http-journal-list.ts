@@ -10,6 +10,7 @@
  */
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
+import { firstJsonLine } from './support/child-line.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const SIZES = (process.env.BENCH_DOCUMENTS ?? '100000,1000000').split(',').map(Number);
@@ -106,15 +107,7 @@ async function measureSize(documents: number): Promise<{ rows: Row[]; served: Se
   const child = spawn(process.execPath, [import.meta.filename, '--serve', String(documents)], {
     stdio: ['pipe', 'pipe', 'inherit'],
   });
-  const served: Served = await new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const line = buffer.split('\n')[0];
-      if (buffer.includes('\n') && line) resolve(JSON.parse(line));
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  const served = await firstJsonLine<Served>(child);
   const base = `http://127.0.0.1:${served.port}`;
   const company = `companyId=${served.companyId}`;
   const documentsUrl = `${base}/journal/documents?${company}`;
@@ -128,10 +121,18 @@ async function measureSize(documents: number): Promise<{ rows: Row[]; served: Se
   if (process.env.BENCH_ROWS !== 'first-page') {
     const one = async (name: string, url: string) => rows.push(await measure(name, url, 1, headers));
     await one('GET /journal/documents?status=rejected', `${documentsUrl}&status=rejected`);
-    await one('GET /journal/documents?direction=inbound&collected=true', `${documentsUrl}&direction=inbound&collected=true`);
+    await one(
+      'GET /journal/documents?direction=inbound&collected=true',
+      `${documentsUrl}&direction=inbound&collected=true`,
+    );
     await one('GET /journal/documents?type=camt.053', `${documentsUrl}&type=camt.053`);
     rows.push(
-      await measure('GET /journal/documents?status=executed,rejected', `${documentsUrl}&status=executed,rejected`, 32, headers),
+      await measure(
+        'GET /journal/documents?status=executed,rejected',
+        `${documentsUrl}&status=executed,rejected`,
+        32,
+        headers,
+      ),
     );
     await one('GET /journal/documents?q=supplier 97 (text search)', `${documentsUrl}&q=supplier%2097`);
     await one(
@@ -152,7 +153,9 @@ async function main(): Promise<void> {
   const results: Array<{ documents: number; rows: Row[]; served: Served }> = [];
   for (const documents of SIZES) results.push({ documents, ...(await measureSize(documents)) });
   const where = process.env.DATABASE_URL ? 'PostgreSQL server (DATABASE_URL)' : 'embedded PostgreSQL';
-  process.stdout.write(`\nJournal list routes on the ${where}; ${DURATION_S} s per row; autocannon shares the machine\n`);
+  process.stdout.write(
+    `\nJournal list routes on the ${where}; ${DURATION_S} s per row; autocannon shares the machine\n`,
+  );
   for (const r of results) {
     process.stdout.write(
       `\n${r.documents.toLocaleString('en')} documents (+${(r.documents / 10).toLocaleString('en')} of a neighbour) seeded in ${Math.round(r.served.seededMs / 1000)} s; rare text ${r.served.rareText}\n`,

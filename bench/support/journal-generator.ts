@@ -120,7 +120,11 @@ type EventRow = {
 /** Everything one chunk adds, as COPY text per table. */
 type Chunk = { documents: string[]; lines: string[]; statements: string[]; events: string[] };
 
-export async function generateJournal(client: pg.ClientBase, scope: Scope, options: GeneratorOptions): Promise<Generated> {
+export async function generateJournal(
+  client: pg.ClientBase,
+  scope: Scope,
+  options: GeneratorOptions,
+): Promise<Generated> {
   const started = Date.now();
   const n = options.documents;
   const days = options.days ?? 730;
@@ -237,7 +241,8 @@ export async function generateJournal(client: pg.ClientBase, scope: Scope, optio
           totals.outbound++;
           const journalNo = `OUT-${outNo}`;
           const shape = rand(g, 2);
-          const count = shape < 0.6 ? 1 : shape < 0.9 ? 2 + Math.floor(rand(g, 3) * 4) : 6 + Math.floor(rand(g, 3) * 15);
+          const count =
+            shape < 0.6 ? 1 : shape < 0.9 ? 2 + Math.floor(rand(g, 3) * 4) : 6 + Math.floor(rand(g, 3) * 15);
           const supplier = Math.floor(rand(g, 4) * SUPPLIERS);
           const newest = g >= n - UNSETTLED;
           const s = rand(g, 5);

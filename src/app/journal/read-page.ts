@@ -2,11 +2,11 @@ import type { CompanyScope } from '../../db/executor.ts';
 import { type CountKey, foldCompanyCounts, readCompanyCounts } from '../../db/repositories/journal-counts.ts';
 import {
   choosePlan,
+  entriesAfter,
   hasKeyFilter,
   keysMatching,
   type PageRow,
   pageRows,
-  entriesAfter,
   SEARCH_WALK,
   sampleShare,
   searchIndexed,

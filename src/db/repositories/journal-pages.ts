@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import type { Totals } from '../schema/journal.ts';
 import type { CountKey } from './journal-counts.ts';
-import { type DocumentFilter, type DocumentMetaRow, likePattern, type PageKey } from './journal-reads.ts';
+import { type DocumentFilter, type DocumentMetaRow, likePattern, NOT_LISTED, type PageKey } from './journal-reads.ts';
 
 /**
  * Keyset pages of a company's journal, newest first on (created_at desc, id desc), by one of three
@@ -82,24 +82,18 @@ export function metaRowOf(r: PageRow): DocumentMetaRow {
     totals: r.totals,
     paymentType: r.payment_type,
     idempotencyKey: r.idempotency_key,
-    requestDigest: null,
     deliveryMode: r.delivery_mode,
     deliveryStatus: r.delivery_status,
     summary: r.summary,
     accountIban: r.account_iban,
     accountCurrency: r.account_currency,
-    contentDigest: null,
-    blockIndex: null,
-    payloadSealed: null,
-    fileSealed: null,
-    warnings: null,
-    details: null,
     collected: r.collected,
     collectedAt: r.collected_at === null ? null : new Date(r.collected_at),
     createdAt: new Date(r.created_at),
     updatedAt: new Date(r.updated_at),
     expiresAt: r.expires_at === null ? null : new Date(r.expires_at),
     sortKey: r.sort_key,
+    ...NOT_LISTED,
   };
 }
 

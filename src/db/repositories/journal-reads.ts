@@ -46,22 +46,19 @@ const metadata = {
 /** A page row: the document's metadata (sealed columns and digests empty) and its sort key. */
 export type DocumentMetaRow = JournalDocumentRow & { sortKey: string };
 
-function asMetaRow(
-  row: Omit<
-    DocumentMetaRow,
-    'requestDigest' | 'contentDigest' | 'blockIndex' | 'payloadSealed' | 'fileSealed' | 'warnings' | 'details'
-  >,
-): DocumentMetaRow {
-  return {
-    ...row,
-    requestDigest: null,
-    contentDigest: null,
-    blockIndex: null,
-    payloadSealed: null,
-    fileSealed: null,
-    warnings: null,
-    details: null,
-  };
+/** What a page row leaves empty: the sealed columns and digests lists never read. */
+export const NOT_LISTED = {
+  requestDigest: null,
+  contentDigest: null,
+  blockIndex: null,
+  payloadSealed: null,
+  fileSealed: null,
+  warnings: null,
+  details: null,
+} as const;
+
+function asMetaRow(row: Omit<DocumentMetaRow, keyof typeof NOT_LISTED>): DocumentMetaRow {
+  return { ...row, ...NOT_LISTED };
 }
 
 export type DocumentFilter = {
