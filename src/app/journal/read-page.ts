@@ -2,9 +2,11 @@ import type { CompanyScope } from '../../db/executor.ts';
 import { type CountKey, foldCompanyCounts, readCompanyCounts } from '../../db/repositories/journal-counts.ts';
 import {
   choosePlan,
+  countInRanges,
   entriesAfter,
   hasKeyFilter,
   keysMatching,
+  type PagePlan,
   type PageRow,
   pageRows,
   SEARCH_WALK,
@@ -62,14 +64,36 @@ export async function documentsPage(
   const dated = filter.from !== undefined || filter.until !== undefined;
   if (filter.text !== undefined && filter.text !== '') return searchPage(ctx, scope, filter, filter.text, key, limit);
   // Without a key filter the plan is known before the counts: both in parallel.
-  const [keys, rows] = hasKeyFilter(filter)
-    ? await companyCounts(ctx, scope).then(
-        async (k) =>
-          [k, await pageRows(ctx.db, scope, choosePlan(k, filter, limit + 1), filter, key, limit + 1)] as const,
-      )
-    : await Promise.all([companyCounts(ctx, scope), pageRows(ctx.db, scope, { kind: 'walk' }, filter, key, limit + 1)]);
-  const total = dated ? await matchCount(ctx, scope, filter) : { count: countOf(keys, filter), exact: true };
+  const [keys, plan, rows] = hasKeyFilter(filter)
+    ? await companyCounts(ctx, scope).then(async (k) => {
+        const chosen = choosePlan(k, filter, limit + 1);
+        return [k, chosen, await pageRows(ctx.db, scope, chosen, filter, key, limit + 1)] as const;
+      })
+    : await Promise.all([
+        companyCounts(ctx, scope),
+        { kind: 'walk' } as const,
+        pageRows(ctx.db, scope, { kind: 'walk' }, filter, key, limit + 1),
+      ]);
+  const total = dated ? await datedTotal(ctx, scope, plan, filter) : exactly(countOf(keys, filter));
   return { ...cut(rows, limit), total };
+}
+
+function exactly(count: number): Count {
+  return { count, exact: true };
+}
+
+/**
+ * A total with dates: a selective filter counts its key ranges in the dates (each at most
+ * EXACT_COUNT_UP_TO + 1 entries); anything else is counted by read-count.ts (exact up to
+ * EXACT_COUNT_UP_TO, else at most 30 s old).
+ */
+async function datedTotal(ctx: AppContext, scope: CompanyScope, plan: PagePlan, filter: DocumentFilter) {
+  if (plan.kind === 'empty') return exactly(0);
+  if (plan.kind === 'merge') {
+    const n = await countInRanges(ctx.db, scope, plan.keys, filter, EXACT_COUNT_UP_TO);
+    if (n <= EXACT_COUNT_UP_TO) return exactly(n);
+  }
+  return matchCount(ctx, scope, filter);
 }
 
 async function searchPage(

@@ -228,6 +228,30 @@ export async function pageRows(
   );
 }
 
+/**
+ * How many documents of the merge plan's key ranges lie in the filter's dates, counting each range no
+ * further than cap + 1 entries (index only): a dated total for a selective filter.
+ */
+export async function countInRanges(
+  q: Executor,
+  scope: CompanyScope,
+  keys: readonly CountKey[],
+  filter: DocumentFilter,
+  cap: number,
+): Promise<number> {
+  if (keys.length === 0) return 0;
+  const range = all(rangeConditions(filter, undefined));
+  const branches = keys.map(
+    (k) => sql`(SELECT 1 FROM journal_documents
+      WHERE company_id = ${scope.companyId} AND direction = ${k.direction} AND type = ${k.type}
+        AND status = ${k.status} AND collected = ${k.collected} AND ${range} LIMIT ${cap + 1})`,
+  );
+  const result = await q.execute<{ n: number }>(
+    sql`SELECT count(*)::int AS n FROM (${sql.join(branches, sql` UNION ALL `)}) AS entries`,
+  );
+  return Number(result.rows[0]?.n ?? 0);
+}
+
 /** How many index entries a text search walks before it asks the trigram index instead. */
 export const SEARCH_WALK = 20_000;
 
