@@ -1,5 +1,5 @@
 /**
- * The kept per-company counts (migration 0013's statement triggers, docs/adr/0035) against a count of
+ * The kept per-company counts (migration 0014's statement triggers, docs/adr/0035) against a count of
  * the documents themselves, after every kind of writer: the submit statement, ingest, COPY, status
  * and collected updates, deletes, folds (also two at once) and a company's removal. And the searched
  * text follows a status change.
