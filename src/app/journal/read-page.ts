@@ -21,9 +21,11 @@ import { EXACT_COUNT_UP_TO, matchCount } from './read-count.ts';
 /**
  * One page of a company's journal and its `total`, for GET /journal/documents (docs/adr/0034, 0035):
  * - without text or dates, `total` is the exact sum of the company's kept counts;
- * - with dates, the count of read-count.ts (exact up to 10,000, else at most 30 s old);
- * - with text, exact when the trigram index or the walk saw every match, else an estimate
- *   (`exact: false`): matches per index entry walked times the entries of the dates (or company).
+ * - with dates, a selective filter's key ranges counted in the dates, else the count of
+ *   read-count.ts (exact up to 10,000, else at most 30 s old);
+ * - with text, exact when every match was seen (trigram index, a small company, the whole first
+ *   page walked), else an estimate (`exact: false`): the matching share of a time-spread sample of
+ *   the company's index entries times the entries (of the dates, or the company).
  */
 
 /** A company's counts beyond this many delta rows per key are folded (after the read, not in it). */
