@@ -41,8 +41,8 @@ async function serve(documents: number): Promise<void> {
   const started = Date.now();
   const client = await ctx.db.$client.connect();
   try {
-    await generateJournal(client, company, { documents, tag: 'a' });
-    await generateJournal(client, neighbour, { documents: Math.floor(documents / 10), tag: 'b' });
+    await generateJournal(client, neighbour, { documents: Math.floor(documents / 10), tag: 'b', rebuildIndexes: true });
+    await generateJournal(client, company, { documents, tag: 'a', rebuildIndexes: true });
     await client.query('VACUUM ANALYZE');
     const seededMs = Date.now() - started;
     // A message id from the middle of the company: rare text, found through the trigram index.

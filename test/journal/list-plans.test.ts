@@ -46,8 +46,8 @@ before(async () => {
   const b = await provisionAndLogin(t);
   client = new pg.Client({ connectionString: t.databaseUrl });
   await client.connect();
-  await generateJournal(client, a, { documents: DOCUMENTS, tag: 'a' });
-  await generateJournal(client, b, { documents: 5000, tag: 'b' });
+  await generateJournal(client, b, { documents: 5000, tag: 'b', rebuildIndexes: true });
+  await generateJournal(client, a, { documents: DOCUMENTS, tag: 'a', rebuildIndexes: true });
   await client.query('VACUUM ANALYZE');
   const created = await t.request({
     method: 'POST',
