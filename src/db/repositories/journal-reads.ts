@@ -82,11 +82,9 @@ export function likePattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-function documentConditions(scope: CompanyScope, filter: DocumentFilter): SQL[] {
-  const conditions: SQL[] = [
-    eq(journalDocuments.companyId, scope.companyId),
-    eq(journalDocuments.platformId, scope.platformId),
-  ];
+/** The filter's conditions, all on columns of journal_documents_page_idx. */
+function filterConditions(filter: DocumentFilter): SQL[] {
+  const conditions: SQL[] = [];
   if (filter.direction !== undefined) conditions.push(eq(journalDocuments.direction, filter.direction));
   if (filter.type !== undefined) conditions.push(eq(journalDocuments.type, filter.type));
   if (filter.collected !== undefined) conditions.push(eq(journalDocuments.collected, filter.collected));
@@ -119,13 +117,17 @@ export async function countDocuments(
   filter: DocumentFilter,
   cap: number,
 ): Promise<Count> {
-  const where = and(...documentConditions(scope, filter));
+  // Every condition on a column of journal_documents_page_idx, in its order: PostgreSQL counts in the
+  // index alone and stops at the cap. The platform is checked on the company (a condition on the
+  // document's platform_id would read every heap row, or make PostgreSQL sort every match).
   const inner = q
     .select({ one: sql`1` })
     .from(journalDocuments)
-    .where(where)
+    .where(and(eq(journalDocuments.companyId, scope.companyId), ...filterConditions(filter)))
+    .orderBy(...newestFirst)
     .limit(cap + 1);
-  const result = await q.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM (${inner}) AS capped`);
+  const result = await q.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM (${inner}) AS capped
+    WHERE EXISTS (SELECT 1 FROM companies c WHERE c.id = ${scope.companyId} AND c.platform_id = ${scope.platformId})`);
   const n = Number(result.rows[0]?.n ?? 0);
   return { count: Math.min(n, cap + 1), exact: n <= cap };
 }
