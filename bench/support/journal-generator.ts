@@ -499,7 +499,7 @@ export async function generateJournal(
 }
 
 /**
- * journal_search_text() of migration 0014 for a generated document row (the values in COPY column
+ * journal_search_text() (src/db/functions/070_journal_search_text.sql) for a generated document row (the values in COPY column
  * order): summary, message id, journal number, bank, status, type, then each total, joined by U+001F
  * (missing values left out), lower-cased.
  */

@@ -1,8 +1,8 @@
 /**
- * The kept per-company counts (migration 0014's statement triggers, docs/adr/0035) against a count of
+ * The kept per-company counts (the statement triggers of src/db/functions/080, docs/adr/0035) against a count of
  * the documents themselves, after every kind of writer: the submit statement, ingest, COPY, status
  * and collected updates, deletes, folds (also two at once) and a company's removal. And the searched
- * text follows a status change.
+ * text follows an update.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -128,20 +128,20 @@ test('the kept counts equal the documents after every writer', async () => {
   );
 });
 
-test('the searched text follows the row: a status change is found by its new status', async () => {
+test('the searched text follows the row: an updated summary is found by its new text', async () => {
   const [doc] = (
     await client.query<{ id: string }>(
       `SELECT id FROM journal_documents WHERE company_id = $1 AND direction = 'outbound' LIMIT 1`,
       [a.companyId],
     )
   ).rows;
-  await client.query(`UPDATE journal_documents SET status = 'a-status-nobody-has' WHERE id = $1`, [doc!.id]);
+  await client.query(`UPDATE journal_documents SET summary = 'A summary nobody else has' WHERE id = $1`, [doc!.id]);
   // Setting search_text directly is overwritten by the trigger.
   await client.query(`UPDATE journal_documents SET search_text = 'forged' WHERE id = $1`, [doc!.id]);
   const found = body<{ items: Array<{ id: string }>; total: number; totalExact: boolean }>(
     await t.request({
       method: 'GET',
-      url: `/journal/documents?companyId=${a.companyId}&q=${encodeURIComponent('A-STATUS-NOBODY')}`,
+      url: `/journal/documents?companyId=${a.companyId}&q=${encodeURIComponent('SUMMARY NOBODY ELSE')}`,
       headers: { 'x-api-key': a.apiKey },
     }),
   );

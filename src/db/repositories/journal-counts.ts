@@ -3,7 +3,8 @@ import type { CompanyScope, Executor } from '../executor.ts';
 
 /**
  * Per-company document counts by (direction, type, status, collected), kept by the statement-level
- * triggers of migration 0014 as signed delta rows in the writing transaction (docs/adr/0035). A read
+ * triggers of src/db/functions/080_journal_document_counts.sql as signed delta rows in the writing
+ * transaction (docs/adr/0035). A read
  * sums them; `fold` replaces a company's rows by one per key.
  */
 export type CountKey = { direction: string; type: string; status: string; collected: boolean; n: number };

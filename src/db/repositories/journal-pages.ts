@@ -43,15 +43,15 @@ export type PageRow = {
   source_format: string;
   bank_key: string | null;
   environment: string;
-  status: string;
+  status: DocumentMetaRow['status'];
   message_id: string | null;
   import_source: string;
   transaction_count: number;
   totals: Totals;
   payment_type: string | null;
   idempotency_key: string | null;
-  delivery_mode: string | null;
-  delivery_status: string | null;
+  delivery_mode: DocumentMetaRow['deliveryMode'];
+  delivery_status: DocumentMetaRow['deliveryStatus'];
   summary: string;
   account_iban: string | null;
   account_currency: string | null;
