@@ -27,7 +27,9 @@ CREATE TABLE "journal_document_counts" (
 	"type" text NOT NULL,
 	"status" text NOT NULL,
 	"collected" boolean NOT NULL,
-	"n" bigint NOT NULL
+	"n" bigint NOT NULL,
+	CONSTRAINT "journal_document_counts_direction_ck" CHECK (direction IN ('inbound', 'outbound')),
+	CONSTRAINT "journal_document_counts_status_ck" CHECK ((direction = 'outbound' AND status IN ('pending-approval', 'converted', 'sent', 'executed', 'rejected', 'cancelled')) OR (direction = 'inbound' AND status IN ('ingested', 'quarantined')))
 );
 --> statement-breakpoint
 CREATE INDEX "journal_document_counts_key_idx" ON "journal_document_counts" USING btree ("company_id","direction","type","status","collected");--> statement-breakpoint

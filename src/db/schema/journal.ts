@@ -145,7 +145,14 @@ export const journalDocumentCounts = pgTable(
     collected: boolean('collected').notNull(),
     n: bigint('n', { mode: 'number' }).notNull(),
   },
-  (t) => [index('journal_document_counts_key_idx').on(t.companyId, t.direction, t.type, t.status, t.collected)],
+  (t) => [
+    index('journal_document_counts_key_idx').on(t.companyId, t.direction, t.type, t.status, t.collected),
+    check('journal_document_counts_direction_ck', oneOf('direction', DIRECTIONS)),
+    check(
+      'journal_document_counts_status_ck',
+      sql`(direction = 'outbound' AND ${oneOf('status', OUTBOUND_STATUSES)}) OR (direction = 'inbound' AND ${oneOf('status', INBOUND_STATUSES)})`,
+    ),
+  ],
 );
 
 /** Per-company journal numbers: OUT-<n> and IN-<n>, from 1, handed out under a row lock. */
