@@ -1,18 +1,31 @@
 /**
- * Part of `npm run bench:http`: GET /journal/documents, first page at the default limit, over
- * 100,000 documents of one company (issue 5 target: p99 at most 20 ms), at 1 and 32 connections.
- * The server runs in a child process on an embedded PostgreSQL (or DATABASE_URL); the documents are
- * seeded in SQL (INSERT ... SELECT generate_series), then VACUUM ANALYZE, as a settled table is.
- * The run prints the plan of the page query, to show it walks journal_documents_page_idx.
+ * Part of `npm run bench:http`: the journal's list routes over a company of 100,000 and one of
+ * 1,000,000 documents (BENCH_DOCUMENTS=100000,1000000; issue 29 targets with one client: first page,
+ * filtered page and text search p99 at most 20 ms, /journal/list of 500 rows at most 50 ms; at 32
+ * connections the first page at least 1,500 requests/s), side by side.
+ * Each size runs in its own server child on a fresh embedded PostgreSQL (or a fresh database on the
+ * DATABASE_URL server), seeded by the COPY generator (bench/support/journal-generator.ts: documents
+ * with lines, events and statements, plus a neighbour company of a tenth of the size), then
+ * VACUUM ANALYZE, as a settled table is. The run prints the plans of the page and search queries.
  */
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
+import { firstJsonLine } from './support/child-line.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
-const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS ?? 100_000);
+const SIZES = (process.env.BENCH_DOCUMENTS ?? '100000,1000000').split(',').map(Number);
 
-async function serve(): Promise<void> {
-  const { sql } = await import('drizzle-orm');
+type Served = {
+  port: number;
+  apiKey: string;
+  companyId: string;
+  seededMs: number;
+  rareText: string;
+  plans: Record<string, string[]>;
+};
+
+async function serve(documents: number): Promise<void> {
+  const { generateJournal } = await import('./support/journal-generator.ts');
   const { startBenchApp } = await import('./support/bench-app.ts');
   const bench = await startBenchApp();
   const { app, ctx } = bench;
@@ -25,39 +38,50 @@ async function serve(): Promise<void> {
   const company = await provision();
   // A neighbour with documents of its own, so the company condition has something to exclude.
   const neighbour = await provision();
-
-  const seed = async (scope: { platformId: string; companyId: string }, count: number, tag: string) => {
-    await ctx.db.execute(sql`
-      INSERT INTO journal_documents (id, platform_id, company_id, journal_no, direction, type, source_format, bank_key,
-        environment, status, message_id, import_source, transaction_count, totals, payment_type, summary,
-        delivery_mode, delivery_status, collected, created_at, updated_at, expires_at)
-      SELECT 'doc_' || ${tag} || lpad(g::text, 9, '0'), ${scope.platformId}, ${scope.companyId}, 'OUT-' || g,
-        'outbound', 'pain.001', 'pain.001.001.03', 'demo', 'test',
-        (ARRAY['converted','sent','executed','rejected'])[1 + g % 4], 'MSG-' || ${tag} || '-' || g, 'api',
-        1 + g % 5, jsonb_build_array(jsonb_build_object('currency', 'EUR', 'amount', (1 + g % 9999)::text || '.50')),
-        'SEPA', (1 + g % 5)::text || ' payments to Supplier ' || (g % 977)::text, 'host-to-host', 'queued',
-        g % 3 = 0, timestamptz '2025-01-01T00:00:00Z' + g * interval '250 milliseconds',
-        timestamptz '2025-01-01T00:00:00Z' + g * interval '250 milliseconds',
-        timestamptz '2035-01-01T00:00:00Z'
-      FROM generate_series(1, ${count}) AS g`);
-    await ctx.db.execute(sql`INSERT INTO journal_counters (company_id, direction, last_no)
-      VALUES (${scope.companyId}, 'outbound', ${count})
-      ON CONFLICT (company_id, direction) DO UPDATE SET last_no = excluded.last_no`);
-  };
   const started = Date.now();
-  await seed(company, DOCUMENTS, 'a');
-  await seed(neighbour, Math.floor(DOCUMENTS / 2), 'b');
-  await ctx.db.execute(sql`VACUUM ANALYZE journal_documents`);
-  const seededMs = Date.now() - started;
-  const plan = await ctx.db.execute<{ 'QUERY PLAN': string }>(sql`EXPLAIN ANALYZE
-    SELECT id FROM journal_documents WHERE company_id = ${company.companyId} AND platform_id = ${company.platformId}
-    ORDER BY created_at DESC NULLS LAST, id DESC NULLS LAST LIMIT 51`);
-
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const port = (app.server.address() as { port: number }).port;
-  process.stdout.write(
-    `${JSON.stringify({ port, apiKey: company.apiKey, companyId: company.companyId, seededMs, plan: plan.rows.map((r) => r['QUERY PLAN']) })}\n`,
-  );
+  const client = await ctx.db.$client.connect();
+  try {
+    await generateJournal(client, neighbour, { documents: Math.floor(documents / 10), tag: 'b', rebuildIndexes: true });
+    await generateJournal(client, company, { documents, tag: 'a', rebuildIndexes: true });
+    await client.query('VACUUM ANALYZE');
+    const seededMs = Date.now() - started;
+    // A message id from the middle of the company: rare text, found through the trigram index.
+    const rare = await client.query<{ message_id: string }>(
+      `SELECT message_id FROM journal_documents WHERE company_id = $1 AND journal_no = $2`,
+      [company.companyId, `OUT-${Math.floor(documents * 0.4)}`],
+    );
+    const plans: Record<string, string[]> = {};
+    const explain = async (name: string, text: string, values: unknown[]) => {
+      const r = await client.query<{ 'QUERY PLAN': string }>(`EXPLAIN (ANALYZE, BUFFERS) ${text}`, values);
+      plans[name] = r.rows.map((row) => row['QUERY PLAN']);
+    };
+    await explain(
+      'first page',
+      `SELECT id FROM journal_documents WHERE company_id = $1 AND platform_id = $2
+        ORDER BY created_at DESC NULLS LAST, id DESC NULLS LAST LIMIT 51`,
+      [company.companyId, company.platformId],
+    );
+    await explain(
+      'text search walk (supplier 97)',
+      `SELECT id FROM (SELECT id, created_at, search_text FROM journal_documents WHERE company_id = $1
+         ORDER BY created_at DESC NULLS LAST, id DESC NULLS LAST LIMIT 20000) AS w
+        WHERE search_text LIKE '%supplier 97%' ORDER BY created_at DESC NULLS LAST, id DESC NULLS LAST LIMIT 51`,
+      [company.companyId],
+    );
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const port = (app.server.address() as { port: number }).port;
+    const served: Served = {
+      port,
+      apiKey: company.apiKey,
+      companyId: company.companyId,
+      seededMs,
+      rareText: rare.rows[0]?.message_id ?? 'MSG-none',
+      plans,
+    };
+    process.stdout.write(`${JSON.stringify(served)}\n`);
+  } finally {
+    client.release();
+  }
   process.stdin.resume();
   process.stdin.on('end', async () => {
     await bench.close();
@@ -79,54 +103,79 @@ async function measure(name: string, url: string, connections: number, headers: 
   } satisfies Row;
 }
 
-/** Filters, the 500-row list and text search, at the concurrency each is meant for. */
-async function otherRows(base: string, headers: Record<string, string>): Promise<Row[]> {
-  return [
-    await measure('GET /journal/documents?status=executed,rejected', `${base}&status=executed,rejected`, 32, headers),
-    await measure(
-      'GET /journal/list first page (default limit 500)',
-      base.replace('/journal/documents', '/journal/list'),
-      32,
-      headers,
-    ),
-    // Text search has no trigram index: each request reads the company's rows (docs/journal-reads.md).
-    await measure('GET /journal/documents?q=supplier%2097 (text search)', `${base}&q=supplier%2097`, 1, headers),
-  ];
+async function measureSize(documents: number): Promise<{ rows: Row[]; served: Served }> {
+  const child = spawn(process.execPath, [import.meta.filename, '--serve', String(documents)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const served = await firstJsonLine<Served>(child);
+  const base = `http://127.0.0.1:${served.port}`;
+  const company = `companyId=${served.companyId}`;
+  const documentsUrl = `${base}/journal/documents?${company}`;
+  const headers = { 'x-api-key': served.apiKey };
+  // Warm-up: connections, prepared plans and the buffer cache.
+  await autocannon({ url: documentsUrl, connections: 4, duration: 2, headers });
+  const rows: Row[] = [];
+  for (const connections of [1, 32])
+    rows.push(await measure('GET /journal/documents first page (limit 50)', documentsUrl, connections, headers));
+  // BENCH_ROWS=first-page measures the first-page rows only.
+  if (process.env.BENCH_ROWS !== 'first-page') {
+    const one = async (name: string, url: string) => rows.push(await measure(name, url, 1, headers));
+    await one('GET /journal/documents?status=rejected', `${documentsUrl}&status=rejected`);
+    await one(
+      'GET /journal/documents?direction=inbound&collected=true',
+      `${documentsUrl}&direction=inbound&collected=true`,
+    );
+    await one('GET /journal/documents?type=camt.053', `${documentsUrl}&type=camt.053`);
+    rows.push(
+      await measure(
+        'GET /journal/documents?status=executed,rejected',
+        `${documentsUrl}&status=executed,rejected`,
+        32,
+        headers,
+      ),
+    );
+    await one('GET /journal/documents?q=supplier 97 (text search)', `${documentsUrl}&q=supplier%2097`);
+    await one(
+      'GET /journal/documents?q=<a message id> (rare text)',
+      `${documentsUrl}&q=${encodeURIComponent(served.rareText)}`,
+    );
+    await one('GET /journal/list (limit 500)', `${base}/journal/list?${company}`);
+    rows.push(await measure('GET /journal/list (limit 500)', `${base}/journal/list?${company}`, 32, headers));
+    await one('GET /journal/reconciliation (limit 500)', `${base}/journal/reconciliation?${company}`);
+    await one('GET /journal/events?limit=500', `${base}/journal/events?${company}&limit=500`);
+  }
+  child.stdin.end();
+  await new Promise((resolve) => child.on('exit', resolve));
+  return { rows, served };
 }
 
 async function main(): Promise<void> {
-  const child = spawn(process.execPath, [import.meta.filename, '--serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const server: { port: number; apiKey: string; companyId: string; seededMs: number; plan: string[] } =
-    await new Promise((resolve, reject) => {
-      let buffer = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString();
-        const line = buffer.split('\n')[0];
-        if (buffer.includes('\n') && line) resolve(JSON.parse(line));
-      });
-      child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-    });
-  const base = `http://127.0.0.1:${server.port}/journal/documents?companyId=${server.companyId}`;
-  const headers = { 'x-api-key': server.apiKey };
-  // Warm-up: connections, prepared plans and the buffer cache.
-  await autocannon({ url: base, connections: 4, duration: 2, headers });
-  const rows: Row[] = [];
-  for (const connections of [1, 32]) {
-    rows.push(await measure('GET /journal/documents first page (default limit 50)', base, connections, headers));
+  const results: Array<{ documents: number; rows: Row[]; served: Served }> = [];
+  for (const documents of SIZES) results.push({ documents, ...(await measureSize(documents)) });
+  const where = process.env.DATABASE_URL ? 'PostgreSQL server (DATABASE_URL)' : 'embedded PostgreSQL';
+  process.stdout.write(
+    `\nJournal list routes on the ${where}; ${DURATION_S} s per row; autocannon shares the machine\n`,
+  );
+  for (const r of results) {
+    process.stdout.write(
+      `\n${r.documents.toLocaleString('en')} documents (+${(r.documents / 10).toLocaleString('en')} of a neighbour) seeded in ${Math.round(r.served.seededMs / 1000)} s; rare text ${r.served.rareText}\n`,
+    );
+    for (const [name, plan] of Object.entries(r.served.plans))
+      process.stdout.write(`\n${name}:\n${plan.map((l) => `    ${l}`).join('\n')}\n`);
   }
-  // BENCH_ROWS=first-page measures the first-page rows only (the issue-5 target).
-  if (process.env.BENCH_ROWS !== 'first-page') rows.push(...(await otherRows(base, headers)));
-  child.stdin.end();
+  const sizes = results.map((r) => `${(r.documents / 1000).toLocaleString('en')}k`);
   process.stdout.write(
-    `\nGET /journal/documents over ${DOCUMENTS.toLocaleString('en')} documents of one company (+${(DOCUMENTS / 2).toLocaleString('en')} of another), seeded in ${server.seededMs} ms; ${DURATION_S} s per row\n`,
+    `\n| route | conn | ${sizes.map((s) => `${s} req/s | ${s} p50 | ${s} p99`).join(' | ')} | errors |\n|---|---|${sizes.map(() => '---|---|---').join('|')}|---|\n`,
   );
-  process.stdout.write(`\nPage query plan:\n${server.plan.map((l) => `    ${l}`).join('\n')}\n\n`);
-  process.stdout.write(
-    '| route | connections | req/s | p50 ms | p99 ms | non-2xx/errors |\n|---|---|---|---|---|---|\n',
-  );
-  for (const r of rows)
-    process.stdout.write(`| ${r.name} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |\n`);
+  results[0]?.rows.forEach((row, i) => {
+    const cells = results.map((r) => {
+      const x = r.rows[i]!;
+      return `${x.rps} | ${x.p50} | ${x.p99}`;
+    });
+    const errors = results.reduce((s, r) => s + r.rows[i]!.errors, 0);
+    process.stdout.write(`| ${row.name} | ${row.connections} | ${cells.join(' | ')} | ${errors} |\n`);
+  });
 }
 
-if (process.argv.includes('--serve')) await serve();
-else await main();
+if (process.argv.includes('--serve')) await serve(Number(process.argv[process.argv.indexOf('--serve') + 1]));
+else if (process.env.BENCH_ROWS !== 'submit') await main();

@@ -7,6 +7,7 @@
  */
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
+import { firstJsonLine } from './support/child-line.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 
@@ -145,15 +146,7 @@ async function main(): Promise<void> {
     companyId: string;
     submitBody: unknown;
     tenants: Array<{ apiKey: string; body: unknown }>;
-  } = await new Promise((resolve, reject) => {
-    let buffer = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffer += chunk.toString();
-      const line = buffer.split('\n')[0];
-      if (buffer.includes('\n') && line) resolve(JSON.parse(line));
-    });
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)));
-  });
+  } = await firstJsonLine(child);
   const rows: Row[] = [];
   // BENCH_ROWS=submit measures the submit rows only.
   for (const connections of process.env.BENCH_ROWS === 'submit' ? [] : [1, 32]) {

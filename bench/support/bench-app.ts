@@ -1,12 +1,14 @@
 /**
- * The real app on a real PostgreSQL (embedded in a temp folder, or DATABASE_URL) for the HTTP
- * benchmarks: migrated, with a silent logger and enqueue-only jobs. `close()` stops everything.
+ * The real app on a real PostgreSQL (embedded in a temp folder, or a fresh database made on the
+ * DATABASE_URL server and dropped at the end) for the HTTP benchmarks: migrated, with a silent logger
+ * and enqueue-only jobs. `close()` stops everything.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import pg from 'pg';
 import type { AppContext } from '../../src/app/context.ts';
 import { fxRatesProvider } from '../../src/app/system/fx-rates.ts';
 import { openPool } from '../../src/db/client.ts';
@@ -21,11 +23,30 @@ import { createLogger } from '../../src/platform/logger.ts';
 
 export type BenchApp = { app: FastifyInstance; ctx: AppContext; databaseUrl: string; close(): Promise<void> };
 
+/** A database of the run's own on a shared server, so benchmarks never write into another's. */
+async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `payops_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 export async function startBenchApp(poolSize = 20): Promise<BenchApp> {
   const logger = createLogger((process.env.BENCH_LOG ?? 'silent') as 'silent');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'payops-bench-'));
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir, logger);
-  const databaseUrl = process.env.DATABASE_URL ?? embedded!.url;
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined;
+  const databaseUrl = scratch?.url ?? embedded!.url;
   const database = openPool(databaseUrl, poolSize);
   await runMigrations(database.pool);
   const config = loadConfig({
@@ -52,6 +73,7 @@ export async function startBenchApp(poolSize = 20): Promise<BenchApp> {
       await app.close();
       await jobQueue.stop();
       await database.close();
+      await scratch?.drop();
       await embedded?.stop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -106,6 +106,8 @@ async function stateOf(id: string) {
 test('every status column has a CHECK constraint built from the lists the code uses', async () => {
   const expected: Array<[string, string, readonly string[]]> = [
     ['journal_documents', 'status', [...OUTBOUND_STATUSES, ...INBOUND_STATUSES]],
+    ['journal_document_counts', 'status', [...OUTBOUND_STATUSES, ...INBOUND_STATUSES]],
+    ['journal_document_counts', 'direction', DIRECTIONS],
     ['journal_documents', 'delivery_status', DELIVERY_STATUSES],
     ['journal_documents', 'delivery_mode', DELIVERY_MODES],
     ['journal_documents', 'direction', DIRECTIONS],

@@ -1,9 +1,5 @@
-import {
-  type DocumentFilter,
-  type DocumentMetaRow,
-  listDocumentPage,
-  type PageKey,
-} from '../../db/repositories/journal-reads.ts';
+import { metaRowOf } from '../../db/repositories/journal-pages.ts';
+import type { DocumentFilter, DocumentMetaRow, PageKey } from '../../db/repositories/journal-reads.ts';
 import { currencyExponent } from '../../domain/money/currencies.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
@@ -11,7 +7,7 @@ import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, encodeCursor } from '../pagination.ts';
 import { documentView } from './document-view.ts';
-import { matchCount } from './read-count.ts';
+import { documentsPage } from './read-page.ts';
 
 /** GET /journal/documents page size (the contract leaves it open; docs/journal-reads.md). */
 export const DOCUMENTS_DEFAULT_LIMIT = 50;
@@ -135,12 +131,8 @@ export async function listDocuments(ctx: AppContext, principal: Principal, query
   const filter = documentFilter(query);
   const key = decodePageCursor(query.cursor);
   const limit = Math.min(query.limit ?? DOCUMENTS_DEFAULT_LIMIT, DOCUMENTS_MAX_LIMIT);
-  const [rows, total] = await Promise.all([
-    listDocumentPage(ctx.db, scope, filter, key, limit + 1),
-    matchCount(ctx, scope, filter),
-  ]);
-  const more = rows.length > limit;
-  const pageRows = more ? rows.slice(0, limit) : rows;
+  const { rows, more, total } = await documentsPage(ctx, scope, filter, key, limit);
+  const pageRows = rows.map(metaRowOf);
   const keep = amountFilter(query.amountMin, query.amountMax);
   const last = pageRows[pageRows.length - 1];
   return {

@@ -10,7 +10,8 @@ import type { CompanyScope, Executor } from '../executor.ts';
 import { journalDocuments, paymentLines } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
-export type JournalDocumentRow = typeof journalDocuments.$inferSelect;
+/** A document as the application sees it: search_text belongs to the database (its trigger and indexes). */
+export type JournalDocumentRow = Omit<typeof journalDocuments.$inferSelect, 'searchText'>;
 export type NewJournalDocument = typeof journalDocuments.$inferInsert;
 export type PaymentLineRow = typeof paymentLines.$inferSelect;
 

@@ -6,9 +6,8 @@ import { inCompany } from '../tenant.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
 
 /**
- * Reading side of the journal: keyset pages newest first on (created_at desc, id desc), which the
- * index journal_documents_page_idx (company_id, created_at desc, id desc) serves directly, counts,
- * tallies and the export marking. Every query takes the tenant scope.
+ * Reading side of the journal besides the pages (journal-pages.ts): capped counts, tallies, the
+ * approval read and the export marking. Every query takes the tenant scope.
  */
 
 /** Metadata columns only: list pages never read the sealed payload or file. */
@@ -47,22 +46,19 @@ const metadata = {
 /** A page row: the document's metadata (sealed columns and digests empty) and its sort key. */
 export type DocumentMetaRow = JournalDocumentRow & { sortKey: string };
 
-function asMetaRow(
-  row: Omit<
-    DocumentMetaRow,
-    'requestDigest' | 'contentDigest' | 'blockIndex' | 'payloadSealed' | 'fileSealed' | 'warnings' | 'details'
-  >,
-): DocumentMetaRow {
-  return {
-    ...row,
-    requestDigest: null,
-    contentDigest: null,
-    blockIndex: null,
-    payloadSealed: null,
-    fileSealed: null,
-    warnings: null,
-    details: null,
-  };
+/** What a page row leaves empty: the sealed columns and digests lists never read. */
+export const NOT_LISTED = {
+  requestDigest: null,
+  contentDigest: null,
+  blockIndex: null,
+  payloadSealed: null,
+  fileSealed: null,
+  warnings: null,
+  details: null,
+} as const;
+
+function asMetaRow(row: Omit<DocumentMetaRow, keyof typeof NOT_LISTED>): DocumentMetaRow {
+  return { ...row, ...NOT_LISTED };
 }
 
 export type DocumentFilter = {
@@ -81,29 +77,14 @@ export type DocumentFilter = {
 /** The keyset position after which a page starts: the last row's sort key and id. */
 export type PageKey = { sortKey: string; id: string };
 
-/** `%`, `_` and the escape character itself match literally. */
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+/** `%`, `_` and the escape character itself match literally; the text matches anywhere. */
+export function likePattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-/**
- * What `q` searches: summary, messageId, journalNo, bankKey, status, type and the totals as people
- * write them ("EUR 1234.50"), joined by U+001F so that a match never spans two fields. One ILIKE
- * over one string costs a third of seven; the first total is read without unnesting the array
- * (most documents have one currency).
- */
-const haystack = sql`(${journalDocuments.summary} || E'\x1f' || coalesce(${journalDocuments.messageId}, '')
-  || E'\x1f' || ${journalDocuments.journalNo} || E'\x1f' || coalesce(${journalDocuments.bankKey}, '')
-  || E'\x1f' || ${journalDocuments.status} || E'\x1f' || ${journalDocuments.type} || E'\x1f'
-  || coalesce((${journalDocuments.totals}->0->>'currency') || ' ' || (${journalDocuments.totals}->0->>'amount'), '')
-  || CASE WHEN jsonb_array_length(${journalDocuments.totals}) > 1 THEN (SELECT string_agg((t->>'currency') || ' ' || (t->>'amount'), E'\x1f')
-       FROM jsonb_array_elements(${journalDocuments.totals}) AS t) ELSE '' END)`;
-
-function documentConditions(scope: CompanyScope, filter: DocumentFilter): SQL[] {
-  const conditions: SQL[] = [
-    eq(journalDocuments.companyId, scope.companyId),
-    eq(journalDocuments.platformId, scope.platformId),
-  ];
+/** The filter's conditions, all on columns of journal_documents_page_idx. */
+function filterConditions(filter: DocumentFilter): SQL[] {
+  const conditions: SQL[] = [];
   if (filter.direction !== undefined) conditions.push(eq(journalDocuments.direction, filter.direction));
   if (filter.type !== undefined) conditions.push(eq(journalDocuments.type, filter.type));
   if (filter.collected !== undefined) conditions.push(eq(journalDocuments.collected, filter.collected));
@@ -113,7 +94,7 @@ function documentConditions(scope: CompanyScope, filter: DocumentFilter): SQL[] 
   if (filter.from !== undefined) conditions.push(gte(journalDocuments.createdAt, filter.from));
   if (filter.until !== undefined) conditions.push(lt(journalDocuments.createdAt, filter.until));
   if (filter.text !== undefined && filter.text !== '')
-    conditions.push(sql`${haystack} ILIKE ${`%${escapeLike(filter.text)}%`} ESCAPE '\\'`);
+    conditions.push(sql`${journalDocuments.searchText} LIKE lower(${likePattern(filter.text)}) ESCAPE '\\'`);
   return conditions;
 }
 
@@ -127,29 +108,6 @@ const newestFirst = [
   sql`${journalDocuments.id} DESC NULLS LAST`,
 ] as const;
 
-function after(key: PageKey | undefined): SQL | undefined {
-  if (key === undefined) return undefined;
-  // A row comparison on the index's own columns: PostgreSQL uses it as the index range start.
-  return sql`(${journalDocuments.createdAt}, ${journalDocuments.id}) < (${key.sortKey}::timestamptz, ${key.id})`;
-}
-
-/** Newest first: up to `limit` documents after `key` matching `filter`. */
-export async function listDocumentPage(
-  q: Executor,
-  scope: CompanyScope,
-  filter: DocumentFilter,
-  key: PageKey | undefined,
-  limit: number,
-): Promise<DocumentMetaRow[]> {
-  const rows = await q
-    .select(metadata)
-    .from(journalDocuments)
-    .where(and(...documentConditions(scope, filter), after(key)))
-    .orderBy(...newestFirst)
-    .limit(limit);
-  return rows.map(asMetaRow);
-}
-
 export type Count = { count: number; exact: boolean };
 
 /** How many documents match, counting no further than cap + 1 (`exact: false` when it stopped there). */
@@ -159,13 +117,17 @@ export async function countDocuments(
   filter: DocumentFilter,
   cap: number,
 ): Promise<Count> {
-  const where = and(...documentConditions(scope, filter));
+  // Every condition on a column of journal_documents_page_idx, in its order: PostgreSQL counts in the
+  // index alone and stops at the cap. The platform is checked on the company (a condition on the
+  // document's platform_id would read every heap row, or make PostgreSQL sort every match).
   const inner = q
     .select({ one: sql`1` })
     .from(journalDocuments)
-    .where(where)
+    .where(and(eq(journalDocuments.companyId, scope.companyId), ...filterConditions(filter)))
+    .orderBy(...newestFirst)
     .limit(cap + 1);
-  const result = await q.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM (${inner}) AS capped`);
+  const result = await q.execute<{ n: number }>(sql`SELECT count(*)::int AS n FROM (${inner}) AS capped
+    WHERE EXISTS (SELECT 1 FROM companies c WHERE c.id = ${scope.companyId} AND c.platform_id = ${scope.platformId})`);
   const n = Number(result.rows[0]?.n ?? 0);
   return { count: Math.min(n, cap + 1), exact: n <= cap };
 }
@@ -205,50 +167,6 @@ export async function tallyPaymentTypes(
       .limit(1),
   ]);
   return { rows: rows.map((r) => ({ paymentType: r.paymentType, count: Number(r.count) })), more: beyond.length > 0 };
-}
-
-export type ReconciliationRow = DocumentMetaRow & {
-  lineCount: number;
-  clearedCount: number;
-  rejectedCount: number;
-  latestEvidence: Record<string, unknown> | null;
-};
-
-/** Outbound documents newest first with their lines' reconciliation states counted. */
-export async function listReconciliationPage(
-  q: Executor,
-  scope: CompanyScope,
-  key: PageKey | undefined,
-  limit: number,
-): Promise<ReconciliationRow[]> {
-  const d = journalDocuments;
-  const rows = await q
-    .select({
-      ...metadata,
-      lineCount: sql<number>`(SELECT count(*)::int FROM payment_lines l WHERE l.document_id = ${d.id})`,
-      clearedCount: sql<number>`(SELECT count(*)::int FROM payment_lines l WHERE l.document_id = ${d.id} AND l.state = 'cleared')`,
-      rejectedCount: sql<number>`(SELECT count(*)::int FROM payment_lines l WHERE l.document_id = ${d.id} AND l.state = 'rejected')`,
-      latestEvidence: sql<Record<string, unknown> | null>`(SELECT l.evidence FROM payment_lines l
-        WHERE l.document_id = ${d.id} AND l.evidence IS NOT NULL ORDER BY l.updated_at DESC, l.line_index DESC LIMIT 1)`,
-    })
-    .from(d)
-    .where(
-      and(
-        eq(d.companyId, scope.companyId),
-        eq(d.platformId, scope.platformId),
-        eq(d.direction, 'outbound'),
-        after(key),
-      ),
-    )
-    .orderBy(...newestFirst)
-    .limit(limit);
-  return rows.map((r) => ({
-    ...asMetaRow(r),
-    lineCount: Number(r.lineCount),
-    clearedCount: Number(r.clearedCount),
-    rejectedCount: Number(r.rejectedCount),
-    latestEvidence: r.latestEvidence,
-  }));
 }
 
 export type ApprovalRead = {

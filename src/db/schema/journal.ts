@@ -77,6 +77,10 @@ export const journalDocuments = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }),
+    // What `q` searches, lower-cased (summary, messageId, journalNo, bankKey, status, type and the totals
+    // as "EUR 1234.50", joined by U+001F): set by the BEFORE trigger journal_documents_search_text on
+    // every insert and on every update of those columns, never by the application (docs/adr/0033).
+    searchText: text('search_text'),
   },
   (t) => [
     uniqueIndex('journal_documents_no_uq').on(t.companyId, t.journalNo),
@@ -86,7 +90,31 @@ export const journalDocuments = pgTable(
     uniqueIndex('journal_documents_content_uq')
       .on(t.companyId, t.contentDigest, t.blockIndex)
       .where(sql`direction = 'inbound' AND content_digest IS NOT NULL`),
-    index('journal_documents_page_idx').on(t.companyId, t.createdAt.desc(), t.id.desc()),
+    // Newest first. The columns after id never order anything (id is unique): they let a filtered or
+    // searched walk test each entry in the index, without reading the wide heap row (docs/adr/0034).
+    index('journal_documents_page_idx').on(
+      t.companyId,
+      t.createdAt.desc(),
+      t.id.desc(),
+      t.direction,
+      t.type,
+      t.status,
+      t.collected,
+      t.searchText,
+    ),
+    // One range per (direction, type, status, collected) in page order: a selective filter merges the
+    // ranges it names instead of walking the company (docs/adr/0034).
+    index('journal_documents_filter_idx').on(
+      t.companyId,
+      t.direction,
+      t.type,
+      t.status,
+      t.collected,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
+    // Trigram GIN over the searched text: searches for rare text (docs/adr/0033).
+    index('journal_documents_search_idx').using('gin', t.searchText.op('gin_trgm_ops')),
     index('journal_documents_message_idx').on(t.companyId, t.messageId),
     index('journal_documents_expiry_idx').on(t.expiresAt),
     check('journal_documents_direction_ck', oneOf('direction', DIRECTIONS)),
@@ -97,6 +125,33 @@ export const journalDocuments = pgTable(
     ),
     check('journal_documents_delivery_mode_ck', oneOf('delivery_mode', DELIVERY_MODES)),
     check('journal_documents_delivery_status_ck', oneOf('delivery_status', DELIVERY_STATUSES)),
+  ],
+);
+
+/**
+ * How many documents a company has per (direction, type, status, collected), as signed deltas: the
+ * statement-level triggers on journal_documents add one row per key and statement, in the writing
+ * transaction; a company's rows are folded into one per key now and then (journal-counts.ts). The sum
+ * is exact at every snapshot, so `total` never counts the documents (docs/adr/0035).
+ */
+export const journalDocumentCounts = pgTable(
+  'journal_document_counts',
+  {
+    platformId: text('platform_id').notNull(),
+    companyId: text('company_id').notNull(),
+    direction: text('direction').notNull(),
+    type: text('type').notNull(),
+    status: text('status').notNull(),
+    collected: boolean('collected').notNull(),
+    n: bigint('n', { mode: 'number' }).notNull(),
+  },
+  (t) => [
+    index('journal_document_counts_key_idx').on(t.companyId, t.direction, t.type, t.status, t.collected),
+    check('journal_document_counts_direction_ck', oneOf('direction', DIRECTIONS)),
+    check(
+      'journal_document_counts_status_ck',
+      sql`(direction = 'outbound' AND ${oneOf('status', OUTBOUND_STATUSES)}) OR (direction = 'inbound' AND ${oneOf('status', INBOUND_STATUSES)})`,
+    ),
   ],
 );
 

@@ -28,7 +28,7 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
       schema: {
         tags: ['journal'],
         description:
-          'Journal documents newest first (keyset cursor), metadata only. amountMin/amountMax filter the returned page only; `total` is exact up to 10,000 matches and estimated above (`totalExact`).',
+          'Journal documents newest first (keyset cursor), metadata only. amountMin/amountMax filter the returned page only. `total` is exact without q and dates; with dates exact up to 10,000 matches, else at most 30 s old; with q exact when every match was seen, else estimated from a sample (`totalExact: false`).',
         querystring: Type.Object({
           companyId: Id,
           direction: Direction,

@@ -1,0 +1,132 @@
+import type { CompanyScope } from '../../db/executor.ts';
+import { type CountKey, foldCompanyCounts, readCompanyCounts } from '../../db/repositories/journal-counts.ts';
+import {
+  choosePlan,
+  countInRanges,
+  entriesAfter,
+  hasKeyFilter,
+  keysMatching,
+  type PagePlan,
+  type PageRow,
+  pageRows,
+  SEARCH_WALK,
+  sampleShare,
+  searchIndexed,
+  searchWalk,
+} from '../../db/repositories/journal-pages.ts';
+import { type Count, countDocuments, type DocumentFilter, type PageKey } from '../../db/repositories/journal-reads.ts';
+import type { AppContext } from '../context.ts';
+import { EXACT_COUNT_UP_TO, matchCount } from './read-count.ts';
+
+/**
+ * One page of a company's journal and its `total`, for GET /journal/documents (docs/adr/0034, 0035):
+ * - without text or dates, `total` is the exact sum of the company's kept counts;
+ * - with dates, a selective filter's key ranges counted in the dates, else the count of
+ *   read-count.ts (exact up to 10,000, else at most 30 s old);
+ * - with text, exact when every match was seen (trigram index, a small company, the whole first
+ *   page walked), else an estimate (`exact: false`): the matching share of a time-spread sample of
+ *   the company's index entries times the entries (of the dates, or the company).
+ */
+
+/** A company's counts beyond this many delta rows per key are folded (after the read, not in it). */
+const FOLD_AFTER_ROWS_PER_KEY = 4;
+const folding = new Set<string>();
+
+/** The company's kept counts; folds its delta rows in the background once they pile up. */
+export async function companyCounts(ctx: AppContext, scope: CompanyScope): Promise<CountKey[]> {
+  const counts = await readCompanyCounts(ctx.db, scope);
+  const id = `${scope.platformId}/${scope.companyId}`;
+  if (counts.rows > 16 + FOLD_AFTER_ROWS_PER_KEY * counts.keys.length && !folding.has(id)) {
+    folding.add(id);
+    foldCompanyCounts(ctx.db, scope)
+      .catch((error: unknown) => ctx.logger.warn({ err: error }, 'folding journal counts failed'))
+      .finally(() => folding.delete(id));
+  }
+  return counts.keys;
+}
+
+/** How many of the company's documents the filter's direction, type, statuses and collected keep. */
+export function countOf(keys: readonly CountKey[], filter: DocumentFilter): number {
+  return keysMatching(keys, filter).reduce((s, k) => s + k.n, 0);
+}
+
+export type DocumentsPage = { rows: PageRow[]; more: boolean; total: Count };
+
+function cut(rows: PageRow[], limit: number) {
+  return { rows: rows.length > limit ? rows.slice(0, limit) : rows, more: rows.length > limit };
+}
+
+export async function documentsPage(
+  ctx: AppContext,
+  scope: CompanyScope,
+  filter: DocumentFilter,
+  key: PageKey | undefined,
+  limit: number,
+): Promise<DocumentsPage> {
+  const dated = filter.from !== undefined || filter.until !== undefined;
+  if (filter.text !== undefined && filter.text !== '') return searchPage(ctx, scope, filter, filter.text, key, limit);
+  // Without a key filter the plan is known before the counts: both in parallel.
+  const [keys, plan, rows] = hasKeyFilter(filter)
+    ? await companyCounts(ctx, scope).then(async (k) => {
+        const chosen = choosePlan(k, filter, limit + 1);
+        return [k, chosen, await pageRows(ctx.db, scope, chosen, filter, key, limit + 1)] as const;
+      })
+    : await Promise.all([
+        companyCounts(ctx, scope),
+        { kind: 'walk' } as const,
+        pageRows(ctx.db, scope, { kind: 'walk' }, filter, key, limit + 1),
+      ]);
+  const total = dated ? await datedTotal(ctx, scope, plan, filter) : exactly(countOf(keys, filter));
+  return { ...cut(rows, limit), total };
+}
+
+function exactly(count: number): Count {
+  return { count, exact: true };
+}
+
+/**
+ * A total with dates: a selective filter counts its key ranges in the dates (each at most
+ * EXACT_COUNT_UP_TO + 1 entries); anything else is counted by read-count.ts (exact up to
+ * EXACT_COUNT_UP_TO, else at most 30 s old).
+ */
+async function datedTotal(ctx: AppContext, scope: CompanyScope, plan: PagePlan, filter: DocumentFilter) {
+  if (plan.kind === 'empty') return exactly(0);
+  if (plan.kind === 'merge') {
+    const n = await countInRanges(ctx.db, scope, plan.keys, filter, EXACT_COUNT_UP_TO);
+    if (n <= EXACT_COUNT_UP_TO) return exactly(n);
+  }
+  return matchCount(ctx, scope, filter);
+}
+
+async function searchPage(
+  ctx: AppContext,
+  scope: CompanyScope,
+  filter: DocumentFilter,
+  text: string,
+  key: PageKey | undefined,
+  limit: number,
+): Promise<DocumentsPage> {
+  const [found, keys] = await Promise.all([
+    searchWalk(ctx.db, scope, filter, text, key, limit + 1),
+    companyCounts(ctx, scope),
+  ]);
+  const full = found.length > limit;
+  // Fewer matches than asked for: the walk either reached the company's end (it saw every match
+  // after the cursor) or its budget (rarer text: the trigram index finds the matches instead).
+  if (!full && (await entriesAfter(ctx.db, scope, filter, key, SEARCH_WALK)) >= SEARCH_WALK) {
+    const indexed = await searchIndexed(ctx.db, scope, filter, text, key, limit + 1);
+    return { ...cut(indexed.rows, limit), total: { count: indexed.total, exact: true } };
+  }
+  if (key === undefined && !full) return { ...cut(found, limit), total: { count: found.length, exact: true } };
+  // The matching share of a time-spread sample of the company's entries, times those entries.
+  const base =
+    filter.from !== undefined || filter.until !== undefined
+      ? (await matchCount(ctx, scope, { from: filter.from, until: filter.until })).count
+      : countOf(keys, {});
+  // A small company (or date range) is counted outright: at most EXACT_COUNT_UP_TO index entries.
+  if (base <= EXACT_COUNT_UP_TO)
+    return { ...cut(found, limit), total: await countDocuments(ctx.db, scope, filter, base) };
+  const share = await sampleShare(ctx.db, scope, filter, text);
+  const estimate = Math.max(found.length, Math.round(base * share));
+  return { ...cut(found, limit), total: { count: estimate, exact: false } };
+}
