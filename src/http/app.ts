@@ -21,6 +21,7 @@ import { inboundRoutes } from './routes/inbound.ts';
 import { journalIngestRoutes } from './routes/journal-ingest.ts';
 import { journalReadRoutes } from './routes/journal-read.ts';
 import { journalSubmitRoutes } from './routes/journal-submit.ts';
+import { meRoutes } from './routes/me.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { oauthAdminRoutes } from './routes/oauth-admin.ts';
 import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
@@ -95,6 +96,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   if (services.metrics) await app.register(metricsRoutes, { endpoint: services.metrics });
   await app.register(sandboxRoutes, services);
   await app.register(authRoutes, services);
+  await app.register(meRoutes, services);
   await app.register(platformRoutes, services);
   await app.register(userRoutes, services);
   await app.register(discoveryRoutes, services);

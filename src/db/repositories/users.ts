@@ -82,3 +82,16 @@ export async function findUserById(q: Executor, userId: string): Promise<UserRow
   const rows = await q.select().from(users).where(eq(users.id, userId)).limit(1);
   return rows[0];
 }
+
+/** Replaces the password hash of an active user (change-password, admin reset keeps the user as is). */
+export async function replacePasswordHash(
+  q: Executor,
+  scope: PlatformScope,
+  userId: string,
+  passwordHash: string | null,
+): Promise<void> {
+  await q
+    .update(users)
+    .set({ passwordHash })
+    .where(and(eq(users.platformId, scope.platformId), eq(users.id, userId)));
+}
