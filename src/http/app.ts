@@ -10,6 +10,7 @@ import { registerErrors } from './plugins/errors.ts';
 import { registerRequestId, requestIdFor } from './plugins/request-id.ts';
 import { registerRequestMetrics } from './plugins/request-metrics.ts';
 import { registerServiceVersion } from './plugins/service-version.ts';
+import { sharedRateLimitStore } from './plugins/shared-rate-limit-store.ts';
 import { registerTracing } from './plugins/tracing.ts';
 import { accountsRoutes } from './routes/accounts.ts';
 import { authRoutes } from './routes/auth.ts';
@@ -64,6 +65,8 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
 
   await app.register(rateLimit, {
     global: false,
+    // Counted in PostgreSQL: every API process on the database shares the counters.
+    store: sharedRateLimitStore(services.ctx),
     errorResponseBuilder: (_request, context) =>
       new AppError(429, 'rate_limited', `too many requests; retry after ${Math.ceil(context.ttl / 1000)} s`, {
         retryAfterSeconds: Math.ceil(context.ttl / 1000),
