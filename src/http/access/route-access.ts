@@ -80,6 +80,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'DELETE /auth/company-context': { key: 'forbidden', session: 'accept', token: 'never' },
   'GET /users': { key: 'forbidden', session: 'accept', token: 'never' },
   'POST /users': { key: 'accept', session: 'accept', token: 'never' },
+  // A key re-roles only among approver and viewer, never an admin; reset and erase refuse it (use case).
+  'PATCH /users/:id': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /users/:id/reset-password': { key: 'forbidden', session: 'accept', token: 'never' },
+  'DELETE /users/:id': { key: 'forbidden', session: 'accept', token: 'never' },
 
   // Workspace admin
   'GET /platforms/:platformId/companies': { key: 'forbidden', session: 'accept', token: 'never' },
