@@ -227,3 +227,17 @@ export function assertError(res: Response, status: number, code: string): ErrorB
   assert.doesNotMatch(res.body, /\bat .+\.(ts|js):\d+/, 'no stack trace in an error body');
   return parsed.error;
 }
+
+/**
+ * Makes a provisioned (sandbox-only) company like one made on a deployment that is not a sandbox, so
+ * a test can create its production connections (DESIGN.md: sandbox-only companies refuse them).
+ */
+export async function allowProductionConnections(t: TestApp, companyId: string): Promise<void> {
+  const client = new pg.Client({ connectionString: t.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('UPDATE companies SET sandbox_only = false WHERE id = $1', [companyId]);
+  } finally {
+    await client.end();
+  }
+}

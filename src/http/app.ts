@@ -15,6 +15,7 @@ import { registerTracing } from './plugins/tracing.ts';
 import { accountsRoutes } from './routes/accounts.ts';
 import { authRoutes } from './routes/auth.ts';
 import { bankSettingsRoutes } from './routes/bank-settings.ts';
+import { billingRoutes } from './routes/billing.ts';
 import { connectionRoutes } from './routes/connections.ts';
 import { conversionRoutes } from './routes/conversion.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
@@ -100,6 +101,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(sandboxRoutes, services);
   await app.register(authRoutes, services);
   await app.register(meRoutes, services);
+  await app.register(billingRoutes, services);
   await app.register(platformRoutes, services);
   await app.register(userRoutes, services);
   await app.register(discoveryRoutes, services);

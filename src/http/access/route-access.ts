@@ -85,6 +85,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /users/:id/reset-password': { key: 'forbidden', session: 'accept', token: 'never' },
   'DELETE /users/:id': { key: 'forbidden', session: 'accept', token: 'never' },
 
+  // Billing (DESIGN.md): prices are public; the status answers a key or a member's session.
+  'GET /billing/packages': PUBLIC,
+  'GET /billing/status': { key: 'accept', session: 'accept', token: 'never' },
+
   // Workspace admin
   'GET /platforms/:platformId/companies': { key: 'forbidden', session: 'accept', token: 'never' },
   'POST /platforms/:platformId/companies': { key: 'forbidden', session: 'accept', token: 'never' },
