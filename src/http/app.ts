@@ -12,6 +12,7 @@ import { registerRequestMetrics } from './plugins/request-metrics.ts';
 import { registerServiceVersion } from './plugins/service-version.ts';
 import { registerTracing } from './plugins/tracing.ts';
 import { accountsRoutes } from './routes/accounts.ts';
+import { approvalRoutes } from './routes/approvals.ts';
 import { authRoutes } from './routes/auth.ts';
 import { bankSettingsRoutes } from './routes/bank-settings.ts';
 import { connectionRoutes } from './routes/connections.ts';
@@ -107,6 +108,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(journalReadRoutes, services);
   await app.register(accountsRoutes, services);
   await app.register(webhookRoutes, services);
+  await app.register(approvalRoutes, services);
   await app.register(oauthTokenRoutes, services);
   await app.register(oauthAuthorizeRoutes, services);
   await app.register(oauthAdminRoutes, services);
