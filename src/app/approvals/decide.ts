@@ -107,8 +107,10 @@ export async function approve(ctx: AppContext, principal: Principal, id: string,
     const state = stateOf(row);
     const refusal = approveRefusal(state, checker);
     if (refusal) throw refused(refusal, row);
+    // A code is checked when the policy needs one, and whenever one is sent: a wrong code is never
+    // accepted silently, and a verified one is recorded with the decision.
     let twoFactor = false;
-    if (state.rules.twoFactorRequired) {
+    if (state.rules.twoFactorRequired || input.code !== undefined) {
       twoFactor = await secondFactorVerified(ctx, tx, scope.platformId, checker.userId, input.code);
       if (!twoFactor) {
         throw new AppError(
