@@ -12,7 +12,7 @@ import { totpCode } from '../../src/domain/identity/totp.ts';
 import { nextIp, type provisionAndLogin, type TestApp } from '../harness.ts';
 
 export type Sandbox = Awaited<ReturnType<typeof provisionAndLogin>>;
-export type User = { id: string; name: string; sessionToken: string };
+export type User = { id: string; name: string; email: string; sessionToken: string };
 
 const PASSWORD = 'correct horse battery staple 42';
 
@@ -26,18 +26,20 @@ export async function addUser(t: TestApp, sb: Sandbox, name: string, roles: stri
     payload: { platformId: sb.platformId, companyId: sb.companyId, email, name, roles, password: PASSWORD },
   });
   assert.equal(created.statusCode, 201, created.body);
+  const user = { id: (created.json() as { id: string }).id, name, email, sessionToken: '' };
+  return { ...user, sessionToken: await signIn(t, user) };
+}
+
+/** A new session of the user (password sign-in). */
+export async function signIn(t: TestApp, user: Pick<User, 'email'>): Promise<string> {
   const login = await t.request({
     method: 'POST',
     url: '/auth/login',
-    payload: { email, password: PASSWORD },
+    payload: { email: user.email, password: PASSWORD },
     remoteAddress: nextIp(),
   });
   assert.equal(login.statusCode, 200, login.body);
-  return {
-    id: (created.json() as { id: string }).id,
-    name,
-    sessionToken: (login.json() as { sessionToken: string }).sessionToken,
-  };
+  return (login.json() as { sessionToken: string }).sessionToken;
 }
 
 /** The sandbox admin's user id. */
