@@ -10,9 +10,11 @@ import { expireApprovals } from '../../src/app/approvals/expire.ts';
 import { dispatchOutbox } from '../../src/app/webhooks/dispatch.ts';
 import { manualClock } from '../../src/platform/clock.ts';
 import { assertError, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { bearer, registerClient, tokensFor } from '../support/oauth.ts';
 import {
   type Approval,
   addUser,
+  adminId,
   approvalOf,
   count,
   createPolicy,
@@ -381,4 +383,42 @@ test('approval events reach the webhook endpoints that subscribe to them', async
     deliveries.rows.map((r) => r.event_type),
     ['approval.requested', 'approval.approved'],
   );
+});
+
+test('the maker behind an OAuth token is its grant user; an approver session cannot submit; tokens never decide', async () => {
+  const sb = await provisionAndLogin(t);
+  const alice = await addUser(t, sb, 'Alice', ['approver']);
+  await createPolicy(t, sb, { name: 'one', minAmount: '1' });
+  assertError(await submit(t, sb, payment(sb), alice.sessionToken), 403, 'forbidden');
+
+  const redirectUri = 'http://127.0.0.1:5599/callback';
+  const { clientId } = await registerClient(t, sb, [redirectUri]);
+  const tokens = await tokensFor(t, sb, { clientId, redirectUri }, 'payments:submit payments:read');
+  const res = await t.request({
+    method: 'POST',
+    url: '/journal/payments',
+    headers: bearer(tokens.access_token),
+    payload: payment(sb),
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  const doc = res.json() as { id: string };
+  const admin = await adminId(t, sb);
+  const read = await t.request({
+    method: 'GET',
+    url: `/journal/documents/${doc.id}/payments?companyId=${sb.companyId}`,
+    headers: bearer(tokens.access_token),
+  });
+  assert.equal(read.statusCode, 200, read.body);
+  const approval = (read.json() as { approval: Approval }).approval;
+  assert.equal(approval.makerUserId, admin);
+  assert.deepEqual([approval.canApprove, approval.blockReason], [false, 'session_required']);
+  const byToken = await t.request({
+    method: 'POST',
+    url: `/approvals/${approval.id}/approve`,
+    headers: bearer(tokens.access_token),
+    payload: {},
+  });
+  assertError(byToken, 403, 'forbidden');
+  assertError(await decide(t, sb.sessionToken, approval.id, 'approve'), 403, 'maker_cannot_approve');
+  assert.equal((await decide(t, alice.sessionToken, approval.id, 'approve')).statusCode, 200);
 });
