@@ -13,6 +13,7 @@ import { registerServiceVersion } from './plugins/service-version.ts';
 import { sharedRateLimitStore } from './plugins/shared-rate-limit-store.ts';
 import { registerTracing } from './plugins/tracing.ts';
 import { accountsRoutes } from './routes/accounts.ts';
+import { approvalRoutes } from './routes/approvals.ts';
 import { authRoutes } from './routes/auth.ts';
 import { bankSettingsRoutes } from './routes/bank-settings.ts';
 import { billingRoutes } from './routes/billing.ts';
@@ -114,6 +115,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(journalReadRoutes, services);
   await app.register(accountsRoutes, services);
   await app.register(webhookRoutes, services);
+  await app.register(approvalRoutes, services);
   await app.register(oauthTokenRoutes, services);
   await app.register(oauthAuthorizeRoutes, services);
   await app.register(oauthAdminRoutes, services);

@@ -116,7 +116,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /inbound/payment-status': { key: 'accept', session: 'forbidden', token: 'never' },
 
   // Journal
-  'POST /journal/payments': { key: 'accept', session: 'forbidden', token: 'payments:submit', recentKey: true },
+  // A company admin's session submits too: the signed-in maker of maker-checker (DESIGN.md, Approvals)
+  'POST /journal/payments': { key: 'accept', session: 'accept', token: 'payments:submit', recentKey: true },
   'POST /journal/payments/preview': { key: 'accept', session: 'forbidden', token: 'payments:submit' },
   'POST /journal/documents/:id/cancel': { key: 'accept', session: 'forbidden', token: 'never' },
   'POST /journal/ingest': { key: 'accept', session: 'forbidden', token: 'never' },
@@ -124,7 +125,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /journal/list': { key: 'accept', session: 'forbidden', token: 'payments:read' },
   'POST /journal/export': { key: 'accept', session: 'accept', token: 'payments:read' },
   'GET /journal/documents/:id': { key: 'accept', session: 'forbidden', token: 'payments:read' },
-  'GET /journal/documents/:id/payments': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+  // A member's session too: canApprove and blockReason are computed for the caller
+  'GET /journal/documents/:id/payments': { key: 'accept', session: 'accept', token: 'payments:read' },
   'GET /journal/documents/:id/file': { key: 'accept', session: 'forbidden', token: 'payments:read' },
   'GET /journal/payment-types': { key: 'accept', session: 'forbidden', token: 'payments:read' },
   'GET /journal/reconciliation': { key: 'accept', session: 'forbidden', token: 'payments:read' },
@@ -146,6 +148,17 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // Per-company bank settings belong with the connections (an admin's to change, a member's to read)
   'GET /bank-settings/:bankKey': { key: 'admin_required', session: 'accept', token: 'never' },
   'PUT /bank-settings/:bankKey': { key: 'admin_required', session: 'accept', token: 'never' },
+
+  // Maker-checker approvals: policies are a company admin's; the queue any member's; decisions a
+  // checker's session. Never delegable to an installed application, and an API key cannot decide.
+  'GET /approval-policies': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /approval-policies': { key: 'forbidden', session: 'accept', token: 'never' },
+  'PUT /approval-policies/:id': { key: 'forbidden', session: 'accept', token: 'never' },
+  'DELETE /approval-policies/:id': { key: 'forbidden', session: 'accept', token: 'never' },
+  'GET /approvals': { key: 'forbidden', session: 'accept', token: 'never' },
+  'GET /approvals/:id': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /approvals/:id/approve': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /approvals/:id/reject': { key: 'forbidden', session: 'accept', token: 'never' },
 
   // Webhooks: closed to tokens even with webhooks:manage (DESIGN.md)
   'POST /webhooks': { key: 'accept', session: 'accept', token: 'never' },
