@@ -69,7 +69,7 @@ export async function openRuntime(
     logger,
     jobs: jobQueue.queue,
     encryptor,
-    mailer: fileDropMailer(path.join(config.dataDir, 'outbox')),
+    mailer: fileDropMailer(path.join(config.dataDir, 'outbox'), config.smtpFrom),
     metrics: workers ? withHeartbeat(metrics.metrics, workers.beat) : metrics.metrics,
     ...(sandboxBanks ? { sandboxBanks } : {}),
     softwareId: `payops ${SERVICE_VERSION}`,
