@@ -8,6 +8,7 @@ import {
   type WebhookEndpointRow,
 } from '../../db/repositories/webhooks.ts';
 import {
+  maskedDestination,
   minAmountText,
   overlapHours,
   SECRET_PREFIX,
@@ -135,7 +136,8 @@ export async function registerEndpoint(ctx: AppContext, principal: Principal, in
       id: ctx.ids.next('wh'),
       platformId: scope.platformId,
       companyId: scope.companyId,
-      url: checked.url,
+      url: maskedDestination(checked.url, checked.transport),
+      urlSealed: ctx.encryptor.encrypt(checked.url),
       eventTypes: checked.eventTypes,
       transport: checked.transport,
       emailTo: checked.emailTo,
