@@ -160,4 +160,4 @@ export function eventSummary(event: EventEnvelope): string {
 export const WEBHOOK_EVENT_TYPES = ['payment.sent', 'payment.executed', 'payment.rejected', 'webhook.test'] as const;
 export const TRANSPORTS = ['https', 'slack', 'email'] as const;
 export const URL_MAX_LENGTH = 2048;
-export { MASK, maskedDestination } from './mask-url.ts';
+export { maskedDestination } from './mask-url.ts';

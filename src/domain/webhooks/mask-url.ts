@@ -1,5 +1,5 @@
 /** What stands in for a secret part of a destination. */
-export const MASK = '***';
+const MASK = '***';
 
 /**
  * A webhook destination as the API, the events and the logs show it: never the secret parts. A
