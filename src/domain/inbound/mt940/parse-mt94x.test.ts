@@ -40,6 +40,35 @@ describe(':61: statement line', () => {
   });
 });
 
+describe(':61: amounts with a decimal point', () => {
+  test('the cents stay in the amount, not in the customer reference, and the balances add up', () => {
+    const r = parsed(
+      statement([
+        ':60F:C030106EUR000000000000.00',
+        ':61:030109C000000043985.66NMSC170059286',
+        ':86:Spaarpot kantine',
+        ':61:0301090109DR52.58NTRFNONREF//B1',
+        ':62F:C030109EUR000000043933.08',
+      ]),
+    );
+    const { statement: s, warnings } = only(r);
+    assert.deepEqual(
+      s.transactions.map((t) => [t.direction, t.amount, t.customerRef, t.swiftTypeCode, t.bankRef]),
+      [
+        ['credit', '43985.66', '170059286', 'NMSC', null],
+        ['debit', '52.58', 'NONREF', 'NTRF', 'B1'],
+      ],
+    );
+    assert.deepEqual(
+      warnings.map((w) => w.code),
+      [],
+    );
+    const l = parseLine61('030109C12.5NMSCREF');
+    assert.ok(typeof l !== 'string');
+    assert.equal(l.amount, '12.5');
+  });
+});
+
 describe(':86: dialects', () => {
   test('German ?-subfields with GVC and SEPA keywords', () => {
     const d = parseDetails86(
