@@ -91,13 +91,24 @@ const SUBFIELD_START = /^(\d{3})?\s*([?~<>])\d\d/;
 
 const SEPA_KEYWORDS = /(EREF|KREF|MREF|CRED|DEBT|SVWZ|ABWA|ABWE|IBAN|BIC|COAM|OAMT)\+/g;
 
-function sepaKeywords(purpose: string): Record<string, string> | null {
+/**
+ * The SEPA keywords of a German purpose text, whose subfields (?20, ?21, ...) begin at the offsets
+ * `subfieldStarts` (joined without a separator: banks wrap mid-word at the subfield width).
+ */
+function sepaKeywords(purpose: string, subfieldStarts: readonly number[]): Record<string, string> | null {
   SEPA_KEYWORDS.lastIndex = 0;
   const hits: { key: string; start: number; end: number }[] = [];
   for (let m = SEPA_KEYWORDS.exec(purpose); m; m = SEPA_KEYWORDS.exec(purpose)) {
-    // A keyword only counts at the start or after a space/separator (so "ABCREF+" is text).
+    // A keyword only counts at the start of a subfield or after a space/separator (so "ABCREF+" is
+    // text, while "?20EREF+NOTPROVIDED?21SVWZ+..." has two keywords though a letter precedes SVWZ+).
     const before = m.index === 0 ? ' ' : purpose[m.index - 1];
-    if (before === ' ' || before === '\n' || m.index === 0 || /[^A-Za-z]/.test(before ?? '')) {
+    if (
+      before === ' ' ||
+      before === '\n' ||
+      m.index === 0 ||
+      /[^A-Za-z]/.test(before ?? '') ||
+      subfieldStarts.includes(m.index)
+    ) {
       hits.push({ key: m[1] as string, start: m.index, end: m.index + m[0].length });
     }
   }
@@ -138,14 +149,18 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     from = m.index + m[0].length;
   }
   if (open >= 0) appendSubfield(fields, open, body.slice(from));
-  const purposeParts: string[] = [];
+  let purpose = '';
+  const subfieldStarts: number[] = [];
   // German purpose runs ?20-?29 (+?60-?63); ING PL keeps ~29 for the counterparty account.
   const lastPurpose = mark === '?' ? 29 : 28;
-  for (let n = 20; n <= lastPurpose; n++) if (fields.has(n)) purposeParts.push(fields.get(n) as string);
-  for (let n = 60; n <= 63; n++) if (fields.has(n)) purposeParts.push(fields.get(n) as string);
-  const purpose = purposeParts.join('');
+  for (let n = 20; n <= 63; n = n === lastPurpose ? 60 : n + 1) {
+    const part = fields.get(n);
+    if (part === undefined) continue;
+    subfieldStarts.push(purpose.length);
+    purpose += part;
+  }
   d.bookingText = nonEmpty(fields.get(0));
-  const kw = sepaKeywords(purpose);
+  const kw = sepaKeywords(purpose, subfieldStarts);
   if (kw) {
     d.endToEndId = nonEmpty(kw.EREF);
     d.mandateId = nonEmpty(kw.MREF);

@@ -81,6 +81,19 @@ describe(':86: dialects', () => {
     );
   });
 
+  test('a SEPA keyword opening a German subfield counts even when the subfield before ends in a letter', () => {
+    const d = parseDetails86(
+      '166?00SEPA-GUTSCHRIFT?20EREF+NOTPROVIDED?21SVWZ+RECHNUNG 12?22MREF+M-1?23CRED+DE98ZZZ09999999999',
+    );
+    assert.deepEqual(
+      [d.endToEndId, d.remittance, d.mandateId, d.creditorId],
+      ['NOTPROVIDED', 'RECHNUNG 12', 'M-1', 'DE98ZZZ09999999999'],
+    );
+    // Inside a subfield, letters before a keyword still make it text (a word wrapped mid-way, "ABCREF+").
+    const t = parseDetails86('166?00SEPA-GUTSCHRIFT?20EREF+E2E-1?21SVWZ+TEXT ABCSVWZ+X');
+    assert.deepEqual([t.endToEndId, t.remittance], ['E2E-1', 'TEXT ABCSVWZ+X']);
+  });
+
   test('Polish ~ subfields (ING PL) and > subfields', () => {
     const d = parseDetails86('020~00TRANSFER~20Faktura ~21FV/1/2024~29PL61109010140000071219812874~32Jan Kowalski');
     assert.equal(d.dialect, 'polish');
