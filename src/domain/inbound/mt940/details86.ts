@@ -261,6 +261,9 @@ const IBAN = 12;
 const BIC = 13;
 const ACCW = 14;
 const CNTP = 15;
+// REMI's ING subfields: /REMI/USTD//text/ (unstructured), /REMI/STRD/CUR/reference/ (structured).
+const USTD = SWIFT_KEYS.indexOf('USTD');
+const STRD = SWIFT_KEYS.indexOf('STRD');
 
 function assignSwiftTag(d: Details, key: number, value: string | null): void {
   if (value === null) return;
@@ -283,8 +286,26 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       d.txCode ??= value;
       break;
     case REMI:
-      d.remittance = d.remittance === null ? value : `${d.remittance} ${value}`;
+    case USTD: {
+      // ING writes the unstructured text after an empty subfield: "/REMI/USTD//text/" (USTD's value is
+      // "/text"), "/REMI///text/" (REMI's is "//text"). A single leading "/" of REMI is text ("/INV/123").
+      const skip = key === USTD ? (value.charCodeAt(0) === 47 ? 1 : 0) : value.startsWith('//') ? 2 : 0;
+      if (skip === value.length) break;
+      const text = skip === 0 ? value : value.slice(skip);
+      d.remittance = d.remittance === null ? text : `${d.remittance} ${text}`;
       break;
+    }
+    case STRD: {
+      // "/REMI/STRD/CUR/1234567890123456/": the reference's issuer or type, then the reference (camt's
+      // Strd/CdtrRefInf, kept as the creditor reference as camt's is).
+      const slash = value.indexOf('/');
+      const type = slash < 0 ? null : nonEmpty(value.slice(0, slash));
+      const reference = nonEmpty(slash < 0 ? value : value.slice(slash + 1).replace(/^\/+/, ''));
+      if (reference === null || d.creditorReference !== null) break;
+      d.creditorReference = reference;
+      d.creditorReferenceType = type;
+      break;
+    }
     case RTRN:
       d.returnReason ??= value;
       break;
@@ -506,6 +527,16 @@ function valueAt(a: number, b: number): string | null {
   return from === a ? text.slice(a, b) : out + text.slice(from, b);
 }
 
+/**
+ * Where the value that runs from `a` up to `b` (the next key's "/" or the field's end) ends: a value loses
+ * its trailing slashes (breaks among them do not count). ING closes every value with one ("/EREF/ABC//CNTP/"),
+ * Rabobank does not ("/EREF/ABC/CNTP/"), and the last value of either may end with some.
+ */
+function valueEnd(a: number, b: number, end: number): number {
+  while (b > a && (fUnits[b - 1 - fBase] === 47 || isBreak(b - 1, end))) b--;
+  return b;
+}
+
 /** The /TAG/ field text.slice(start, end), set with setField (or setOwnField). */
 function parseSwiftTags(text: string, start: number, end: number, into: Details | null): Details {
   const d = empty('swift-tags', into);
@@ -520,17 +551,14 @@ function parseSwiftTags(text: string, start: number, end: number, into: Details 
       slash = slashes.find(text, slash + 1, end);
       continue;
     }
-    if (key >= 0) assignSwiftTag(d, key, valueAt(valueStart, slash));
+    if (key >= 0) assignSwiftTag(d, key, valueAt(valueStart, valueEnd(valueStart, slash, end)));
     if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
     key = k;
     valueStart = keyClose + 1;
     slash = keyClose;
   }
   if (key >= 0) {
-    // The last value loses its trailing slashes (breaks among them do not count).
-    let last = end;
-    while (last > valueStart && (fUnits[last - 1 - fBase] === 47 || isBreak(last - 1, end))) last--;
-    assignSwiftTag(d, key, valueAt(valueStart, last));
+    assignSwiftTag(d, key, valueAt(valueStart, valueEnd(valueStart, end, end)));
     if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
   }
   d.counterpartyAccount ??= d.counterpartyIban;

@@ -121,6 +121,27 @@ describe(':86: dialects', () => {
     );
   });
 
+  test('ING /TAG/ values closed by "/": no value keeps the closing slash, and REMI USTD/STRD are read', () => {
+    const d = parseDetails86(
+      '/RTRN/MS03//EREF/EV1234REP1T1//MARF/MND\n-EV01//CSID/NL32ZZZ999999991234//CNTP/NL32INGB0000012345/INGBNL2A/J.Janssen///REMI/USTD//Factuurnr 123456/',
+    );
+    assert.deepEqual(
+      [d.returnReason, d.endToEndId, d.mandateId, d.creditorId, d.counterpartyName, d.remittance],
+      ['MS03', 'EV1234REP1T1', 'MND-EV01', 'NL32ZZZ999999991234', 'J.Janssen', 'Factuurnr 123456'],
+    );
+    const s = parseDetails86('/EREF/E2E-7//CNTP/NL32INGB0000012345/INGBNL2A/J.J\nanssen///REMI/STRD/CUR/9001123412341234/');
+    assert.deepEqual(
+      [s.endToEndId, s.counterpartyName, s.creditorReferenceType, s.creditorReference, s.remittance],
+      ['E2E-7', 'J.Janssen', 'CUR', '9001123412341234', null],
+    );
+    // ING's IBP layout leaves the REMI subtype empty; a single leading "/" of another bank's REMI is text.
+    assert.equal(parseDetails86('/PREF/M000000002222222//REMI///TOTAAL 1 POSTEN/').remittance, 'TOTAAL 1 POSTEN');
+    assert.equal(parseDetails86('/REMI//INV/1511682351 1.12.2016').remittance, '/INV/1511682351 1.12.2016');
+    // Rabobank does not close its values: "/EREF/ABC/NAME/..." is unchanged.
+    const r = parseDetails86('/EREF/ABC/BENM//NAME/Jane Doe/REMI/Factuur 7/ISDT/2014-06-02');
+    assert.deepEqual([r.endToEndId, r.counterpartyName, r.remittance], ['ABC', 'Jane Doe', 'Factuur 7']);
+  });
+
   test('free text, with the mBank TYT./OD: markers mined', () => {
     const d = parseDetails86('911 TRANSAKCJA IPH; Z RACH.: 34 1030 1289; OD: JAN NOWAK; TYT.: FV 12/2010; TNR: 1');
     assert.deepEqual(
