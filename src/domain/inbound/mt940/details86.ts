@@ -244,6 +244,8 @@ const SWIFT_KEYS: readonly string[] = [
   'RREF',
   'STRD',
   'USTD',
+  // ASB (NZ) writes the counterparty's account after its name: "/BENM/name\n/ACNO/12-3011-0334130-37".
+  'ACNO',
 ];
 const EREF = 0;
 const MARF = 1;
@@ -264,6 +266,58 @@ const CNTP = 15;
 // REMI's ING subfields: /REMI/USTD//text/ (unstructured), /REMI/STRD/CUR/reference/ (structured).
 const USTD = SWIFT_KEYS.indexOf('USTD');
 const STRD = SWIFT_KEYS.indexOf('STRD');
+// The ordering party (payer) and the beneficiary: the counterparty on a credit and on a debit.
+const ORDP = SWIFT_KEYS.indexOf('ORDP');
+const BENM = SWIFT_KEYS.indexOf('BENM');
+const ACNO = SWIFT_KEYS.indexOf('ACNO');
+
+const BIC_SHAPE = /^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/;
+/** An account number as banks write it: digits, letters and separators, no space, some digits. */
+const ACCOUNT_SHAPE = /^(?=(?:.*\d){6})[A-Z0-9.-]{6,34}$/;
+
+/**
+ * The party of /ORDP/ or /BENM/, as `raw` (the value with its line breaks) writes it. Three layouts:
+ * - empty, the party in the keys that follow: Rabobank, ABN ("/ORDP//NAME/J. Doe/ADDR/...");
+ * - one line like ING's CNTP, "account/BIC/name/city" (ING IBP), or just a name ("/ORDP/J. Doe");
+ * - the SWIFT party on lines, each after the first opened by "/" (Komercijalna Banka): the account, the
+ *   name, then the payment's own details, kept as the remittance (a REMI after them adds to it).
+ * Keys read later (NAME, IBAN, CNTP, REMI) do not replace what is set here, nor this what they set.
+ */
+function readParty(d: Details, raw: string): void {
+  const lines = raw.split('\n').map((l) => l.trim());
+  if (lines.length > 2 && lines.slice(1).every((l) => l.startsWith('/'))) {
+    const account = nonEmpty(lines[0]?.replace(/\s+/g, ''));
+    if (account !== null) {
+      d.counterpartyAccount ??= account;
+      if (IBAN_SHAPE.test(account)) d.counterpartyIban ??= account;
+    }
+    d.counterpartyName ??= nonEmpty(lines[1]?.replace(/^\/+|\/+$/g, ''));
+    const details = lines
+      .slice(2)
+      .map((l) => l.replace(/^\/+|\/+$/g, '').trim())
+      .filter((l) => l !== '')
+      .join(' ');
+    if (details !== '') d.remittance ??= details;
+    return;
+  }
+  const value = lines.join('');
+  const parts = value.split('/').map((p) => p.trim());
+  let i = 0;
+  const first = (parts[0] as string).replace(/\s+/g, '');
+  if (parts.length > 1 && ACCOUNT_SHAPE.test(first)) {
+    d.counterpartyAccount ??= first;
+    if (IBAN_SHAPE.test(first)) d.counterpartyIban ??= first;
+    i = 1;
+    if (BIC_SHAPE.test(parts[1] ?? '')) {
+      d.counterpartyBic ??= parts[1] as string;
+      i = 2;
+    }
+    d.counterpartyName ??= nonEmpty(parts[i]);
+    d.counterpartyAddress ??= nonEmpty(parts.slice(i + 1).join(' '));
+    return;
+  }
+  d.counterpartyName ??= nonEmpty(value);
+}
 
 function assignSwiftTag(d: Details, key: number, value: string | null): void {
   if (value === null) return;
@@ -325,6 +379,7 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       d.counterpartyBic ??= value;
       break;
     case ACCW:
+    case ACNO:
       d.counterpartyAccount ??= value;
       break;
     case CNTP: {
@@ -537,6 +592,11 @@ function valueEnd(a: number, b: number, end: number): number {
   return b;
 }
 
+/** The field's text from `a` to `b` with its line breaks as "\n" (a party's layout is in its lines). */
+function partyValue(a: number, b: number): string {
+  return fText.slice(a, b).replace(/\r\n/g, '\n');
+}
+
 /** The /TAG/ field text.slice(start, end), set with setField (or setOwnField). */
 function parseSwiftTags(text: string, start: number, end: number, into: Details | null): Details {
   const d = empty('swift-tags', into);
@@ -551,13 +611,15 @@ function parseSwiftTags(text: string, start: number, end: number, into: Details 
       slash = slashes.find(text, slash + 1, end);
       continue;
     }
-    if (key >= 0) assignSwiftTag(d, key, valueAt(valueStart, valueEnd(valueStart, slash, end)));
+    if (key === ORDP || key === BENM) readParty(d, partyValue(valueStart, valueEnd(valueStart, slash, end)));
+    else if (key >= 0) assignSwiftTag(d, key, valueAt(valueStart, valueEnd(valueStart, slash, end)));
     if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
     key = k;
     valueStart = keyClose + 1;
     slash = keyClose;
   }
-  if (key >= 0) {
+  if (key === ORDP || key === BENM) readParty(d, partyValue(valueStart, valueEnd(valueStart, end, end)));
+  else if (key >= 0) {
     assignSwiftTag(d, key, valueAt(valueStart, valueEnd(valueStart, end, end)));
     if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
   }

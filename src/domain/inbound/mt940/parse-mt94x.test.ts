@@ -129,7 +129,9 @@ describe(':86: dialects', () => {
       [d.returnReason, d.endToEndId, d.mandateId, d.creditorId, d.counterpartyName, d.remittance],
       ['MS03', 'EV1234REP1T1', 'MND-EV01', 'NL32ZZZ999999991234', 'J.Janssen', 'Factuurnr 123456'],
     );
-    const s = parseDetails86('/EREF/E2E-7//CNTP/NL32INGB0000012345/INGBNL2A/J.J\nanssen///REMI/STRD/CUR/9001123412341234/');
+    const s = parseDetails86(
+      '/EREF/E2E-7//CNTP/NL32INGB0000012345/INGBNL2A/J.J\nanssen///REMI/STRD/CUR/9001123412341234/',
+    );
     assert.deepEqual(
       [s.endToEndId, s.counterpartyName, s.creditorReferenceType, s.creditorReference, s.remittance],
       ['E2E-7', 'J.Janssen', 'CUR', '9001123412341234', null],
@@ -140,6 +142,32 @@ describe(':86: dialects', () => {
     // Rabobank does not close its values: "/EREF/ABC/NAME/..." is unchanged.
     const r = parseDetails86('/EREF/ABC/BENM//NAME/Jane Doe/REMI/Factuur 7/ISDT/2014-06-02');
     assert.deepEqual([r.endToEndId, r.counterpartyName, r.remittance], ['ABC', 'Jane Doe', 'Factuur 7']);
+  });
+
+  test('/BENM/ and /ORDP/ give the counterparty in each layout banks write', () => {
+    // The SWIFT party on "/" lines: account, name, then the payment's details.
+    const k = parseDetails86(
+      '/BENM/300000000000133\n/KOMERCIJALNA BANKA AD\n/Mesecna provizija//1603\n/Nadomest 11.2020',
+    );
+    assert.deepEqual(
+      [k.counterpartyAccount, k.counterpartyName, k.remittance],
+      ['300000000000133', 'KOMERCIJALNA BANKA AD', 'Mesecna provizija//1603 Nadomest 11.2020'],
+    );
+    // ING IBP: account/BIC/name, like CNTP.
+    const i = parseDetails86('/BENM/NL50INGB00012345\n67/INGBNL2A/ING Bank N.V. inzake WeB///EREF/EV45451//');
+    assert.deepEqual(
+      [i.counterpartyIban, i.counterpartyBic, i.counterpartyName, i.endToEndId],
+      ['NL50INGB0001234567', 'INGBNL2A', 'ING Bank N.V. inzake WeB', 'EV45451'],
+    );
+    // A name alone, the account in /ACNO/ (ASB NZ); the ordering party on a credit the same way.
+    const a = parseDetails86('/BAI/399/MISCELLANEOUS CREDIT\n/ORDP/test rate\n/ACNO/12-3011-0334122-37');
+    assert.deepEqual([a.counterpartyName, a.counterpartyAccount], ['test rate', '12-3011-0334122-37']);
+    // Rabobank's empty party value leaves the keys that follow to say it.
+    const r = parseDetails86('/ORDP//NAME/COMPANY B V/ADDR/STATIONSSTRAAT 79/REMI/2037');
+    assert.deepEqual(
+      [r.counterpartyName, r.counterpartyAddress, r.remittance],
+      ['COMPANY B V', 'STATIONSSTRAAT 79', '2037'],
+    );
   });
 
   test('free text, with the mBank TYT./OD: markers mined', () => {
