@@ -69,6 +69,28 @@ describe('camt batch-booked entries', () => {
     assert.deepEqual(warnings, []);
   });
 
+  test('a batch that nets credits and debits takes each counterparty from its own transaction side', () => {
+    const party = (cd: string, e2e: string, amount: string) =>
+      `<TxDtls><Refs><EndToEndId>${e2e}</EndToEndId></Refs><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>${cd}</CdtDbtInd><RltdPties><Dbtr><Nm>Debtor ${e2e}</Nm></Dbtr><DbtrAcct><Id><IBAN>DE02100100109307118603</IBAN></Id></DbtrAcct><Cdtr><Nm>Creditor ${e2e}</Nm></Cdtr><CdtrAcct><Id><IBAN>NL91ABNA0417164300</IBAN></Id></CdtrAcct></RltdPties><RltdAgts><DbtrAgt><FinInstnId><BIC>PBNKDEFFXXX</BIC></FinInstnId></DbtrAgt><CdtrAgt><FinInstnId><BIC>ABNANL2A</BIC></FinInstnId></CdtrAgt></RltdAgts></TxDtls>`;
+    const batch = `<NtryDtls>${party('CRDT', 'IN', '50.00')}${party('DBIT', 'OUT', '20.00')}</NtryDtls>`;
+    const xml = doc(stmt(`${bal('OPBD', '100.00')}${bal('CLBD', '130.00')}${ntry('30.00', 'CRDT', batch)}`));
+    const { statement, warnings } = first(parseBankFile(xml));
+    assert.deepEqual(
+      statement.transactions.map((t) => [
+        t.endToEndId,
+        t.direction,
+        t.counterpartyName,
+        t.counterpartyIban,
+        t.counterpartyBic,
+      ]),
+      [
+        ['IN', 'credit', 'Debtor IN', 'DE02100100109307118603', 'PBNKDEFFXXX'],
+        ['OUT', 'debit', 'Creditor OUT', 'NL91ABNA0417164300', 'ABNANL2A'],
+      ],
+    );
+    assert.deepEqual(warnings, []);
+  });
+
   test('TxDtls without amounts get null and a warning instead of copies of the total', () => {
     const batch = `<NtryDtls><Btch><NbOfTxs>2</NbOfTxs></Btch>${txDtls(null, 'A')}${txDtls(null, 'B')}</NtryDtls>`;
     const xml = doc(stmt(`${bal('OPBD', '100.00')}${bal('CLBD', '70.00')}${ntry('30.00', 'DBIT', batch)}`));
