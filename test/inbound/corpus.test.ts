@@ -82,7 +82,7 @@ function balancesAddUp(s: NormalisedStatement): boolean | undefined {
     if (seen.has(t.entryIndex)) continue;
     seen.add(t.entryIndex);
     if (t.status !== 'booked' || t.entryCurrency !== o.currency) continue;
-    sum += t.direction === 'credit' ? units(t.entryAmount) : -units(t.entryAmount);
+    sum += t.entryDirection === 'credit' ? units(t.entryAmount) : -units(t.entryAmount);
   }
   return sum === (c.direction === 'debit' ? -units(c.amount) : units(c.amount));
 }

@@ -91,6 +91,25 @@ describe('camt batch-booked entries', () => {
     assert.deepEqual(warnings, []);
   });
 
+  test("direction is the transaction's own; the entry's stays visible as entryDirection", () => {
+    const tx = (cd: string, e2e: string, amount: string) =>
+      `<TxDtls><Refs><EndToEndId>${e2e}</EndToEndId></Refs><Amt Ccy="EUR">${amount}</Amt>${cd ? `<CdtDbtInd>${cd}</CdtDbtInd>` : ''}</TxDtls>`;
+    const batch = `<NtryDtls>${tx('CRDT', 'A', '50.00')}${tx('DBIT', 'B', '20.00')}${tx('', 'C', '0.00')}</NtryDtls>`;
+    const xml = doc(stmt(`${bal('OPBD', '100.00')}${bal('CLBD', '130.00')}${ntry('30.00', 'CRDT', batch)}`));
+    const { statement, warnings } = first(parseBankFile(xml));
+    assert.deepEqual(
+      statement.transactions.map((t) => [t.endToEndId, t.direction, t.entryDirection, t.entryAmount]),
+      [
+        ['A', 'credit', 'credit', '30.00'],
+        ['B', 'debit', 'credit', '30.00'],
+        ['C', 'credit', 'credit', '30.00'],
+      ],
+    );
+    // The balances add up with the entry's direction (100 + 30 = 130): no balance_mismatch.
+    assert.deepEqual(warnings, []);
+    assert.equal(statement.entrySummary.creditSum, '30.00');
+  });
+
   test('TxDtls without amounts get null and a warning instead of copies of the total', () => {
     const batch = `<NtryDtls><Btch><NbOfTxs>2</NbOfTxs></Btch>${txDtls(null, 'A')}${txDtls(null, 'B')}</NtryDtls>`;
     const xml = doc(stmt(`${bal('OPBD', '100.00')}${bal('CLBD', '70.00')}${ntry('30.00', 'DBIT', batch)}`));
