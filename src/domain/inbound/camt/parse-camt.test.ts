@@ -205,6 +205,27 @@ describe('camt amounts, balances and shapes', () => {
     );
   });
 
+  test('a signed TxsSummry Sum (schema DecimalNumber) does not refuse the statement', () => {
+    const ns10 = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.10';
+    const summary = (debit: string, credit: string) =>
+      `<TxsSummry><TtlCdtNtries><NbOfNtries>1</NbOfNtries><Sum>${credit}</Sum></TtlCdtNtries><TtlDbtNtries><NbOfNtries>1</NbOfNtries><Sum>${debit}</Sum></TtlDbtNtries></TxsSummry>`;
+    const body = (s: string) =>
+      stmt(`${bal('OPBD', '10.00')}${bal('CLBD', '12.00')}${s}${ntry('5.00', 'CRDT')}${ntry('3.00', 'DBIT')}`);
+    // The debit total written with its sign means debits of 3.00: checked, and it agrees.
+    const ok = first(parseBankFile(doc(body(summary('-3.00', '5.00')), ns10)));
+    assert.deepEqual(ok.warnings, []);
+    assert.deepEqual([ok.statement.entrySummary.source, ok.statement.entrySummary.debitSum], ['file', '3.00']);
+    // A wrong signed debit total is still a mismatch; a negative credit total is left out, with a warning.
+    assert.deepEqual(
+      first(parseBankFile(doc(body(summary('-4.00', '5.00')), ns10))).warnings.map((w) => w.code),
+      ['summary_mismatch'],
+    );
+    assert.deepEqual(
+      first(parseBankFile(doc(body(summary('-3.00', '-5.00')), ns10))).warnings.map((w) => w.code),
+      ['ignored_field'],
+    );
+  });
+
   test('references, bank codes, charges, FX, reversal and structured remittance are kept', () => {
     const details = `<NtryDtls><TxDtls><Refs><AcctSvcrRef>TX-REF</AcctSvcrRef><InstrId>I1</InstrId><EndToEndId>E1</EndToEndId><TxId>T1</TxId></Refs>
       <AmtDtls><InstdAmt><Amt Ccy="USD">12.00</Amt><CcyXchg><SrcCcy>USD</SrcCcy><TrgtCcy>EUR</TrgtCcy><XchgRate>0.9</XchgRate></CcyXchg></InstdAmt><TxAmt><Amt Ccy="EUR">10.80</Amt></TxAmt></AmtDtls>
