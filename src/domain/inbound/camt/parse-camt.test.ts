@@ -280,6 +280,24 @@ describe('camt amounts, balances and shapes', () => {
       [[], ['sequence_duplicate'], ['sequence_gap']],
     );
   });
+
+  test('each currency of a multi-currency account numbers its own statements', () => {
+    const s = (ccy: string, n: number) =>
+      stmt(`${bal('OPBD', '1.00')}${bal('CLBD', '1.00')}`.replaceAll('"EUR"', `"${ccy}"`))
+        .replace('<Ccy>EUR</Ccy>', `<Ccy>${ccy}</Ccy>`)
+        .replace('<ElctrncSeqNb>7<', `<ElctrncSeqNb>${n}<`);
+    const r = statements(parseBankFile(doc(s('EUR', 1) + s('USD', 1) + s('SEK', 1) + s('USD', 2) + s('USD', 2))));
+    assert.deepEqual(
+      r.map((x) => [x.statement.accountCurrency, x.warnings.map((w) => w.code)]),
+      [
+        ['EUR', []],
+        ['USD', []],
+        ['SEK', []],
+        ['USD', []],
+        ['USD', ['sequence_duplicate']],
+      ],
+    );
+  });
 });
 
 describe('camt versions and safety', () => {
