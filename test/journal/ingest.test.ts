@@ -311,6 +311,40 @@ test('statements already journaled from another file are deduped per block', asy
   assert.match(doc.ingest.statements[0]!.message!, /already journaled as IN-\d+/);
 });
 
+test('a camt statement already journaled, sent again in a new message beside a new one: 207, journaled once', async () => {
+  const bal = (type: string, amount: string, date: string) =>
+    `<Bal><Tp><CdOrPrtry><Cd>${type}</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>${date}</Dt></Dt></Bal>`;
+  const stmt = (id: string, seq: number, date: string, open: string, close: string, copy = '') =>
+    `<Stmt><Id>${id}</Id><ElctrncSeqNb>${seq}</ElctrncSeqNb><CreDtTm>${date}T20:00:00</CreDtTm>${copy}<FrToDt><FrDtTm>${date}T00:00:00</FrDtTm><ToDtTm>${date}T23:59:59</ToDtTm></FrToDt><Acct><Id><IBAN>DE02100100109307118603</IBAN></Id><Ccy>EUR</Ccy></Acct>${bal('OPBD', open, date)}${bal('CLBD', close, date)}<Ntry><Amt Ccy="EUR">${(Number(close) - Number(open)).toFixed(2)}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>${date}</Dt></BookgDt><AcctSvcrRef>R-${id}</AcctSvcrRef></Ntry></Stmt>`;
+  const file = (msgId: string, stmts: string) =>
+    `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt><GrpHdr><MsgId>${msgId}</MsgId><CreDtTm>2026-03-03T06:00:00</CreDtTm></GrpHdr>${stmts}</BkToCstmrStmt></Document>`;
+  const fresh = await provisionAndLogin(t);
+  const monday = stmt('S-0302', 41, '2026-03-02', '100.00', '150.00');
+  const first = await ingest({ companyId: fresh.companyId, content: file('MSG-A', monday) }, fresh.apiKey);
+  assert.equal(first.statusCode, 201, first.body);
+  const before = await inboundCount(fresh.companyId);
+
+  // The bank sends Monday again (another message id, marked a duplicate) with Tuesday.
+  const again = stmt('S-0302', 41, '2026-03-02', '100.00', '150.00', '<CpyDplctInd>DUPL</CpyDplctInd>');
+  const tuesday = stmt('S-0303', 42, '2026-03-03', '150.00', '175.00');
+  const res = await ingest({ companyId: fresh.companyId, content: file('MSG-B', again + tuesday) }, fresh.apiKey);
+  assert.equal(res.statusCode, 207, res.body);
+  const doc = body<Ingest>(res);
+  assert.deepEqual(
+    doc.ingest.statements.map((s) => [s.kind, s.journalNo]),
+    [
+      ['deduped', body<Ingest>(first).journalNo],
+      ['ingested', doc.journalNo],
+    ],
+  );
+  assert.equal(await inboundCount(fresh.companyId), before + 1, 'Monday is not journaled twice');
+
+  // A corrected Monday (another closing balance) is a statement of its own.
+  const corrected = stmt('S-0302', 41, '2026-03-02', '100.00', '151.00');
+  const fix = await ingest({ companyId: fresh.companyId, content: file('MSG-C', corrected) }, fresh.apiKey);
+  assert.equal(fix.statusCode, 201, fix.body);
+});
+
 test('scope: a platformId other than the key, a company of another platform, an unknown company', async () => {
   const content = corpusFile('mt940/WoLpH-mt940__jejik__generic.sta');
   assertError(await ingest({ companyId: sandbox.companyId, platformId: other.platformId, content }), 403, 'forbidden');
