@@ -1,0 +1,61 @@
+/**
+ * What a bank rejects that the converter must not write: one currency per block where the bank books a
+ * block as one debit, SEPA's name and amount limits, the SEPA/SWIFT Latin set for cross-border types
+ * whatever the bank's domestic set, and lengths counted on what the caller wrote. Each case runs through
+ * the fused converter and the general path (fused: false): both must give the same answer.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { convertPayment } from '../../src/domain/conversion/index.ts';
+import { samplePayment } from './fixtures.ts';
+
+const now = new Date('2026-11-21T08:55:00Z');
+
+type Payment = Record<string, unknown> & { payments: Array<Record<string, unknown> & { transactions: Tx[] }> };
+type Tx = Record<string, unknown> & { creditor: Record<string, unknown> };
+
+function sample(type: string, country: string, transactions = 2): Payment {
+  return samplePayment(type, country, { transactions }) as Payment;
+}
+
+type Outcome = { ok: true; xml: string; warnings: string[] } | { ok: false; issues: string[] };
+
+/** The converter's answer, the same from both paths; issues as "code path". */
+function convert(raw: Payment, bank: string): Outcome {
+  const outcomes = [true, false].map((fused): Outcome => {
+    const r = convertPayment(structuredClone(raw), bank, { now, fused });
+    assert.ok(r.ok);
+    const v = r.value;
+    return v.ok
+      ? { ok: true, xml: v.xml, warnings: v.warnings.map((w) => `${w.code} ${w.path}`) }
+      : { ok: false, issues: v.issues.filter((i) => i.severity === 'error').map((i) => `${i.code} ${i.path}`) };
+  });
+  assert.deepEqual(outcomes[0], outcomes[1], 'the fused converter and the general path agree');
+  return outcomes[0] as Outcome;
+}
+
+function blocks(xml: string): string[][] {
+  return [...xml.matchAll(/<PmtInf>([\s\S]*?)<\/PmtInf>/g)].map((m) =>
+    [...(m[1] ?? '').matchAll(/<InstdAmt Ccy="([A-Z]{3})">/g)].map((c) => c[1] as string),
+  );
+}
+
+describe('one currency per payment block', () => {
+  test('a bank that books each block as one debit gets one block per currency', () => {
+    const p = sample('URGENT', 'DK', 3);
+    const txs = p.payments[0]!.transactions;
+    txs[1]!.currency = 'EUR';
+    const r = convert(p, 'danske-dk');
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(blocks(r.xml), [['DKK', 'DKK'], ['EUR']]);
+    assert.match(r.xml, /<BtchBookg>true<\/BtchBookg>/);
+  });
+
+  test("a bank without batch booking keeps the caller's one block", () => {
+    const p = sample('URGENT', 'FI', 2);
+    p.payments[0]!.transactions[1]!.currency = 'SEK';
+    const r = convert(p, 'op');
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.deepEqual(blocks(r.xml), [['EUR', 'SEK']]);
+  });
+});
