@@ -59,3 +59,39 @@ describe('one currency per payment block', () => {
     assert.deepEqual(blocks(r.xml), [['EUR', 'SEK']]);
   });
 });
+
+describe('SEPA scheme limits (EPC rulebooks)', () => {
+  const name71 = `Lieferant ${'x'.repeat(61)}`;
+
+  test('creditor and debtor names over 70 characters are refused for SEPA types, at any bank', () => {
+    for (const bank of ['op', 'deutsche-bank-de', 'nordea-se']) {
+      const p = sample('SEPA_CT', 'DE');
+      p.payments[0]!.transactions[1]!.creditor.name = name71;
+      (p.payments[0]!.debtor as Record<string, unknown>).name = name71;
+      assert.deepEqual(convert(p, bank), {
+        ok: false,
+        issues: ['too_long payments[0].debtor.name', 'too_long payments[0].transactions[1].creditor.name'],
+      });
+    }
+    // 70 is the limit, and a domestic or cross-border type keeps ISO's 140.
+    const p = sample('SEPA_CT', 'DE');
+    p.payments[0]!.transactions[0]!.creditor.name = name71.slice(0, 70);
+    assert.equal(convert(p, 'op').ok, true);
+    const xb = sample('XB_SWIFT', 'FI');
+    xb.payments[0]!.transactions[0]!.creditor.name = name71;
+    assert.equal(convert(xb, 'op').ok, true);
+  });
+
+  test('amounts above 999,999,999.99 EUR are refused for SEPA types', () => {
+    const p = sample('SEPA_CT', 'DE');
+    p.payments[0]!.transactions[0]!.amount = '999999999.99';
+    p.payments[0]!.transactions[1]!.amount = '1000000000.00';
+    assert.deepEqual(convert(p, 'op'), {
+      ok: false,
+      issues: ['invalid_amount payments[0].transactions[1].amount'],
+    });
+    const urgent = sample('URGENT', 'FI');
+    urgent.payments[0]!.transactions[1]!.amount = '1000000000.00';
+    assert.equal(convert(urgent, 'op').ok, true, 'a TARGET2 payment has no such limit');
+  });
+});

@@ -10,7 +10,14 @@ import { isExternalCode } from './formats.ts';
 import { isValidIban } from './iban.ts';
 import type { IssueSink } from './issue.ts';
 import type { Getter } from './payment-type-rules.ts';
-import { checkAccount, checkReference, meetsRequirements } from './payment-type-rules.ts';
+import {
+  checkAccount,
+  checkReference,
+  isSepaScheme,
+  meetsRequirements,
+  overSepaAmount,
+  SEPA_NAME_MAX,
+} from './payment-type-rules.ts';
 import type { PaymentPlan } from './plan.ts';
 import { isBlank } from './text-rules.ts';
 import type { UniqueIds } from './unique-ids.ts';
@@ -115,8 +122,10 @@ export type TxRun = {
   townAndCountry: boolean;
   /** The type is XB_SWIFT, whose amounts from a threshold on need a reporting code. */
   reported: boolean;
-  /** Generic (Max140Text) and bank name limits folded into one. */
+  /** Generic (Max140Text), bank and SEPA scheme name limits folded into one. */
   nameLimit: number;
+  /** The type belongs to the SEPA scheme: its amount limit applies (payment-type-rules.ts). */
+  sepa: boolean;
   unstructuredLimit: number;
   seenEndToEnd: UniqueIds;
   /** Transliteration warnings: (transaction, FIELD_ id) pairs and their messages (transliterationWarnings). */
@@ -152,7 +161,8 @@ export function transactionRun(
     base: `payments[${plan.index}]`,
     townAndCountry: addressRule && f.addressMode !== 'any',
     reported: type.code === 'XB_SWIFT',
-    nameLimit: Math.min(genericNameMax, f.nameMaxLength),
+    nameLimit: Math.min(genericNameMax, f.nameMaxLength, isSepaScheme(type) ? SEPA_NAME_MAX : genericNameMax),
+    sepa: isSepaScheme(type),
     unstructuredLimit: Math.min(140, f.unstructuredMaxLength),
     seenEndToEnd,
     warned: [],
@@ -313,7 +323,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   }
   const exponent = run.exponent;
   const minor = plainMinor(amount, exponent);
-  if (minor <= 0) return false;
+  if (minor <= 0 || (run.sepa && overSepaAmount(minor, exponent))) return false;
 
   // The creditor, in the normaliser's order (name, country, address, account, agent) so warnings keep theirs.
   const name = c['name'];
