@@ -95,3 +95,23 @@ describe('SEPA scheme limits (EPC rulebooks)', () => {
     assert.equal(convert(urgent, 'op').ok, true, 'a TARGET2 payment has no such limit');
   });
 });
+
+describe('lengths count what the caller wrote', () => {
+  test('a 140-character remittance with ß is accepted, its transliteration cut back to 140', () => {
+    const p = sample('URGENT', 'FI');
+    const text = `Straße ${'x'.repeat(133)}`;
+    assert.equal(text.length, 140);
+    (p.payments[0]!.transactions[0]! as Record<string, unknown>).remittance = { unstructured: text };
+    const r = convert(p, 'op');
+    assert.ok(r.ok, JSON.stringify(r));
+    const ustrd = /<Ustrd>([^<]*)<\/Ustrd>/.exec(r.xml)?.[1] ?? '';
+    assert.equal(ustrd, `Strasse ${'x'.repeat(132)}`);
+    assert.deepEqual(r.warnings, ['charset_transliterated payments[0].transactions[0].remittance.unstructured']);
+    // 141 characters written are still too long.
+    (p.payments[0]!.transactions[0]! as Record<string, unknown>).remittance = { unstructured: `${text}x` };
+    assert.deepEqual(convert(p, 'op'), {
+      ok: false,
+      issues: ['too_long payments[0].transactions[0].remittance.unstructured'],
+    });
+  });
+});

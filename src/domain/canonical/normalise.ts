@@ -131,7 +131,7 @@ function normaliseWith(
   if (ip) {
     unknownKeys(ip, INITIATING_KEYS, '', 'initiatingParty', ctx);
     const r: InitiatingParty = {};
-    const name = txt(ip['name'], '', 'initiatingParty', 'name', ctx);
+    const name = txt(ip['name'], '', 'initiatingParty', 'name', ctx, 140);
     if (name !== undefined) r.name = name;
     if (ip['organisationId'] !== undefined) {
       const id = orgId(ip['organisationId'], '', 'initiatingParty.organisationId', ctx);

@@ -4,7 +4,7 @@ import { currencyExponent } from '../money/currencies.ts';
 import { formatMinor, plainMinor } from '../money/money.ts';
 import { creditorNeedsBic, needsRegulatoryReport } from './bank-rules.ts';
 import type { CharsetName } from './charset.ts';
-import { CHAR_REFUSED, charsetClasses, checkOutside } from './charset.ts';
+import { CHAR_REFUSED, charsetClasses, checkOutside, fitToLimit } from './charset.ts';
 import { isCountryCode } from './countries.ts';
 import { isExternalCode } from './formats.ts';
 import { isValidIban } from './iban.ts';
@@ -227,6 +227,16 @@ export function inCharset(s: string, classes: Uint8Array): boolean {
   return (acc & CHAR_REFUSED) === 0;
 }
 
+/** The ISO length of each field, which a transliteration may not push a text past (as the normaliser's txt). */
+const ISO_LIMITS: Record<number, number> = {
+  [FIELD_NAME]: 140,
+  [FIELD_STREET]: 70,
+  [FIELD_BUILDING]: 16,
+  [FIELD_POST_CODE]: 16,
+  [FIELD_TOWN]: 35,
+  [FIELD_UNSTRUCTURED]: 140,
+};
+
 /**
  * Where the normaliser reports a transliterated field, from the closing bracket of the transaction's index:
  * a path is then the payment's prefix, the index and this (two joins; a batch can have thousands).
@@ -265,7 +275,7 @@ export function transliterationWarnings(run: TxRun, sink: IssueSink): void {
  * it: transliterated, with its warning recorded; undefined when some character has no safe replacement.
  */
 export function transliterate(v: string, run: TxRun, field: number, j: number): string | undefined {
-  const r = checkOutside(v, run.charset);
+  const r = fitToLimit(v, checkOutside(v, run.charset), ISO_LIMITS[field]);
   if (r.kind === 'invalid') return undefined;
   if (r.kind === 'ok') return v;
   run.warned.push(j, field);
