@@ -115,3 +115,45 @@ describe('lengths count what the caller wrote', () => {
     });
   });
 });
+
+describe('cross-border payments in the SEPA/SWIFT Latin set', () => {
+  const name = (xml: string, n = 0) => [...xml.matchAll(/<Cdtr>\s*<Nm>([^<]*)<\/Nm>/g)][n]?.[1];
+
+  test('national letters and & are transliterated for SWIFT and for SEPA to another country', () => {
+    const cases: Array<[string, string, string, string]> = [
+      // bank, type, debtor country, creditor IBAN
+      ['nordea-se', 'SEPA_CT', 'SE', 'DE89370400440532013000'],
+      ['danske-dk', 'SEPA_CT', 'DK', 'DE89370400440532013000'],
+      ['pko-pl', 'SEPA_CT', 'PL', 'DE89370400440532013000'],
+      ['commerzbank-de', 'SEPA_CT', 'DE', 'FI2112345600000785'],
+    ];
+    for (const [bank, type, country, iban] of cases) {
+      const p = sample(type, country, 1);
+      const tx = p.payments[0]!.transactions[0]!;
+      tx.creditor.name = 'Żółć Åsa Müller & Co';
+      tx.creditor.account = { iban };
+      const r = convert(p, bank);
+      assert.ok(r.ok, `${bank}: ${JSON.stringify(r)}`);
+      assert.equal(name(r.xml), 'Zolc Asa Muller + Co', bank);
+      assert.ok(r.warnings.includes('charset_transliterated payments[0].transactions[0].creditor.name'), bank);
+    }
+    const xb = sample('XB_SWIFT', 'SE', 1);
+    xb.payments[0]!.transactions[0]!.creditor.name = 'Björk & Søn';
+    const r = convert(xb, 'nordea-se');
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(name(r.xml), 'Bjork + Son');
+  });
+
+  test("a domestic payment, SEPA to the bank's own country included, keeps the national letters", () => {
+    const se = sample('SE_ACCOUNT', 'SE', 1);
+    se.payments[0]!.transactions[0]!.creditor.name = 'Åsa Öberg';
+    const r = convert(se, 'nordea-se');
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(name(r.xml), 'Åsa Öberg');
+    const de = sample('SEPA_CT', 'DE', 1);
+    de.payments[0]!.transactions[0]!.creditor.name = 'Müller & Söhne';
+    const d = convert(de, 'commerzbank-de');
+    assert.ok(d.ok, JSON.stringify(d));
+    assert.equal(name(d.xml), 'Müller &amp; Söhne');
+  });
+});

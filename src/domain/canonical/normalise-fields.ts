@@ -3,7 +3,14 @@ import { checkCharset, fitToLimit } from '../validation/charset.ts';
 import type { IssueSink } from '../validation/issue.ts';
 
 /** Shared pieces of the normaliser: the context, the known keys of each object and the field readers. */
-export type Ctx = { unknown: string[]; issues: IssueSink; charset: CharsetName };
+export type Ctx = {
+  unknown: string[];
+  issues: IssueSink;
+  /** The character set of the text being read: the bank's, or SEPA's for a cross-border transaction. */
+  charset: CharsetName;
+  /** The bank's country, when cross-border transactions are told apart (isCrossBorder). */
+  bankCountry: string | undefined;
+};
 
 export const TOP_KEYS = new Set(['schemaVersion', 'messageId', 'creationDateTime', 'initiatingParty', 'payments']);
 export const INITIATING_KEYS = new Set(['name', 'organisationId']);

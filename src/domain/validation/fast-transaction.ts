@@ -4,7 +4,7 @@ import { currencyExponent } from '../money/currencies.ts';
 import { formatMinor, plainMinor } from '../money/money.ts';
 import { creditorNeedsBic, needsRegulatoryReport } from './bank-rules.ts';
 import type { CharsetName } from './charset.ts';
-import { CHAR_REFUSED, charsetClasses, checkOutside, fitToLimit } from './charset.ts';
+import { CHAR_REFUSED, charsetClasses, checkOutside, fitToLimit, isCrossBorder } from './charset.ts';
 import { isCountryCode } from './countries.ts';
 import { isExternalCode } from './formats.ts';
 import { isValidIban } from './iban.ts';
@@ -114,8 +114,14 @@ export type TxRun = {
   plan: PaymentPlan;
   type: PaymentTypeEntry;
   requirements: Getter[][];
+  /** The character set of the transaction being read (readTransaction sets it) and its classes. */
   charset: CharsetName;
   classes: Uint8Array;
+  /** The bank's own set, for a domestic transaction. */
+  ownCharset: CharsetName;
+  ownClasses: Uint8Array;
+  /** The declared type's channel where its transactions may cross borders (isCrossBorder), else undefined. */
+  crossChannel: string | undefined;
   /** `payments[i]`, for the rare issue path. */
   base: string;
   /** The bank's November 2026 address rule applies here and wants town and country in every address. */
@@ -148,6 +154,7 @@ export function transactionRun(
   addressRule: boolean,
   genericNameMax: number,
   seenEndToEnd: UniqueIds,
+  declaredType: boolean,
 ): TxRun {
   const f = profile.flavour;
   return {
@@ -158,6 +165,10 @@ export function transactionRun(
     requirements,
     charset: f.charset,
     classes: charsetClasses(f.charset),
+    ownCharset: f.charset,
+    ownClasses: charsetClasses(f.charset),
+    // As the normaliser: only a type the caller declared (an auto-selected one is known after the text is read).
+    crossChannel: declaredType && f.charset !== 'sepa' ? type.channel : undefined,
     base: `payments[${plan.index}]`,
     townAndCountry: addressRule && f.addressMode !== 'any',
     reported: type.code === 'XB_SWIFT',
@@ -378,6 +389,11 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   }
   const iban = account['iban'];
   if (typeof iban !== 'string' || keyCount(account) !== 1 || !isValidIban(iban)) return false;
+  if (run.crossChannel !== undefined) {
+    const crossBorder = isCrossBorder(run.crossChannel, run.profile.countryCode, iban.slice(0, 2));
+    run.charset = crossBorder ? 'sepa' : run.ownCharset;
+    run.classes = crossBorder ? SEPA : run.ownClasses;
+  }
   let bic: string | undefined;
   if (agent !== undefined) {
     const b = agent['bic'];
