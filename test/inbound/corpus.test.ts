@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { XMLParser } from 'fast-xml-parser';
 import { type NormalisedStatement, type ParseBankFileResult, parseBankFile } from '../../src/domain/inbound/index.ts';
+import { sharedCorpusMissing } from '../support/shared-corpus.ts';
 import { type CorpusFile, EXCEPTIONS, expectedOutcome, loadCorpus } from './corpus-expectations.ts';
 
 /**
@@ -169,7 +170,7 @@ function checkPain002(
   assert.equal(r.report.groupStatusCode, grp ? grp[1] : null, `${f.file}: group status`);
 }
 
-describe('shared corpus', () => {
+describe('shared corpus', { skip: sharedCorpusMissing }, () => {
   for (const f of files) {
     const expected = expectedOutcome(f);
     test(`${f.folder}/${f.file} is ${expected}`, () => {
