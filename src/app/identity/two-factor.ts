@@ -3,6 +3,7 @@ import { generateSecret } from 'otplib';
 import type { Executor, PlatformScope } from '../../db/executor.ts';
 import {
   claimTimeStep,
+  countUnusedRecoveryCodes,
   deleteTwoFactor,
   findTwoFactor,
   markTwoFactorEnabled,
@@ -133,6 +134,18 @@ export async function regenerateRecoveryCodes(ctx: AppContext, session: SessionP
     await audit(ctx, tx, session, 'user.2fa_recovery_codes_regenerated', 'replaced the 2FA recovery codes');
     return { recoveryCodes };
   });
+}
+
+/** GET /2fa/status: whether 2FA is enabled and how many recovery codes are left (never a secret). */
+export async function twoFactorStatus(ctx: AppContext, session: SessionPrincipal) {
+  const scope = { platformId: session.platformId };
+  const enrolment = await findTwoFactor(ctx.db, scope, session.user.id);
+  const enabled = Boolean(enrolment?.enabledAt);
+  return {
+    enabled,
+    pending: Boolean(enrolment) && !enabled,
+    recoveryCodesLeft: enabled ? await countUnusedRecoveryCodes(ctx.db, scope, session.user.id) : 0,
+  };
 }
 
 async function issueRecoveryCodes(ctx: AppContext, tx: Executor, session: SessionPrincipal): Promise<string[]> {

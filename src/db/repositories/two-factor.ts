@@ -1,4 +1,4 @@
-import { and, eq, isNull, lt, or } from 'drizzle-orm';
+import { and, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Executor, PlatformScope } from '../executor.ts';
 import { recoveryCodes, userTwoFactor } from '../schema/index.ts';
 
@@ -123,5 +123,35 @@ export async function spendRecoveryCode(
       ),
     )
     .returning({ id: recoveryCodes.id });
+  return rows.length > 0;
+}
+
+export async function countUnusedRecoveryCodes(q: Executor, scope: PlatformScope, userId: string): Promise<number> {
+  const [row] = await q
+    .select({ n: sql<number>`count(*)::int` })
+    .from(recoveryCodes)
+    .where(
+      and(
+        eq(recoveryCodes.platformId, scope.platformId),
+        eq(recoveryCodes.userId, userId),
+        isNull(recoveryCodes.usedAt),
+      ),
+    );
+  return row?.n ?? 0;
+}
+
+/** Whether the user has an enabled second factor (login asks for it, approvals may require it). */
+export async function hasEnabledTwoFactor(q: Executor, scope: PlatformScope, userId: string): Promise<boolean> {
+  const rows = await q
+    .select({ userId: userTwoFactor.userId })
+    .from(userTwoFactor)
+    .where(
+      and(
+        eq(userTwoFactor.platformId, scope.platformId),
+        eq(userTwoFactor.userId, userId),
+        isNotNull(userTwoFactor.enabledAt),
+      ),
+    )
+    .limit(1);
   return rows.length > 0;
 }

@@ -65,12 +65,29 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // Identity (control plane)
   'POST /auth/login': PUBLIC,
   'POST /auth/set-password': PUBLIC,
+  'POST /auth/login/2fa': PUBLIC,
+  'POST /auth/change-password': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'GET /me/sessions': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'DELETE /me/sessions/:id': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'GET /2fa/status': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'POST /2fa/setup': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'POST /2fa/enable': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'POST /2fa/disable': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'POST /2fa/recovery-codes': { key: 'unauthorized', session: 'accept', token: 'never' },
   'POST /auth/logout': { key: 'unauthorized', session: 'accept', token: 'never' },
   'GET /auth/me': { key: 'unauthorized', session: 'accept', token: 'never' },
   'POST /auth/company-context': { key: 'forbidden', session: 'accept', token: 'never' },
   'DELETE /auth/company-context': { key: 'forbidden', session: 'accept', token: 'never' },
   'GET /users': { key: 'forbidden', session: 'accept', token: 'never' },
   'POST /users': { key: 'accept', session: 'accept', token: 'never' },
+  // A key re-roles only among approver and viewer, never an admin; reset and erase refuse it (use case).
+  'PATCH /users/:id': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /users/:id/reset-password': { key: 'forbidden', session: 'accept', token: 'never' },
+  'DELETE /users/:id': { key: 'forbidden', session: 'accept', token: 'never' },
+
+  // Billing (DESIGN.md): prices are public; the status answers a key or a member's session.
+  'GET /billing/packages': PUBLIC,
+  'GET /billing/status': { key: 'accept', session: 'accept', token: 'never' },
 
   // Workspace admin
   'GET /platforms/:platformId/companies': { key: 'forbidden', session: 'accept', token: 'never' },
@@ -161,6 +178,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /.well-known/oauth-authorization-server': PUBLIC,
   'GET /oauth/authorize': { public: true, browser: 'optional' },
   'POST /oauth/authorize/sign-in': PUBLIC,
+  'POST /oauth/authorize/sign-in/2fa': PUBLIC,
   'POST /oauth/authorize/decision': { key: 'forbidden', session: 'accept', token: 'never', browser: 'accept' },
   'POST /oauth/token': PUBLIC,
   'POST /oauth/revoke': PUBLIC,
