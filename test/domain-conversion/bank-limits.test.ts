@@ -137,6 +137,13 @@ describe('cross-border payments in the SEPA/SWIFT Latin set', () => {
       assert.equal(name(r.xml), 'Zolc Asa Muller + Co', bank);
       assert.ok(r.warnings.includes('charset_transliterated payments[0].transactions[0].creditor.name'), bank);
     }
+    // A type left to auto-selection (here SEPA_CT: EUR to a German IBAN) is told apart the same way.
+    const auto = sample('SEPA_CT', 'SE', 1);
+    delete auto.payments[0]!.paymentType;
+    auto.payments[0]!.transactions[0]!.creditor.name = 'Åsa Öberg & Co';
+    const a = convert(auto, 'nordea-se');
+    assert.ok(a.ok, JSON.stringify(a));
+    assert.equal(name(a.xml), 'Asa Oberg + Co');
     const xb = sample('XB_SWIFT', 'SE', 1);
     xb.payments[0]!.transactions[0]!.creditor.name = 'Björk & Søn';
     const r = convert(xb, 'nordea-se');

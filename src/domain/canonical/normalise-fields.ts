@@ -8,9 +8,12 @@ export type Ctx = {
   issues: IssueSink;
   /** The character set of the text being read: the bank's, or SEPA's for a cross-border transaction. */
   charset: CharsetName;
-  /** The bank's country, when cross-border transactions are told apart (isCrossBorder). */
-  bankCountry: string | undefined;
+  /** Set when cross-border transactions are told apart (isCrossBorder): at a bank whose set is not SEPA's. */
+  crossBorder: CrossBorder | undefined;
 };
+
+/** The bank's country, and the channel of a raw payment's type (declared, or as it will be selected). */
+export type CrossBorder = { bankCountry: string; channelOf: (payment: Record<string, unknown>) => string | undefined };
 
 export const TOP_KEYS = new Set(['schemaVersion', 'messageId', 'creationDateTime', 'initiatingParty', 'payments']);
 export const INITIATING_KEYS = new Set(['name', 'organisationId']);

@@ -1,7 +1,6 @@
-import { findPaymentType } from '../banks/payment-types.ts';
 import { type CharsetName, isCrossBorder } from '../validation/charset.ts';
 import type { IssueSink } from '../validation/issue.ts';
-import type { Ctx, Rec } from './normalise-fields.ts';
+import type { CrossBorder, Ctx, Rec } from './normalise-fields.ts';
 import {
   arr,
   DEBTOR,
@@ -95,18 +94,19 @@ function payment(o: Rec, base: string, ctx: Ctx, shell?: Shell): Payment {
     }
     return r;
   }
-  // A declared type that can cross borders: each transaction's text in the set of where it goes.
-  const channel =
-    type !== undefined && ctx.bankCountry !== undefined && ctx.charset !== 'sepa'
-      ? findPaymentType(type)?.channel
-      : undefined;
+  // A type that can cross borders: each transaction's text in the set of where it goes.
+  const crossBorder = ctx.crossBorder;
+  const channel = crossBorder !== undefined && ctx.charset !== 'sepa' ? crossBorder.channelOf(o) : undefined;
   if (txs) {
     for (let i = 0; i < txs.length; i++) {
       const tp = `${base}.transactions[${i}]`;
       const t = txs[i];
       if (isRecord(t)) {
         const own = ctx.charset;
-        if (channel !== undefined && isCrossBorder(channel, ctx.bankCountry as string, creditorCountry(t))) {
+        if (
+          channel !== undefined &&
+          isCrossBorder(channel, (crossBorder as CrossBorder).bankCountry, creditorCountry(t))
+        ) {
           ctx.charset = 'sepa';
         }
         r.transactions.push(transaction(t, tp, ctx));
@@ -122,16 +122,16 @@ function payment(o: Rec, base: string, ctx: Ctx, shell?: Shell): Payment {
 }
 
 /**
- * `bankCountry` (the bank profile's) makes a transaction of a declared cross-border type (SWIFT, or SEPA
- * and TARGET2 to another country) read its text in the SEPA set rather than the bank's `charset`.
+ * `crossBorder` makes a transaction of a cross-border type (SWIFT, or SEPA and TARGET2 to another country)
+ * read its text in the SEPA set rather than the bank's `charset`.
  */
 export function normaliseCanonical(
   raw: unknown,
   issues: IssueSink,
   charset: CharsetName = 'sepa',
-  bankCountry?: string,
+  crossBorder?: CrossBorder,
 ): NormaliseResult {
-  return normaliseWith(raw, issues, charset, undefined, bankCountry);
+  return normaliseWith(raw, issues, charset, undefined, crossBorder);
 }
 
 export type ShellResult = NormaliseResult & Shell;
@@ -147,9 +147,9 @@ function normaliseWith(
   issues: IssueSink,
   charset: CharsetName,
   shell: Shell | undefined,
-  bankCountry: string | undefined,
+  crossBorder: CrossBorder | undefined,
 ): NormaliseResult {
-  const ctx: Ctx = { unknown: [], issues, charset, bankCountry };
+  const ctx: Ctx = { unknown: [], issues, charset, crossBorder };
   const out: CanonicalPayment = { schemaVersion: CURRENT_SCHEMA_VERSION, payments: [] };
   if (!isRecord(raw)) {
     issues.add('generic', 'invalid_type', '', `expected a canonical payment object, got ${typeName(raw)}`);

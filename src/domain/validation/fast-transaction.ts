@@ -154,7 +154,6 @@ export function transactionRun(
   addressRule: boolean,
   genericNameMax: number,
   seenEndToEnd: UniqueIds,
-  declaredType: boolean,
 ): TxRun {
   const f = profile.flavour;
   return {
@@ -167,8 +166,7 @@ export function transactionRun(
     classes: charsetClasses(f.charset),
     ownCharset: f.charset,
     ownClasses: charsetClasses(f.charset),
-    // As the normaliser: only a type the caller declared (an auto-selected one is known after the text is read).
-    crossChannel: declaredType && f.charset !== 'sepa' ? type.channel : undefined,
+    crossChannel: f.charset !== 'sepa' ? type.channel : undefined,
     base: `payments[${plan.index}]`,
     townAndCountry: addressRule && f.addressMode !== 'any',
     reported: type.code === 'XB_SWIFT',
