@@ -25,8 +25,9 @@ export type PreparedBlock =
       header: NormalisedStatement;
       transactionCount: number;
       /**
-       * Identifies the statement for dedupe across files: SHA-256 over its JSON without the
-       * transactions and the SHA-256 of the transactions' JSON (made as they stream).
+       * Identifies the statement across files: SHA-256 over its JSON without the transactions (and
+       * without the file's message id and copy/duplicate mark) and the SHA-256 of the transactions'
+       * JSON (made as they stream).
        */
       statementKey: string;
       /** That JSON, gzipped and sealed. */
@@ -138,8 +139,12 @@ export function prepareFile(content: string, sealingKey: Buffer): { file: Prepar
     const prefix = header.slice(0, at);
     const suffix = header.slice(at);
     const gzipped = Buffer.concat([gzipSync(prefix), ...body.members, gzipSync(suffix)]);
+    // The key leaves out what the file around the statement says (the camt group header's message id,
+    // the copy/duplicate mark of a statement sent again): the same statement in two files, one key.
+    const keyed = JSON.stringify({ ...b.statement, messageId: null, copyDuplicate: null });
+    const keyAt = keyed.indexOf('"transactions":[]') + '"transactions":['.length;
     const statementKey = createHash('sha256')
-      .update(`${prefix}\u0000${body.hash.digest('hex')}\u0000${suffix}`, 'utf8')
+      .update(`${keyed.slice(0, keyAt)}\u0000${body.hash.digest('hex')}\u0000${keyed.slice(keyAt)}`, 'utf8')
       .digest('hex');
     const payloadSealed = sealCompressed(sealingKey, gzipped);
     const entries = kept[b.index]?.entries ?? [];

@@ -1,5 +1,6 @@
 import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
+  findInboundByAccountStatement,
   findInboundByDigest,
   findInboundByStatementKey,
   insertDocument,
@@ -357,22 +358,28 @@ async function journalBlock(
   const s = block.header;
   const statementKey = block.statementKey;
   const messageId = s.messageId ?? s.statementId;
-  if (messageId !== null) {
-    const same = await findInboundByStatementKey(tx, scope, messageId, statementKey);
-    if (same) {
-      return {
-        statement: {
-          index: block.index,
-          kind: 'deduped',
-          documentId: same.id,
-          journalNo: same.journalNo,
-          account: block.account,
-          message: `statement already journaled as ${same.journalNo}`,
-        },
-        document: same,
-        created: false,
-      };
-    }
+  const accountKey = accountKeyOf(s) ?? null;
+  // Already journaled, from this file or another: by its account and period when it names an account
+  // (another file has another message id), else by message id.
+  const same =
+    accountKey !== null
+      ? await findInboundByAccountStatement(tx, scope, accountKey, s.toDate, statementKey)
+      : messageId !== null
+        ? await findInboundByStatementKey(tx, scope, messageId, statementKey)
+        : undefined;
+  if (same) {
+    return {
+      statement: {
+        index: block.index,
+        kind: 'deduped',
+        documentId: same.id,
+        journalNo: same.journalNo,
+        account: block.account,
+        message: `statement already journaled as ${same.journalNo}`,
+      },
+      document: same,
+      created: false,
+    };
   }
 
   const journalNo = await nextJournalNo(tx, scope.companyId, 'inbound');
@@ -390,7 +397,7 @@ async function journalBlock(
     accountCurrency: s.accountCurrency,
     payloadSealed: block.payloadSealed,
     warnings: block.warnings,
-    details: { statementKey, accountKey: accountKeyOf(s) ?? null },
+    details: { statementKey, accountKey },
   });
   const account = await recordStatement(
     ctx,

@@ -171,6 +171,7 @@ function writeDocument(out: XmlBytes, prepared: Prepared): FusedSuccess | undefi
       addressRules[i] as boolean,
       NAME_MAX,
       seen,
+      !autoFilled.includes(`payments[${plan.index}].paymentType`),
     );
     runs.push(run);
     const payment = plan.payment;

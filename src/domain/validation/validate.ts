@@ -33,7 +33,12 @@ export function runValidation(
   company: CompanySettings | undefined,
 ): ValidationRun {
   const sink = new IssueSink(profile.key);
-  const { payment: doc, unknownFieldsDropped } = normaliseCanonical(raw, sink, profile.flavour.charset);
+  const { payment: doc, unknownFieldsDropped } = normaliseCanonical(
+    raw,
+    sink,
+    profile.flavour.charset,
+    profile.countryCode,
+  );
   const { plans, autoSelected, autoFilled } = preparePayments(doc, profile, now, company);
   checkGeneric(doc, plans, sink, profile.flavour.charset, 140);
   checkBank(sink, profile, painVersion, plans);
