@@ -10,6 +10,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { availableParallelism, loadavg } from 'node:os';
 import { after, before, test } from 'node:test';
 import { freePort } from '../../src/platform/free-port.ts';
@@ -97,13 +98,54 @@ test('a 50 MB statement: /health answers throughout, the ingest adds under 400 M
   assert.equal(doc.status, 200);
 });
 
-test('a body over the 64 MiB limit: 413 payload_too_large in the envelope', async () => {
-  const res = await fetch(`${server.base}/journal/ingest`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
-    body: Buffer.alloc(64 * MB + 1, 32),
+/**
+ * Posts `size` bytes (declared up front, or chunked without a length) and resolves with the answer.
+ * The server answers as soon as it knows the body is too large and closes the connection, so the
+ * body is written a chunk at a time only until the answer arrives; a write error after that
+ * (EPIPE, ECONNRESET) is the expected end, which fetch would report instead of the answer.
+ */
+function postOversized(size: number, declared: boolean): Promise<{ status: number; body: string }> {
+  const url = new URL(`${server.base}/journal/ingest`);
+  const headers: Record<string, string | number> = { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey };
+  if (declared) headers['content-length'] = size;
+  return new Promise((resolve, reject) => {
+    let answered = false;
+    const req = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers }, (res) => {
+      answered = true;
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+    req.setTimeout(60_000, () => req.destroy(new Error('no answer within 60 s')));
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (!(answered || err.code === 'EPIPE' || err.code === 'ECONNRESET')) reject(err);
+    });
+    const chunk = Buffer.alloc(MB, 32);
+    let written = 0;
+    const writeMore = (): void => {
+      while (!answered && written < size) {
+        const piece = chunk.subarray(0, Math.min(MB, size - written));
+        written += piece.length;
+        if (!req.write(piece)) {
+          req.once('drain', writeMore);
+          return;
+        }
+      }
+      if (!answered) req.end();
+    };
+    writeMore();
   });
-  assert.equal(res.status, 413);
-  const body = (await res.json()) as { error: { code: string } };
-  assert.equal(body.error.code, 'payload_too_large');
-});
+}
+
+for (const declared of [true, false]) {
+  const name = `a body over the 64 MiB limit (${declared ? 'declared length' : 'chunked'}): 413 payload_too_large in the envelope`;
+  test(name, { timeout: 90_000 }, async () => {
+    const answer = await postOversized(64 * MB + 1, declared);
+    assert.equal(answer.status, 413);
+    assert.equal((JSON.parse(answer.body) as { error: { code: string } }).error.code, 'payload_too_large');
+  });
+}
