@@ -2,16 +2,19 @@ import type { CompanyScope } from '../../db/executor.ts';
 import { findDocument } from '../../db/repositories/journal-documents.ts';
 import { deliveredFileOf, demoCamt053, demoPain002 } from '../../domain/demo-bank/index.ts';
 import type { AppContext } from '../context.ts';
+import type { JobPayload } from '../jobs.ts';
 import { ingestForCompany } from '../journal/ingest.ts';
-import type { DeliveryJob } from './deliver-document.ts';
+
+export type DemoBankReplyJob = JobPayload<'demoBankReply'>;
 
 /**
- * The demo bank's reply to a delivered file (DESIGN.md, Sandbox and demo bank): a real pain.002 and a
- * real camt.053, fed through the same ingest path as any bank's files, so the payment reconciles as a
- * real one would. Ids and times derive from the document and the reply time fixed at delivery, so a
- * re-run after a crash writes the same bytes and ingest's content digest makes it a no-op.
+ * The demo bank's reply to a file it received (DESIGN.md, Sandbox and demo bank): a real pain.002
+ * and a real camt.053, fed through the same ingest path as any bank's files, so the payment
+ * reconciles as a real one would. Ids and times derive from the document and the reply time fixed
+ * at receipt, so a re-run after a crash writes the same bytes and ingest's content digest makes it
+ * a no-op.
  */
-export async function replyAsDemoBank(ctx: AppContext, job: DeliveryJob & { replyAt: string }): Promise<void> {
+export async function replyAsDemoBank(ctx: AppContext, job: DemoBankReplyJob): Promise<void> {
   const scope: CompanyScope = { platformId: job.platformId, companyId: job.companyId };
   const doc = await findDocument(ctx.db, scope, job.documentId);
   if (!doc?.payloadSealed || doc.status === 'cancelled') return;

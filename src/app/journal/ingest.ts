@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { transactionWithRetry } from '../../db/conflict-retry.ts';
 import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
   findInboundByDigest,
@@ -194,7 +195,7 @@ async function ingestStatements(
     survivingStatementCount: a.survivingStatementCount,
   }));
 
-  return ctx.db.transaction(async (tx) => {
+  return transactionWithRetry(ctx.db, 'ingest of a statement file', async (tx) => {
     await lockInboundContent(tx, scope.companyId, digest);
     const existing = await findInboundByDigest(tx, scope, digest);
     if (existing.length > 0) return replay(existing);

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { transactionWithRetry } from '../../db/conflict-retry.ts';
 import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
   findInboundByDigest,
@@ -108,7 +109,7 @@ export async function journalStatusReport(
   },
 ): Promise<JournaledStatusReport> {
   const digest = contentDigest(input.content);
-  return ctx.db.transaction(async (tx) => {
+  return transactionWithRetry(ctx.db, 'ingest of a status report', async (tx) => {
     await lockInboundContent(tx, scope.companyId, digest);
     const [existing] = await findInboundByDigest(tx, scope, digest);
     if (existing) {
