@@ -52,7 +52,7 @@ export async function openJobQueue(connectionString: string, logger: Logger, opt
   }
   const inTx = (tx: unknown) => (tx ? { db: fromDrizzle(tx as Parameters<typeof fromDrizzle>[0], sql) } : {});
   const queue: JobQueue = {
-    send: (kind, data, sendOptions = {}) =>
+    send: async (kind, data, sendOptions = {}) =>
       boss.send(JOBS[kind].name, checkPayload(kind, data), {
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
         ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),

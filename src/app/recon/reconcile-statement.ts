@@ -16,7 +16,7 @@ import {
 } from '../../domain/lifecycle/index.ts';
 import { matchEntries } from '../../domain/recon/match-entries.ts';
 import { bookingEvidence, statementEntries } from '../../domain/recon/statement-entries.ts';
-import type { ReconLine } from '../../domain/recon/types.ts';
+import type { ReconEntry, ReconLine, ReconResult } from '../../domain/recon/types.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvent } from '../events/outbox.ts';
@@ -25,6 +25,34 @@ import { emitPaymentEvent } from '../events/outbox.ts';
 function bookedByStatement(c: ReconCandidate): boolean {
   const source = c.evidence?.['source'];
   return typeof source === 'string' && source !== 'pain.002';
+}
+
+function linesOf(candidates: ReconCandidate[]): ReconLine[] {
+  return candidates.map((c) => ({
+    endToEndId: c.endToEndId,
+    instructionId: c.instructionId,
+    messageId: c.messageId,
+    paymentInfoId: c.paymentId,
+    amountMinor: c.amountMinor,
+    currency: c.currency,
+    creditorIban: c.payeeIban,
+    executionDate: c.executionDate,
+    // Cleared by a statement already: settled. Cleared by a status report only: a booking may still
+    // confirm it, so the line ends with evidence from both files.
+    settled: c.state === 'cleared' && bookedByStatement(c),
+  }));
+}
+
+/**
+ * Whether an entry is left, neither matched nor ambiguous, that a rule after the end-to-end id may
+ * still match (every such rule takes debits or reversals): then the statement needs every open line.
+ */
+function leftForLaterRules(entries: ReconEntry[], result: ReconResult): boolean {
+  const ambiguous = new Set(result.ambiguous.map((a) => a.entry));
+  return result.unmatchedEntries.some((e) => {
+    const entry = entries[e]!;
+    return !ambiguous.has(e) && (entry.direction === 'debit' || entry.reversal);
+  });
 }
 
 /** What one statement entry says of one line: a booking, a return, or an ambiguity note. */
@@ -59,23 +87,18 @@ export async function reconcileStatement(
   const { entries, sources } = statementEntries(input.statement);
   if (entries.length === 0) return none;
   const returned = entries.filter((e) => e.reversal && e.endToEndId !== null).map((e) => e.endToEndId!);
-  const candidates = await listReconCandidates(tx, scope, input.environment, ctx.clock.now(), returned);
+  const now = ctx.clock.now();
+  // First the lines the entries name by end-to-end id (an index lookup); every open line only when
+  // an entry is left that a later rule (instruction id, reference and amount, batch total) may match.
+  // The first rule sees the same lines either way, so the outcome is the same.
+  const named = [...new Set(entries.map((e) => e.endToEndId).filter((id): id is string => id !== null))];
+  let candidates = await listReconCandidates(tx, scope, input.environment, now, returned, { openNamed: named });
+  let result = matchEntries(linesOf(candidates), entries);
+  if (leftForLaterRules(entries, result)) {
+    candidates = await listReconCandidates(tx, scope, input.environment, now, returned);
+    result = matchEntries(linesOf(candidates), entries);
+  }
   if (candidates.length === 0) return none;
-
-  const lines: ReconLine[] = candidates.map((c) => ({
-    endToEndId: c.endToEndId,
-    instructionId: c.instructionId,
-    messageId: c.messageId,
-    paymentInfoId: c.paymentId,
-    amountMinor: c.amountMinor,
-    currency: c.currency,
-    creditorIban: c.payeeIban,
-    executionDate: c.executionDate,
-    // Cleared by a statement already: settled. Cleared by a status report only: a booking may still
-    // confirm it, so the line ends with evidence from both files.
-    settled: c.state === 'cleared' && bookedByStatement(c),
-  }));
-  const result = matchEntries(lines, entries);
 
   const news = new Map<string, LineNews[]>();
   const add = (c: ReconCandidate, item: Omit<LineNews, 'index' | 'endToEndId'>) => {
