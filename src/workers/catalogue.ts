@@ -63,14 +63,3 @@ export async function workBatches<K extends JobKind>(
     },
   );
 }
-
-/** Runs `each` over `items`, `limit` at a time, in order of start; answers the results in item order. */
-export async function eachLimited<T, R>(items: T[], limit: number, each: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const lane = async () => {
-    for (let i = next++; i < items.length; i = next++) results[i] = await each(items[i]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, lane));
-  return results;
-}

@@ -3,13 +3,13 @@ import { renewExpiringCertificates } from '../app/connections/renew.ts';
 import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
 import { deliverDocuments } from '../app/delivery/deliver-document.ts';
-import { replyAsDemoBank } from '../app/delivery/demo-bank-reply.ts';
+import { replyAsDemoBankBatch } from '../app/delivery/demo-bank-reply.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { relayQueuedDeliveries } from '../app/delivery/relay.ts';
 import { QUEUES } from '../app/jobs.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
-import { eachLimited, type JobEnd, workBatches } from './catalogue.ts';
+import { type JobEnd, workBatches } from './catalogue.ts';
 import { startPollingLoop } from './polling-loop.ts';
 import { startWebhookWorkers } from './webhooks.ts';
 
@@ -50,21 +50,14 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
     );
     return outcomes.map((o) => (o === 'retry' ? 'retry' : 'completed'));
   });
-  // The demo bank's replies: due at their reply time (startAfter), so polled, a batch at a time.
-  await workBatches(ctx, boss, 'demoBankReply', { batchSize: 50, concurrency: 1, pollSeconds: 0.5 }, (jobs) =>
-    eachLimited(jobs, 4, async (job): Promise<JobEnd> => {
-      try {
-        await replyAsDemoBank(ctx, job.data);
-        return 'completed';
-      } catch (err) {
-        ctx.logger.warn(
-          { err, documentId: job.data.documentId, attempt: job.retryCount + 1 },
-          'demo bank reply failed',
-        );
-        return 'retry';
-      }
-    }),
-  );
+  // The demo bank's replies: due at their reply time (startAfter), so polled; a batch in one transaction.
+  await workBatches(ctx, boss, 'demoBankReply', { batchSize: 100, concurrency: 1, pollSeconds: 0.5 }, async (jobs) => {
+    const done = await replyAsDemoBankBatch(
+      ctx,
+      jobs.map((j) => j.data),
+    );
+    return done.map((ok): JobEnd => (ok ? 'completed' : 'retry'));
+  });
   // Daily at 04:13 UTC: web-services certificates inside their renewal window are renewed.
   await boss.schedule(QUEUES.certificateRenewal, '13 4 * * *');
   await boss.work(QUEUES.certificateRenewal, async () => {

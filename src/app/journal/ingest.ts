@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { transactionWithRetry } from '../../db/conflict-retry.ts';
 import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
   findInboundByDigest,
@@ -14,7 +13,7 @@ import { getProfile } from '../../domain/conversion/index.ts';
 import { type NormalisedStatement, type ParseBankFileResult, parseBankFile } from '../../domain/inbound/index.ts';
 import { inSpan } from '../../platform/tracing.ts';
 import { accountKeyOf, recordStatement, signedAmount } from '../accounts/record-statement.ts';
-import { type AuditEvent, recordEvents } from '../audit/record.ts';
+import type { AuditEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -22,6 +21,7 @@ import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { reconcileStatement } from '../recon/reconcile-statement.ts';
 import { type DocumentView, documentView } from './document-view.ts';
+import { type IngestWithin, inIngestTransaction } from './ingest-transaction.ts';
 import { contentDigest, journalStatusReport } from './payment-status.ts';
 
 type StatementFile = Extract<ParseBankFileResult, { kind: 'statement' }>;
@@ -126,8 +126,13 @@ export async function ingestFile(ctx: AppContext, principal: Principal, input: I
 }
 
 /** The same ingest for a caller that already holds the company's scope (bank channels, the demo bank). */
-export function ingestForCompany(ctx: AppContext, scope: CompanyScope, input: IngestInput): Promise<IngestResult> {
-  return inSpan('journal.ingest', async () => countIngest(ctx, await ingestParsed(ctx, scope, input)));
+export function ingestForCompany(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: IngestInput,
+  within?: IngestWithin,
+): Promise<IngestResult> {
+  return inSpan('journal.ingest', async () => countIngest(ctx, await ingestParsed(ctx, scope, input, within)));
 }
 
 /** Ingest files by kind and their statement blocks by outcome, for GET /metrics. */
@@ -137,7 +142,12 @@ function countIngest(ctx: AppContext, result: IngestResult): IngestResult {
   return result;
 }
 
-async function ingestParsed(ctx: AppContext, scope: CompanyScope, input: IngestInput): Promise<IngestResult> {
+async function ingestParsed(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: IngestInput,
+  within: IngestWithin | undefined,
+): Promise<IngestResult> {
   if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
   if (input.content.trim() === '') throw new AppError(400, 'empty_body', 'the file is empty');
   const parsed = parseBankFile(input.content);
@@ -145,14 +155,19 @@ async function ingestParsed(ctx: AppContext, scope: CompanyScope, input: IngestI
   const importSource = input.importSource ?? 'api';
 
   if (parsed.kind === 'status-report') {
-    const journaled = await journalStatusReport(ctx, scope, {
-      content: input.content,
-      report: parsed.report,
-      sourceFormat: parsed.sourceFormat,
-      bankKey: input.bankKey ?? null,
-      environment: input.environment ?? null,
-      importSource,
-    });
+    const journaled = await journalStatusReport(
+      ctx,
+      scope,
+      {
+        content: input.content,
+        report: parsed.report,
+        sourceFormat: parsed.sourceFormat,
+        bankKey: input.bankKey ?? null,
+        environment: input.environment ?? null,
+        importSource,
+      },
+      within,
+    );
     const doc = journaled.reportDocument;
     const ingest = ingestBlockOf(
       [
@@ -173,7 +188,7 @@ async function ingestParsed(ctx: AppContext, scope: CompanyScope, input: IngestI
     };
   }
 
-  return ingestStatements(ctx, scope, input, parsed, importSource);
+  return ingestStatements(ctx, scope, input, parsed, importSource, within);
 }
 
 async function ingestStatements(
@@ -182,6 +197,7 @@ async function ingestStatements(
   input: IngestInput,
   file: StatementFile,
   importSource: string,
+  within: IngestWithin | undefined,
 ): Promise<IngestResult> {
   const digest = contentDigest(input.content);
   const environment = input.environment ?? 'production';
@@ -195,14 +211,13 @@ async function ingestStatements(
     survivingStatementCount: a.survivingStatementCount,
   }));
 
-  return transactionWithRetry(ctx.db, 'ingest of a statement file', async (tx) => {
+  // The audit events are recorded last: the chain head is the last lock an ingest takes (docs/adr/0012).
+  return inIngestTransaction(ctx, 'ingest of a statement file', within, async (tx, audit) => {
     await lockInboundContent(tx, scope.companyId, digest);
     const existing = await findInboundByDigest(tx, scope, digest);
     if (existing.length > 0) return replay(existing);
 
     const statements: IngestStatement[] = [];
-    // Recorded last: the chain head is the last lock an ingest takes (docs/adr/0012).
-    const audit: AuditEvent[] = [];
     let first: JournalDocumentRow | undefined;
     let firstExisting: JournalDocumentRow | undefined;
     for (const block of file.blocks) {
@@ -226,7 +241,6 @@ async function ingestStatements(
       // The file's own outcome, kept for replays of the same content.
       await mergeDocumentDetails(tx, scope, first.id, { ingest: { statements, alerts } });
     }
-    await recordEvents(ctx, tx, audit);
     return { status, body: { ...documentView(shown), deduped: status === 200, ingest } };
   });
 }
