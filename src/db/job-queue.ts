@@ -6,9 +6,10 @@ import type { Logger } from '../platform/logger.ts';
 export type JobQueueHandle = { queue: JobQueue; boss: PgBoss; stop(): Promise<void> };
 
 /** The queue options pg-boss keeps per queue, from the job catalogue's policy. */
-function queueOptions(kind: JobKind) {
+function queueOptions(kind: JobKind, leaseCap: number | undefined) {
   const { retryLimit, retryDelay, retryBackoff, leaseSeconds, notify } = JOBS[kind].policy;
-  return { retryLimit, retryDelay, retryBackoff, expireInSeconds: leaseSeconds, notify };
+  const expireInSeconds = leaseCap === undefined ? leaseSeconds : Math.min(leaseSeconds, leaseCap);
+  return { retryLimit, retryDelay, retryBackoff, expireInSeconds, notify };
 }
 
 /**
@@ -17,8 +18,20 @@ function queueOptions(kind: JobKind) {
  * wakes them when its transaction commits. Jobs sent with `tx` are written by that drizzle
  * transaction. Every payload is checked against its job's schema before it is written.
  */
-export async function openJobQueue(connectionString: string, logger: Logger, options: { supervise?: boolean } = {}) {
+export async function openJobQueue(
+  connectionString: string,
+  logger: Logger,
+  options: { supervise?: boolean; leaseSeconds?: number | undefined } = {},
+) {
   const supervise = options.supervise ?? true;
+  // A lease cap (JOB_LEASE_SECONDS) also has expired leases looked for as often as it runs out.
+  const expiryChecks =
+    options.leaseSeconds === undefined
+      ? {}
+      : {
+          superviseIntervalSeconds: Math.max(1, Math.floor(options.leaseSeconds / 2)),
+          monitorIntervalSeconds: Math.max(1, Math.floor(options.leaseSeconds / 2)),
+        };
   const boss = new PgBoss({
     connectionString,
     schema: 'pgboss',
@@ -27,6 +40,7 @@ export async function openJobQueue(connectionString: string, logger: Logger, opt
     supervise,
     schedule: supervise,
     useListenNotify: supervise,
+    ...expiryChecks,
   });
   // Once stopping, a connection that the (embedded) PostgreSQL's shutdown terminates under pg-boss is
   // expected, not an error worth an alert.
@@ -39,7 +53,7 @@ export async function openJobQueue(connectionString: string, logger: Logger, opt
   for (const kind of Object.keys(JOBS) as JobKind[]) {
     const name = JOBS[kind].name;
     const existing = await boss.getQueue(name);
-    const wanted = queueOptions(kind);
+    const wanted = queueOptions(kind, options.leaseSeconds);
     if (!existing) await boss.createQueue(name, wanted);
     else if (
       existing.retryLimit !== wanted.retryLimit ||
