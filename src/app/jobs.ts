@@ -92,6 +92,15 @@ export const JOBS = {
     leaseSeconds: 300,
     notify: false,
   }),
+  /** Every minute: pending approvals past their 14 days expire and their documents are cancelled. */
+  approvalExpiry: job('approval-expiry', Empty, {
+    // The next minute's run is the retry.
+    retryLimit: 0,
+    retryDelay: 60,
+    retryBackoff: false,
+    leaseSeconds: 300,
+    notify: false,
+  }),
 } as const;
 
 type Catalogue = typeof JOBS;
