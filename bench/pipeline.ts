@@ -37,12 +37,16 @@ type Run = {
   total: number;
 };
 
+const running = new Set<ChildProcess>();
+
 function serviceProcess(env: Record<string, string>, label: string): ChildProcess {
   const child = spawn(process.execPath, ['src/main/server.ts'], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${label}] ${chunk.toString()}`));
+  running.add(child);
+  child.once('exit', () => running.delete(child));
   return child;
 }
 
@@ -187,6 +191,17 @@ async function run(adminUrl: string, workers: number): Promise<Run> {
   }
 }
 
+// Interrupted: stop the service processes and the embedded database rather than leave them behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill('SIGTERM');
+    void server?.stop().finally(() => {
+      if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true });
+      process.exit(130);
+    });
+    if (!server) process.exit(130);
+  });
+}
 const embeddedDir = process.env.DATABASE_URL ? undefined : mkdtempSync(path.join(tmpdir(), 'payops-bench-pipe-'));
 const server = embeddedDir ? await startEmbeddedPostgres(embeddedDir, logger) : undefined;
 const adminUrl = process.env.DATABASE_URL ?? server!.url;
