@@ -14,7 +14,9 @@ import { JobPayloadError } from '../../src/app/jobs.ts';
 import type { BankChannel } from '../../src/channels/channel.ts';
 import { ChannelError } from '../../src/channels/errors.ts';
 import { TransactionConflictError, transactionWithRetry } from '../../src/db/conflict-retry.ts';
+import { openJobQueue } from '../../src/db/job-queue.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { startWorkers } from '../../src/workers/runner.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 
 let t: TestApp;
@@ -240,4 +242,27 @@ test('a transaction that meets a real deadlock runs again; when it never gets th
   assert.equal(failed.length, 1);
   assert.ok(failed[0]!.reason instanceof TransactionConflictError);
   assert.match(failed[0]!.reason.message, /^probe \d->\d: deadlock detected \(SQLSTATE 40P01\) in each of 1 attempts$/);
+});
+
+test('a job whose payload does not fit is refused when it runs: failed at once, never retried', async () => {
+  // Written past the catalogue's check (as an older version or a hand-made row might have).
+  const id = await t.jobQueue.boss.send('bank-delivery', { documentId: 42 });
+  const queue = await openJobQueue(t.databaseUrl, t.ctx.logger, { supervise: true });
+  try {
+    await startWorkers({ ...t.ctx, jobs: queue.queue }, queue.boss);
+    let state = '';
+    for (let i = 0; i < 300 && state !== 'failed'; i++) {
+      const [row] = await rows<{ state: string }>(sql`SELECT state FROM pgboss.job WHERE id = ${id}`);
+      state = row?.state ?? '';
+      if (state !== 'failed') await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(state, 'failed');
+    const [row] = await rows<{ retry_count: number; output: { error: string } }>(
+      sql`SELECT retry_count, output FROM pgboss.job WHERE id = ${id}`,
+    );
+    assert.equal(row!.retry_count, 0);
+    assert.match(row!.output.error, /bank-delivery job payload is invalid: .*platformId/);
+  } finally {
+    await queue.stop();
+  }
 });
