@@ -7,6 +7,7 @@ import { runWebhookCycle, sendDueDeliveries } from '../../src/app/webhooks/send.
 import { createWebhookTransports, type WebhookTransports } from '../../src/app/webhooks/transports.ts';
 import { backoffMs } from '../../src/domain/webhooks/index.ts';
 import { manualClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { eventually, type Receiver, startReceiver, testCa } from './support.ts';
 
@@ -36,6 +37,7 @@ describe('webhook delivery (manual clock, real HTTPS receiver with a test CA)', 
   let receiver: Receiver;
   let transports: WebhookTransports;
   let sb: Awaited<ReturnType<typeof provisionAndLogin>>;
+  const logLines: string[] = [];
   const key = () => ({ 'x-api-key': sb.apiKey });
   const cycle = () => runWebhookCycle(t.ctx, transports);
   const drain = async () => {
@@ -45,7 +47,11 @@ describe('webhook delivery (manual clock, real HTTPS receiver with a test CA)', 
   before(async () => {
     const ca = testCa();
     receiver = await startReceiver();
-    t = await startTestApp({ clock, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', EXTRA_CA_CERTS: ca.caFile } });
+    t = await startTestApp({
+      clock,
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', EXTRA_CA_CERTS: ca.caFile },
+      logger: createLogger('warn', { write: (line: string) => void logLines.push(line) }),
+    });
     transports = createWebhookTransports(t.ctx, { random: () => 0.5 });
   });
   after(async () => {
@@ -371,8 +377,15 @@ describe('webhook delivery (manual clock, real HTTPS receiver with a test CA)', 
     });
     // ... and still not sent twice: the lease moved its next attempt past now.
     assert.equal(await sendDueDeliveries(t.ctx, transports, 10), 0);
+    logLines.length = 0;
     receiver.hangUp();
     await sending;
+    // The failed attempt is logged at warn with the endpoint and the reason.
+    const warned = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.endpointId === ep.id);
+    assert.equal(warned.length, 1);
+    assert.equal(warned[0]!.level, 40);
+    assert.equal(warned[0]!.attempt, 1);
+    assert.ok(typeof warned[0]!.reason === 'string' && warned[0]!.reason.length > 0);
     assert.equal(receiver.received.length, 1);
     const [d] = await deliveries(ep.id);
     assert.equal(d?.attempt, 1);
