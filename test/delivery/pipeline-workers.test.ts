@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../src/app/context.ts';
 import { deliverDocuments } from '../../src/app/delivery/deliver-document.ts';
+import { type DemoBankReplyJob, replyAsDemoBankBatch } from '../../src/app/delivery/demo-bank-reply.ts';
 import { JobPayloadError } from '../../src/app/jobs.ts';
 import type { BankChannel } from '../../src/channels/channel.ts';
 import { ChannelError } from '../../src/channels/errors.ts';
@@ -265,4 +266,48 @@ test('a job whose payload does not fit is refused when it runs: failed at once, 
   } finally {
     await queue.stop();
   }
+});
+
+test('the demo bank answers a batch with a pain.002 per file and one statement booking them all, once', async () => {
+  const ids = [await submitPayment(), await submitPayment(), await submitPayment()];
+  assert.deepEqual(await deliverDocuments(t.ctx, ids.map(job)), ['delivered', 'delivered', 'delivered']);
+  const replies = (
+    await rows<{ data: DemoBankReplyJob }>(
+      sql`SELECT data FROM pgboss.job WHERE name = 'demo-bank-reply' AND data->>'documentId' IN (${ids[0]}, ${ids[1]}, ${ids[2]})`,
+    )
+  ).map((r) => r.data);
+  assert.equal(replies.length, 3);
+  const inbound = () =>
+    rows<{ type: string; n: number }>(
+      sql`SELECT type, count(*)::int AS n FROM journal_documents
+           WHERE company_id = ${sandbox.companyId} AND direction = 'inbound' AND import_source = 'demo-bank'
+           GROUP BY type ORDER BY type`,
+    );
+  const before = await inbound();
+  assert.deepEqual(await replyAsDemoBankBatch(t.ctx, replies), [true, true, true]);
+  const added = (await inbound()).map((r) => [r.type, r.n - (before.find((b) => b.type === r.type)?.n ?? 0)]);
+  assert.deepEqual(added, [
+    ['camt.053', 1],
+    ['pain.002', 3],
+  ]);
+  const docs = await rows<{ status: string }>(
+    sql`SELECT status FROM journal_documents WHERE id IN (${ids[0]}, ${ids[1]}, ${ids[2]})`,
+  );
+  assert.deepEqual(
+    docs.map((d) => d.status),
+    ['executed', 'executed', 'executed'],
+  );
+  // Run again (a worker killed after the commit, before its jobs were settled): nothing new.
+  const events = await rows<{ n: number }>(
+    sql`SELECT count(*)::int AS n FROM activity_events WHERE company_id = ${sandbox.companyId}`,
+  );
+  assert.deepEqual(await replyAsDemoBankBatch(t.ctx, replies), [true, true, true]);
+  assert.deepEqual(
+    (await inbound()).map((r) => [r.type, r.n - (before.find((b) => b.type === r.type)?.n ?? 0)]),
+    added,
+  );
+  const again = await rows<{ n: number }>(
+    sql`SELECT count(*)::int AS n FROM activity_events WHERE company_id = ${sandbox.companyId}`,
+  );
+  assert.equal(again[0]!.n, events[0]!.n);
 });
