@@ -1,27 +1,134 @@
+import { type Static, type TSchema, Type } from 'typebox';
+import { Value } from 'typebox/value';
 import type { Executor } from '../db/executor.ts';
 
-/** The durable job catalogue: one queue per kind of work (docs/adr/0002-job-queue.md). */
-export const QUEUES = {
-  sandboxRetention: 'sandbox-retention',
-  conversion: 'conversion',
-  /** Delivers an outbound document to its bank (host-to-host); written in the submit transaction. */
-  bankDelivery: 'bank-delivery',
-  /** The demo bank's pain.002 and camt.053 for a delivered file, DEMO_BANK_DELAY_MS after delivery. */
-  demoBankReply: 'demo-bank-reply',
+/**
+ * The durable job catalogue (docs/adr/0002-job-queue.md, 0013-pipeline-workers.md): one queue per
+ * kind of work, each with the schema of its payload (checked when a job is enqueued and again when
+ * it runs) and its retry policy beside it. `leaseSeconds` is how long a worker may hold a claimed
+ * job before the queue gives it to another (a killed worker's jobs come back after it); `notify`
+ * wakes the worker processes through LISTEN/NOTIFY the moment such a job is committed.
+ */
+const Scope = { platformId: Type.String({ minLength: 1 }), companyId: Type.String({ minLength: 1 }) };
+const Empty = Type.Object({});
+
+export type JobPolicy = {
+  retryLimit: number;
+  /** Seconds before the first retry; doubled each time when `retryBackoff`. */
+  retryDelay: number;
+  retryBackoff: boolean;
+  leaseSeconds: number;
+  notify: boolean;
+};
+
+function job<N extends string, S extends TSchema>(name: N, payload: S, policy: JobPolicy) {
+  return { name, payload, policy } as const;
+}
+
+export const JOBS = {
+  sandboxRetention: job('sandbox-retention', Empty, {
+    retryLimit: 2,
+    retryDelay: 60,
+    retryBackoff: true,
+    leaseSeconds: 900,
+    notify: false,
+  }),
+  conversion: job(
+    'conversion',
+    Type.Object({ jobId: Type.String({ minLength: 1 }), platformId: Type.String({ minLength: 1 }) }),
+    { retryLimit: 2, retryDelay: 1, retryBackoff: true, leaseSeconds: 300, notify: true },
+  ),
+  /** Delivers an outbound document to its bank (host-to-host); the delivery relay writes it. */
+  bankDelivery: job('bank-delivery', Type.Object({ documentId: Type.String({ minLength: 1 }), ...Scope }), {
+    retryLimit: 10,
+    retryDelay: 5,
+    retryBackoff: true,
+    leaseSeconds: 120,
+    notify: true,
+  }),
+  /** The demo bank's pain.002 and camt.053 for a file it received, DEMO_BANK_DELAY_MS after receipt. */
+  demoBankReply: job(
+    'demo-bank-reply',
+    Type.Object({ documentId: Type.String({ minLength: 1 }), ...Scope, replyAt: Type.String({ format: 'date-time' }) }),
+    { retryLimit: 5, retryDelay: 2, retryBackoff: true, leaseSeconds: 120, notify: false },
+  ),
   /** Polls every connection with a channel of its own for the bank's files and ingests them. */
-  bankPickup: 'bank-pickup',
+  bankPickup: job('bank-pickup', Empty, {
+    retryLimit: 1,
+    retryDelay: 30,
+    retryBackoff: false,
+    leaseSeconds: 900,
+    notify: false,
+  }),
   /** Removes journal documents and activity events past their expiry. */
-  journalRetention: 'journal-retention',
-  /** The delivery relay's minute sweep, behind each worker's 100 ms polling loop (a safety net). */
-  deliveryRelay: 'delivery-relay',
+  journalRetention: job('journal-retention', Empty, {
+    retryLimit: 2,
+    retryDelay: 60,
+    retryBackoff: true,
+    leaseSeconds: 900,
+    notify: false,
+  }),
+  /** The delivery relay's minute sweep, behind each worker's own relay loop (a safety net). */
+  deliveryRelay: job('delivery-relay', Empty, {
+    retryLimit: 0,
+    retryDelay: 60,
+    retryBackoff: false,
+    leaseSeconds: 300,
+    notify: false,
+  }),
   /** Daily: renews web-services certificates inside their renewal window. */
-  certificateRenewal: 'certificate-renewal',
-  /** Webhooks: a minute sweep (dispatch the outbox, send due deliveries) behind each worker's polling loop. */
-  webhooks: 'webhooks',
+  certificateRenewal: job('certificate-renewal', Empty, {
+    retryLimit: 2,
+    retryDelay: 300,
+    retryBackoff: true,
+    leaseSeconds: 900,
+    notify: false,
+  }),
+  /** Webhooks: a minute sweep (dispatch the outbox, send due deliveries) behind each worker's loop. */
+  webhooks: job('webhooks', Empty, {
+    retryLimit: 0,
+    retryDelay: 60,
+    retryBackoff: false,
+    leaseSeconds: 300,
+    notify: false,
+  }),
   /** Every minute: pending approvals past their 14 days expire and their documents are cancelled. */
-  approvalExpiry: 'approval-expiry',
+  approvalExpiry: job('approval-expiry', Empty, {
+    // The next minute's run is the retry.
+    retryLimit: 0,
+    retryDelay: 60,
+    retryBackoff: false,
+    leaseSeconds: 300,
+    notify: false,
+  }),
 } as const;
-export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+type Catalogue = typeof JOBS;
+export type JobKind = keyof Catalogue;
+export type JobPayload<K extends JobKind> = Static<Catalogue[K]['payload']>;
+
+/** Queue names by kind, for schedules and the workers. */
+export const QUEUES = Object.fromEntries(Object.entries(JOBS).map(([kind, j]) => [kind, j.name])) as {
+  [K in JobKind]: Catalogue[K]['name'];
+};
+
+/** A payload that does not fit its job's schema: a bug in the caller, never retried. */
+export class JobPayloadError extends Error {
+  readonly kind: JobKind;
+  constructor(kind: JobKind, detail: string) {
+    super(`${JOBS[kind].name} job payload is invalid: ${detail}`);
+    this.name = 'JobPayloadError';
+    this.kind = kind;
+  }
+}
+
+/** Checks a payload against its job's schema (at enqueue and at run); answers it typed or throws. */
+export function checkPayload<K extends JobKind>(kind: K, data: unknown): JobPayload<K> {
+  const schema = JOBS[kind].payload;
+  if (Value.Check(schema, data)) return data as JobPayload<K>;
+  const first = Value.Errors(schema, data)[0];
+  throw new JobPayloadError(kind, first ? `${first.instancePath || '/'} ${first.message}` : 'does not match');
+}
 
 export type SendOptions = {
   /** Enqueue inside this transaction: the job exists only if the transaction commits. */
@@ -32,7 +139,11 @@ export type SendOptions = {
 };
 
 export type JobQueue = {
-  send(queue: QueueName, data: object, options?: SendOptions): Promise<string | null>;
-  /** Many jobs of one queue in one statement (optionally inside `tx`), with the queue's own policy. */
-  sendMany(queue: QueueName, items: object[], options?: Pick<SendOptions, 'tx'>): Promise<void>;
+  send<K extends JobKind>(kind: K, data: JobPayload<K>, options?: SendOptions): Promise<string | null>;
+  /** Many jobs of one kind in one statement (optionally inside `tx`), with the kind's own policy. */
+  sendMany<K extends JobKind>(
+    kind: K,
+    items: JobPayload<K>[],
+    options?: Pick<SendOptions, 'tx' | 'startAfter'>,
+  ): Promise<void>;
 };

@@ -1,13 +1,28 @@
-import type { BankChannel } from './channel.ts';
+import type { BankChannel, OutboundFile } from './channel.ts';
+import { permanentChannelError } from './errors.ts';
+
+/** Where the demo bank keeps what it received and schedules its answers (src/app/delivery/demo-bank-inbox.ts). */
+export type DemoBankInbox = {
+  receive(file: OutboundFile & { platformId: string; companyId: string }): Promise<{ alreadyReceived: boolean }>;
+};
 
 /**
- * The demo bank's channel (sandbox): it takes every file at once. Its replies are not fetched from
- * anywhere: the service's demo-bank job writes them after DEMO_BANK_DELAY_MS and ingests them.
+ * The demo bank's channel (sandbox), a bank like any other behind the channel interface: `deliver`
+ * hands the file to the bank's inbox, which recognises a repeated file name and answers after
+ * DEMO_BANK_DELAY_MS with a pain.002 and a camt.053 that go through the same ingest as any bank's
+ * files. Its replies are written by the bank, so there is nothing to fetch.
  */
-export function createDemoChannel(): BankChannel {
+export function createDemoChannel(
+  inbox: DemoBankInbox | undefined,
+  scope: { platformId: string; companyId: string },
+): BankChannel {
   return {
     kind: 'demo',
-    deliver: async (file) => ({ channel: 'demo', reference: `DEMO-${file.fileName}`, alreadyDelivered: false }),
+    deliver: async (file) => {
+      if (!inbox) throw permanentChannelError('not_configured', 'the demo bank runs only in a sandbox deployment');
+      const { alreadyReceived } = await inbox.receive({ ...file, ...scope });
+      return { channel: 'demo', reference: `DEMO-${file.fileName}`, alreadyDelivered: alreadyReceived };
+    },
     fetchInbound: async () => [],
     acknowledge: async () => {},
     close: async () => {},

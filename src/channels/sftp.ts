@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { Attributes, Client, ConnectConfig, FileEntryWithStats, SFTPWrapper } from 'ssh2';
 import ssh2 from 'ssh2';
 import type { BankChannel, DeliveryReceipt, InboundFile, OutboundFile } from './channel.ts';
+import { ChannelError } from './errors.ts';
 
 /**
  * SFTP host-to-host channel (issue 6, domain.md §1.2): we upload payment files into the bank's inbound
@@ -78,14 +79,11 @@ type SftpErrorCode =
   | 'remote_error';
 
 /** Errors carry a code and whether a retry can help (a wrong host key or password will not heal itself). */
-class SftpChannelError extends Error {
-  readonly code: SftpErrorCode;
-  readonly retryable: boolean;
+class SftpChannelError extends ChannelError {
+  declare readonly code: SftpErrorCode;
   constructor(code: SftpErrorCode, message: string, retryable: boolean, options?: { cause?: unknown }) {
-    super(message, options);
+    super(code, message, retryable, options);
     this.name = 'SftpChannelError';
-    this.code = code;
-    this.retryable = retryable;
   }
 }
 

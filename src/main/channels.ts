@@ -1,5 +1,5 @@
 import type { ChannelFactory, ChannelTarget, WebServicesSession } from '../app/delivery/channel-factory.ts';
-import { createDemoChannel } from '../channels/demo.ts';
+import { createDemoChannel, type DemoBankInbox } from '../channels/demo.ts';
 import { createFiWsChannel } from '../channels/fi-ws/channel.ts';
 import { WsChannelError } from '../channels/fi-ws/errors.ts';
 import { createSoapTransport } from '../channels/fi-ws/soap-transport.ts';
@@ -21,6 +21,8 @@ export type ChannelOptions = {
   simulators?: { endpoints(bankKey: string): SimulatorEndpoints | undefined };
   softwareId: string;
   now: () => Date;
+  /** The demo bank's inbox (sandbox): what it received, and its scheduled replies. */
+  demoBank?: DemoBankInbox;
 };
 
 /**
@@ -81,7 +83,9 @@ export function bankChannels(options: ChannelOptions): ChannelFactory {
 
   return {
     open(target) {
-      if (target.channel === 'DEMO') return createDemoChannel();
+      if (target.channel === 'DEMO') {
+        return createDemoChannel(options.demoBank, { platformId: target.platformId, companyId: target.companyId });
+      }
       if (target.channel === 'FI_WS' && target.config?.['kind'] === 'fi-ws') {
         const session = webServices(target);
         const fileTypes = fileTypesOf(target.bankKey);

@@ -1,6 +1,7 @@
 import type { AppContext } from '../app/context.ts';
 import { createSchemaChecker } from '../app/conversion/schema-check.ts';
 import type { ChannelFactory } from '../app/delivery/channel-factory.ts';
+import { demoBankInbox } from '../app/delivery/demo-bank-inbox.ts';
 import type { JobQueue } from '../app/jobs.ts';
 import { type Metrics, noMetrics } from '../app/metrics.ts';
 import type { SandboxBanks } from '../app/sandbox/sandbox-banks.ts';
@@ -50,6 +51,7 @@ export function buildContext(parts: {
         ...(parts.sandboxBanks ? { simulators: parts.sandboxBanks } : {}),
         softwareId: parts.softwareId ?? 'payops',
         now: () => clock.now(),
+        demoBank: demoBankInbox({ db: parts.db, jobs: parts.jobs, clock, delayMs: parts.config.demoBankDelayMs }),
       }),
     metrics: parts.metrics ?? noMetrics,
     ...(parts.sandboxBanks ? { sandboxBanks: parts.sandboxBanks } : {}),

@@ -61,7 +61,10 @@ export async function openRuntime(
     throw error;
   }
   // Only worker processes supervise queues and fire schedules; every process can enqueue.
-  const jobQueue = await openJobQueue(databaseUrl, logger, { supervise: config.role !== 'api' });
+  const jobQueue = await openJobQueue(databaseUrl, logger, {
+    supervise: config.role !== 'api',
+    leaseSeconds: config.jobLeaseSeconds,
+  });
   const metrics = processMetrics({ version: SERVICE_VERSION, role: config.role });
   const workers = config.role === 'api' ? undefined : createWorkerHealth(systemClock, config.workerStallSeconds * 1000);
   // A sandbox runs its own simulated web-services banks (op, nordea-fi) beside the demo bank.

@@ -24,6 +24,8 @@ export type Config = {
   metricsToken: string | undefined;
   /** A worker loop or queue with no progress for this long makes /ready answer 503. */
   workerStallSeconds: number;
+  /** JOB_LEASE_SECONDS: caps every job's lease and checks for expired ones as often (chaos tests). */
+  jobLeaseSeconds: number | undefined;
   /** OTLP/HTTP collector base URL; unset: tracing off. */
   otlpEndpoint: string | undefined;
   demoBankDelayMs: number;
@@ -150,6 +152,8 @@ export function loadConfig(env: Env = process.env): Config {
     metricsPort,
     metricsToken,
     workerStallSeconds: integer(env, 'WORKER_STALL_SECONDS', 300, 10, 86_400),
+    jobLeaseSeconds:
+      text(env, 'JOB_LEASE_SECONDS') === undefined ? undefined : integer(env, 'JOB_LEASE_SECONDS', 60, 2, 3600),
     otlpEndpoint:
       url(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', ['http:', 'https:']) ??
       url(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', ['http:', 'https:']),

@@ -3,13 +3,14 @@ import { expireApprovals } from '../app/approvals/expire.ts';
 import { renewExpiringCertificates } from '../app/connections/renew.ts';
 import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
-import { type DeliveryJob, deliverDocument } from '../app/delivery/deliver-document.ts';
-import { replyAsDemoBank } from '../app/delivery/demo-bank-reply.ts';
+import { deliverDocuments } from '../app/delivery/deliver-document.ts';
+import { replyAsDemoBankBatch } from '../app/delivery/demo-bank-reply.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { relayQueuedDeliveries } from '../app/delivery/relay.ts';
 import { QUEUES } from '../app/jobs.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
+import { type JobEnd, workBatches } from './catalogue.ts';
 import { startPollingLoop } from './polling-loop.ts';
 import { startWebhookWorkers } from './webhooks.ts';
 
@@ -28,13 +29,12 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   await boss.work(QUEUES.journalRetention, async () => {
     await removeExpiredJournal(ctx);
   });
-  await boss.work<{ jobId: string; platformId: string }>(
-    QUEUES.conversion,
-    { batchSize: 1, pollingIntervalSeconds: 0.5 },
-    async ([job]) => {
-      if (job) await runConversionJob(ctx, job.data);
-    },
-  );
+  await workBatches(ctx, boss, 'conversion', { batchSize: 1, concurrency: 2, pollSeconds: 2 }, async ([job]) => {
+    if (!job) return [];
+    // A failure throws: the queue retries the conversion as its policy says.
+    await runConversionJob(ctx, job.data);
+    return ['completed'];
+  });
   // The delivery relay: queued host-to-host documents become bank-delivery jobs, exactly once.
   const relay = startPollingLoop(ctx, 'delivery relay', async () => (await relayQueuedDeliveries(ctx)) > 0, 100);
   boss.on('stopped', () => void relay.stop());
@@ -43,22 +43,22 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   await boss.work(QUEUES.deliveryRelay, async () => {
     while ((await relayQueuedDeliveries(ctx)) > 0);
   });
-  // Bank delivery: the attempt number decides when a failure is final (retryLimit of the queue).
-  await boss.work(
-    QUEUES.bankDelivery,
-    { batchSize: 1, pollingIntervalSeconds: 0.5, includeMetadata: true },
-    async ([job]) => {
-      if (!job) return;
-      await deliverDocument(ctx, job.data as DeliveryJob, { retryCount: job.retryCount, retryLimit: job.retryLimit });
-    },
-  );
-  await boss.work<DeliveryJob & { replyAt: string }>(
-    QUEUES.demoBankReply,
-    { batchSize: 1, pollingIntervalSeconds: 0.5 },
-    async ([job]) => {
-      if (job) await replyAsDemoBank(ctx, job.data);
-    },
-  );
+  // Bank delivery: batches claimed with leases, woken by NOTIFY when the relay commits new jobs.
+  await workBatches(ctx, boss, 'bankDelivery', { batchSize: 50, concurrency: 2, pollSeconds: 2 }, async (jobs) => {
+    const outcomes = await deliverDocuments(
+      ctx,
+      jobs.map((j) => ({ job: j.data, attempt: { retryCount: j.retryCount, retryLimit: j.retryLimit } })),
+    );
+    return outcomes.map((o) => (o === 'retry' ? 'retry' : 'completed'));
+  });
+  // The demo bank's replies: due at their reply time (startAfter), so polled; a batch in one transaction.
+  await workBatches(ctx, boss, 'demoBankReply', { batchSize: 100, concurrency: 1, pollSeconds: 0.5 }, async (jobs) => {
+    const done = await replyAsDemoBankBatch(
+      ctx,
+      jobs.map((j) => j.data),
+    );
+    return done.map((ok): JobEnd => (ok ? 'completed' : 'retry'));
+  });
   // Daily at 04:13 UTC: web-services certificates inside their renewal window are renewed.
   await boss.schedule(QUEUES.certificateRenewal, '13 4 * * *');
   await boss.work(QUEUES.certificateRenewal, async () => {

@@ -29,9 +29,6 @@ export function startWebhookLoop(
 }
 
 export async function startWebhookWorkers(ctx: AppContext, boss: PgBoss): Promise<void> {
-  if (!(await boss.getQueue(QUEUES.webhooks))) {
-    await boss.createQueue(QUEUES.webhooks, { retryLimit: 0, retryDelay: 60, retryBackoff: false });
-  }
   const loop = startWebhookLoop(ctx);
   boss.on('stopped', () => void loop.stop());
   await boss.schedule(QUEUES.webhooks, '* * * * *');

@@ -20,7 +20,7 @@ test('the delivery relay sweep is scheduled every minute and its job completes',
     sql`SELECT cron FROM pgboss.schedule WHERE name = ${QUEUES.deliveryRelay}`,
   );
   assert.deepEqual(schedules.rows, [{ cron: '* * * * *' }]);
-  const id = await t.ctx.jobs.send(QUEUES.deliveryRelay, {});
+  const id = await t.ctx.jobs.send('deliveryRelay', {});
   let state = '';
   for (let i = 0; i < 100 && state !== 'completed'; i++) {
     const row = await t.ctx.db.execute<{ state: string }>(sql`SELECT state FROM pgboss.job WHERE id = ${id}`);

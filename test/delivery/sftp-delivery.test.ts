@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { sql } from 'drizzle-orm';
 import pg from 'pg';
 import { type DeliveryJob, deliverDocument } from '../../src/app/delivery/deliver-document.ts';
 import { pickUpBankFiles } from '../../src/app/delivery/pickup.ts';
 import { deliveredFileOf, demoPain002 } from '../../src/domain/demo-bank/index.ts';
+import { freePort } from '../../src/platform/free-port.ts';
 import { samplePayment } from '../domain-conversion/fixtures.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { generateSshKey, startSftpServer, type TestSftpServer } from '../support/sftp-server.ts';
@@ -33,14 +35,14 @@ after(async () => {
   await server.close();
 });
 
-async function connect(hostKeySha256: string) {
+async function connect(hostKeySha256: string, port = server.port) {
   const db = new pg.Client({ connectionString: t.databaseUrl });
   await db.connect();
   const sealed = t.ctx.encryptor.encrypt(
     JSON.stringify({
       kind: 'sftp',
       host: server.host,
-      port: server.port,
+      port,
       username: 'payops',
       privateKey: clientKey.privateKey,
       hostKeySha256,
@@ -119,16 +121,22 @@ test('the delivery job uploads the exact file once, and the pickup job ingests t
   assert.deepEqual(await pickUpBankFiles(t.ctx), { files: 0, failed: 0 });
 });
 
-test('a failing channel retries, then leaves the delivery visibly failed with the error in the audit trail', async () => {
+test('a permanent channel failure (the pinned host key does not match) ends the delivery at once, with its reason', async () => {
   await connect('SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA');
   const { doc } = await submit('SFTP-FAIL-1');
   const job: DeliveryJob = { documentId: doc.id, platformId: sandbox.platformId, companyId: sandbox.companyId };
-  await assert.rejects(deliverDocument(t.ctx, job, { retryCount: 0, retryLimit: 1 }));
-  assert.equal((await document(doc.id)).delivery?.status, 'retrying');
-  await deliverDocument(t.ctx, job, { retryCount: 1, retryLimit: 1 });
+  // Ten attempts left, but no retry can mend a wrong host key: the first attempt is the last.
+  await deliverDocument(t.ctx, job, { retryCount: 0, retryLimit: 10 });
   const final = await document(doc.id);
   assert.equal(final.status, 'converted');
   assert.equal(final.delivery?.status, 'failed');
+  const stored = await t.ctx.db.execute<{ details: { delivery: Record<string, unknown> } }>(
+    sql`SELECT details FROM journal_documents WHERE id = ${doc.id}`,
+  );
+  const delivery = stored.rows[0]!.details.delivery;
+  assert.equal(delivery.errorCode, 'host_key_mismatch');
+  assert.equal(delivery.retryable, false);
+  assert.match(String(delivery.failedReason), /host key/i);
 
   const db = new pg.Client({ connectionString: t.databaseUrl });
   await db.connect();
@@ -139,7 +147,29 @@ test('a failing channel retries, then leaves the delivery visibly failed with th
   await db.end();
   assert.deepEqual(
     events.rows.map((r) => r.type),
+    ['payment.submitted', 'payment.delivery_failed'],
+  );
+  assert.match(events.rows[1].message, /host key/i);
+  assert.match(events.rows[1].message, /permanent/);
+});
+
+test('a retryable channel failure (nothing listens) retries, then the last attempt leaves the delivery failed', async () => {
+  await connect(server.hostKeySha256, await freePort());
+  const { doc } = await submit('SFTP-FAIL-2');
+  const job: DeliveryJob = { documentId: doc.id, platformId: sandbox.platformId, companyId: sandbox.companyId };
+  await assert.rejects(deliverDocument(t.ctx, job, { retryCount: 0, retryLimit: 1 }));
+  assert.equal((await document(doc.id)).delivery?.status, 'retrying');
+  await deliverDocument(t.ctx, job, { retryCount: 1, retryLimit: 1 });
+  const final = await document(doc.id);
+  assert.equal(final.status, 'converted');
+  assert.equal(final.delivery?.status, 'failed');
+  const events = await t.ctx.db.execute<{ type: string; message: string }>(
+    sql`SELECT type, message FROM activity_events WHERE company_id = ${sandbox.companyId}
+          AND metadata->>'documentId' = ${doc.id} ORDER BY seq`,
+  );
+  assert.deepEqual(
+    events.rows.map((r) => r.type),
     ['payment.submitted', 'payment.delivery_retrying', 'payment.delivery_failed'],
   );
-  assert.match(events.rows[2].message, /host key/i);
+  assert.match(events.rows[2]!.message, /no more retries: SFTP connection .* failed/);
 });

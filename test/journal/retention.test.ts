@@ -114,7 +114,7 @@ test('the journal-retention queue is scheduled daily and its handler removes exp
   const scope = await freshCompany('Queue Oy');
   await seedOutbound(t, scope, { environment: 'test' });
   clock.advance(366 * DAY);
-  await t.ctx.jobs.send(QUEUES.journalRetention, {});
+  await t.ctx.jobs.send('journalRetention', {});
   for (let i = 0; i < 100 && (await count('journal_documents', scope.companyId)) > 0; i++)
     await new Promise((r) => setTimeout(r, 200));
   assert.equal(await count('journal_documents', scope.companyId), 0);

@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { emitEvent } from '../../src/app/events/outbox.ts';
 import { runWebhookCycle, sendDueDeliveries } from '../../src/app/webhooks/send.ts';
 import { createWebhookTransports, type WebhookTransports } from '../../src/app/webhooks/transports.ts';
 import { backoffMs } from '../../src/domain/webhooks/index.ts';
 import { manualClock } from '../../src/platform/clock.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
-import { type Receiver, startReceiver, testCa } from './support.ts';
+import { eventually, type Receiver, startReceiver, testCa } from './support.ts';
 
 /** A receiver's own check: every v1 entry of X-Signature, HMAC-SHA256 of `<t>.<raw body>`. */
 function matches(raw: string, header: string, secret: string): boolean {
@@ -35,6 +37,7 @@ describe('webhook delivery (manual clock, real HTTPS receiver with a test CA)', 
   let receiver: Receiver;
   let transports: WebhookTransports;
   let sb: Awaited<ReturnType<typeof provisionAndLogin>>;
+  const logLines: string[] = [];
   const key = () => ({ 'x-api-key': sb.apiKey });
   const cycle = () => runWebhookCycle(t.ctx, transports);
   const drain = async () => {
@@ -44,7 +47,11 @@ describe('webhook delivery (manual clock, real HTTPS receiver with a test CA)', 
   before(async () => {
     const ca = testCa();
     receiver = await startReceiver();
-    t = await startTestApp({ clock, env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', EXTRA_CA_CERTS: ca.caFile } });
+    t = await startTestApp({
+      clock,
+      env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true', EXTRA_CA_CERTS: ca.caFile },
+      logger: createLogger('warn', { write: (line: string) => void logLines.push(line) }),
+    });
     transports = createWebhookTransports(t.ctx, { random: () => 0.5 });
   });
   after(async () => {
@@ -348,6 +355,42 @@ describe('webhook delivery (manual clock, real HTTPS receiver with a test CA)', 
     assert.equal(got.headers['x-event-id'], eventId);
     assert.equal(got.headers['x-delivery-id'], deliveryId);
     assert.ok(matches(got.body, got.headers['x-signature']!, secret));
+  });
+
+  test('while the receiver answers, the sender holds no transaction and no row lock; its lease keeps other senders off', async () => {
+    const { endpoint: ep } = await register();
+    await emit('payment.sent', { documentId: 'doc_lease' });
+    receiver.answer = () => 'hang';
+    const sending = cycle();
+    await eventually(() => receiver.received.length === 1);
+    const open = await t.ctx.db.execute<{ n: number }>(
+      sql`SELECT count(*)::int AS n FROM pg_stat_activity
+           WHERE datname = current_database() AND state LIKE 'idle in transaction%'`,
+    );
+    assert.equal(open.rows[0]!.n, 0, 'a transaction stays open during the call');
+    // The delivery row is free to lock (NOWAIT would fail on a held lock) ...
+    await t.ctx.db.transaction(async (tx) => {
+      const rows = await tx.execute(
+        sql`SELECT id FROM webhook_deliveries WHERE company_id = ${sb.companyId} FOR UPDATE NOWAIT`,
+      );
+      assert.equal(rows.rows.length, 1);
+    });
+    // ... and still not sent twice: the lease moved its next attempt past now.
+    assert.equal(await sendDueDeliveries(t.ctx, transports, 10), 0);
+    logLines.length = 0;
+    receiver.hangUp();
+    await sending;
+    // The failed attempt is logged at warn with the endpoint and the reason.
+    const warned = logLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.endpointId === ep.id);
+    assert.equal(warned.length, 1);
+    assert.equal(warned[0]!.level, 40);
+    assert.equal(warned[0]!.attempt, 1);
+    assert.ok(typeof warned[0]!.reason === 'string' && warned[0]!.reason.length > 0);
+    assert.equal(receiver.received.length, 1);
+    const [d] = await deliveries(ep.id);
+    assert.equal(d?.attempt, 1);
+    assert.equal(d?.status, 'pending');
+    assert.ok(d?.error);
   });
 
   test('two senders at once (SKIP LOCKED) never send the same delivery twice', async () => {

@@ -76,6 +76,8 @@ export type Receiver = {
   received: Received[];
   /** What the next requests get; a function decides per request. */
   answer: (req: Received) => Answer;
+  /** Ends every request left hanging (`'hang'`) by dropping its connection. */
+  hangUp(): void;
   close(): Promise<void>;
 };
 
@@ -88,6 +90,7 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
     port: 0,
     received: [],
     answer: () => ({ status: 200, body: 'ok' }),
+    hangUp: () => {},
     close: async () => {},
   };
   const server = createHttpsServer({ key: ca.key, cert: ca.cert }, (req, res) => {
@@ -116,6 +119,10 @@ export async function startReceiver(host = '127.0.0.1'): Promise<Receiver> {
   const port = (server.address() as { port: number }).port;
   receiver.port = port;
   receiver.url = `https://${host}:${port}/hook`;
+  receiver.hangUp = () => {
+    for (const end of hanging) end();
+    hanging.clear();
+  };
   receiver.close = async () => {
     for (const end of hanging) end();
     server.closeAllConnections();

@@ -3,8 +3,9 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { emitEvent } from '../../src/app/events/outbox.ts';
 import { dispatchOutbox } from '../../src/app/webhooks/dispatch.ts';
-import { runWebhookCycle } from '../../src/app/webhooks/send.ts';
+import { runWebhookCycle, sendDueDeliveries } from '../../src/app/webhooks/send.ts';
 import { createWebhookTransports, type WebhookTransports } from '../../src/app/webhooks/transports.ts';
+import { ATTEMPT_TIMEOUT_MS } from '../../src/domain/webhooks/index.ts';
 import { body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { eventually, type Receiver, startReceiver, testCa } from './support.ts';
 
@@ -58,10 +59,13 @@ describe('a worker killed mid-delivery', () => {
     child.kill('SIGKILL');
     await exited;
 
-    // Another worker (this process) finds it due again once the dead worker's transaction is gone.
+    // Another worker (this process) finds it due again once the dead worker's lease has run out
+    // (ATTEMPT_TIMEOUT_MS + 20 s): its clock runs past the lease.
     receiver.answer = () => ({ status: 200 });
+    const later = { ...t.ctx, clock: { now: () => new Date(Date.now() + ATTEMPT_TIMEOUT_MS + 21_000) } };
+    assert.equal(await sendDueDeliveries(t.ctx, transports), 0, 'the lease holds while it runs');
     await eventually(async () => {
-      await runWebhookCycle(t.ctx, transports);
+      await runWebhookCycle(later, transports);
       return receiver.received.length >= 2;
     });
     assert.equal(receiver.received.length, 2);

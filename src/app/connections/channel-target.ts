@@ -10,6 +10,8 @@ import type { ChannelTarget } from '../delivery/channel-factory.ts';
  */
 export function channelTargetOf(ctx: AppContext, connection: ConnectionRow): ChannelTarget {
   return {
+    platformId: connection.platformId,
+    companyId: connection.companyId,
     bankKey: connection.bankKey,
     channel: getProfile(connection.bankKey)?.channel ?? 'unknown',
     environment: connection.environment,

@@ -2,7 +2,6 @@ import { findConversionJob, insertConversionJob } from '../../db/repositories/co
 import { validatePayment } from '../../domain/conversion/index.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
-import { QUEUES } from '../jobs.ts';
 import { engineError, validationFailed } from './engine-errors.ts';
 
 /**
@@ -38,7 +37,7 @@ export async function submitConversionJob(
       createdAt: now,
       updatedAt: now,
     });
-    await ctx.jobs.send(QUEUES.conversion, { jobId, platformId }, { tx });
+    await ctx.jobs.send('conversion', { jobId, platformId }, { tx });
   });
   const warnings = result.issues.filter((i) => i.severity === 'warning');
   return {

@@ -6,6 +6,9 @@ import type { WsClient } from '../../channels/fi-ws/ws-client.ts';
  * channels; use cases only see this seam, so tests can put a failing or recording channel in.
  */
 export type ChannelTarget = {
+  /** The connection's company: the demo bank files what it receives under it. */
+  platformId: string;
+  companyId: string;
   bankKey: string;
   /** The bank profile's channel kind (DEMO, SFTP, FI_WS, EBICS ...). */
   channel: string;

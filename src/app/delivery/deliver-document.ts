@@ -1,181 +1,348 @@
-import type { CompanyScope } from '../../db/executor.ts';
+import type { DeliveryReceipt } from '../../channels/channel.ts';
+import { ChannelError, permanentChannelError } from '../../channels/errors.ts';
+import { transactionWithRetry } from '../../db/conflict-retry.ts';
+import type { CompanyScope, Tx } from '../../db/executor.ts';
 import { findConnectionFor } from '../../db/repositories/connections.ts';
 import {
   type JournalDocumentRow,
-  lockDocument,
+  lockDocuments,
   mergeDocumentDetails,
   outboundOf,
   updateDocumentStatus,
 } from '../../db/repositories/journal-documents.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { deliveryTransition, documentTransition } from '../../domain/lifecycle/index.ts';
-import { recordEvent } from '../audit/record.ts';
-import { channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
+import { type AuditEvent, recordEvents } from '../audit/record.ts';
+import { type ChannelFailure, channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { channelTargetOf } from '../connections/channel-target.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvent } from '../events/outbox.ts';
-import { QUEUES } from '../jobs.ts';
+import type { JobPayload } from '../jobs.ts';
 
-export type DeliveryJob = { documentId: string; platformId: string; companyId: string };
+export type DeliveryJob = JobPayload<'bankDelivery'>;
 export type DeliveryAttempt = { retryCount: number; retryLimit: number };
+/**
+ * What became of one delivery job: `delivered`; `retry` (a retryable failure with attempts left:
+ * the queue runs the job again after its backoff); `failed` (permanent, or the last attempt: the
+ * document says why); `skipped` (nothing to send: cancelled, delivered or claimed meanwhile).
+ */
+export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'skipped';
+
+type Claimed = { doc: JournalDocumentRow; scope: CompanyScope; attempt: DeliveryAttempt; index: number };
+type Sent = Claimed & ({ ok: true; receipt: DeliveryReceipt } | { ok: false; failure: ChannelFailure });
+
+/** How many channel sessions (one per company, bank and environment in a batch) send at once. */
+const SESSIONS_AT_ONCE = 4;
 
 /**
- * The bank-delivery job (issue 6): sends a converted host-to-host document through its connection's
- * channel. Success moves it to `sent` with the channel's reference, an audit event and a
- * payment.sent event; a failure is recorded and retried with backoff by the queue, and the last
- * attempt leaves the delivery visibly `failed`, never silently stuck. A crash between sending and
- * recording is safe: the retry sends the same file name again and channels recognise a repeat.
+ * The bank-delivery jobs of one batch (issues 6 and 21), in three steps so that no transaction is
+ * open while a bank is called:
+ * 1. claim: one short transaction locks the documents (company, then id order: the pipeline's lock
+ *    order, docs/adr/0012) and moves each claimable delivery to `in-progress`;
+ * 2. send: outside any transaction, one channel session per company, bank and environment;
+ * 3. record: one transaction locks the documents again in the same order, records each outcome
+ *    (delivered: document `sent`; a retryable failure: `retrying`; a permanent failure or the last
+ *    attempt: `failed`, with the reason on the document) and appends the audit events last.
+ * Both transactions run again on a deadlock or serialization failure. A worker killed between send
+ * and record loses nothing: the job's lease expires, the next attempt sends the same file name, and
+ * the channel recognises the repeat (`alreadyDelivered`).
  */
-export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt: DeliveryAttempt): Promise<void> {
-  const scope: CompanyScope = { platformId: job.platformId, companyId: job.companyId };
-  const doc = await ctx.db.transaction(async (tx) => {
-    const d = await lockDocument(tx, scope, job.documentId);
-    if (d?.direction !== 'outbound' || d.status !== 'converted' || d.deliveryStatus === null) return undefined;
-    const claim = deliveryTransition(d.deliveryStatus, { type: 'claimed' });
-    if (!claim.ok) return undefined;
-    await updateDocumentStatus(
-      tx,
-      scope,
-      d.id,
-      { from: d.status, to: d.status, delivery: { from: d.deliveryStatus, to: claim.to } },
-      ctx.clock.now(),
-    );
-    return { ...d, deliveryStatus: claim.to };
-  });
-  if (!doc) return;
-
-  try {
-    const receipt = await send(ctx, scope, doc);
-    ctx.metrics.deliveryAttempt(doc.bankKey, receipt.channel, 'delivered');
-    await ctx.db.transaction(async (tx) => {
-      const now = ctx.clock.now();
-      const current = (await lockDocument(tx, scope, doc.id)) ?? doc;
-      // Only the channel's confirmation makes a host-to-host document sent (documentTransition).
-      const confirmed = deliveryTransition(current.deliveryStatus ?? 'not-applicable', { type: 'confirmed' });
-      const sent = documentTransition(outboundOf(current), { type: 'delivery-confirmed' });
-      if (!confirmed.ok || !sent.ok) {
-        ctx.logger.warn(
-          { documentId: doc.id, status: current.status, deliveryStatus: current.deliveryStatus },
-          'delivered document changed meanwhile',
-        );
-        return;
-      }
-      const status = sent.to;
-      await updateDocumentStatus(
-        tx,
-        scope,
-        doc.id,
-        { from: current.status, to: status, delivery: { from: current.deliveryStatus, to: confirmed.to } },
-        now,
+export async function deliverDocuments(
+  ctx: AppContext,
+  jobs: { job: DeliveryJob; attempt: DeliveryAttempt }[],
+): Promise<DeliveryOutcome[]> {
+  const outcomes: DeliveryOutcome[] = jobs.map(() => 'skipped');
+  const claimed = await claim(ctx, jobs);
+  if (claimed.length === 0) return outcomes;
+  const sent = await sendAll(ctx, claimed);
+  for (const s of sent) {
+    if (!s.ok && s.failure.code === 'signature_invalid') await reportRefusal(ctx, s);
+  }
+  await transactionWithRetry(ctx.db, 'delivery record', async (tx) => {
+    const audit: AuditEvent[] = [];
+    for (const [scope, group] of byCompany(sent)) {
+      const current = new Map(
+        (
+          await lockDocuments(
+            tx,
+            scope,
+            group.map((s) => s.doc.id),
+          )
+        ).map((d) => [d.id, d]),
       );
-      await mergeDocumentDetails(tx, scope, doc.id, {
-        delivery: {
-          channel: receipt.channel,
-          reference: receipt.reference,
-          deliveredAt: now.toISOString(),
-          attempts: attempt.retryCount + 1,
-          ...(receipt.evidence ? { evidence: receipt.evidence } : {}),
-        },
-      });
-      await recordEvent(ctx, tx, {
-        platformId: scope.platformId,
-        companyId: scope.companyId,
-        type: 'payment.delivered',
-        message: `${doc.journalNo} delivered to ${doc.bankKey} over ${receipt.channel} (${receipt.reference})`,
-        metadata: {
-          documentId: doc.id,
-          journalNo: doc.journalNo,
-          reference: receipt.reference,
-          alreadyDelivered: receipt.alreadyDelivered,
-        },
-        bankKey: doc.bankKey,
-        environment: doc.environment,
-      });
-      if (status === 'sent') await emitPaymentEvent(ctx, tx, current, 'sent');
-      if (receipt.channel === 'demo') {
-        // The demo bank answers after its delay; the reply is a durable job (restart-safe) whose
-        // time is fixed now, so a re-run writes byte-identical files that ingest dedupes.
-        const replyAt = new Date(now.getTime() + ctx.config.demoBankDelayMs);
-        await ctx.jobs.send(
-          QUEUES.demoBankReply,
-          { ...job, replyAt: replyAt.toISOString() },
-          { tx, startAfter: replyAt, singletonKey: `demo-reply:${doc.id}` },
-        );
-      }
-    });
-  } catch (error) {
-    // A bank that refused the file, or answered with a signature that does not verify, will not change
-    // its mind on a retry: the delivery ends now rather than after every backoff (fail closed).
-    const failure = channelFailureOf(error);
-    const permanent = !failure.retryable && (failure.code === 'signature_invalid' || failure.code === 'bank_refused');
-    const message = failure.message;
-    const failed = deliveryTransition('in-progress', {
-      type: 'attempt-failed',
-      permanent,
-      attemptsLeft: attempt.retryLimit - attempt.retryCount,
-    });
-    const last = failed.ok && failed.to === 'failed';
-    ctx.metrics.deliveryAttempt(doc.bankKey, getProfile(doc.bankKey ?? '')?.channel, last ? 'failed' : 'retrying');
-    if (failure.code === 'signature_invalid') {
-      const connection = await findConnectionFor(ctx.db, scope, doc.bankKey ?? '', doc.environment);
-      if (connection) {
-        await reportSignatureRefusal(ctx, connection, 'uploadFile', failure, {
-          documentId: doc.id,
-          journalNo: doc.journalNo,
-        });
+      for (const s of group) {
+        const doc = current.get(s.doc.id);
+        if (!doc) continue;
+        outcomes[s.index] = s.ok
+          ? await recordDelivered(ctx, tx, s, doc, s.receipt, audit)
+          : await recordFailure(ctx, tx, s, doc, s.failure, audit);
       }
     }
-    await ctx.db.transaction(async (tx) => {
-      await updateDocumentStatus(
-        tx,
-        scope,
-        doc.id,
-        { from: doc.status, to: doc.status, delivery: { from: 'in-progress', to: last ? 'failed' : 'retrying' } },
-        ctx.clock.now(),
-      );
-      await mergeDocumentDetails(tx, scope, doc.id, {
-        delivery: { lastError: message, attempts: attempt.retryCount + 1 },
-      });
-      await recordEvent(ctx, tx, {
-        platformId: scope.platformId,
-        companyId: scope.companyId,
-        type: last ? 'payment.delivery_failed' : 'payment.delivery_retrying',
-        message: `${doc.journalNo} delivery attempt ${attempt.retryCount + 1} failed${last ? '; no more retries' : ''}: ${message}`,
-        metadata: {
-          documentId: doc.id,
-          journalNo: doc.journalNo,
-          attempt: attempt.retryCount + 1,
-          error: message,
-          retryable: failure.retryable,
-          ...(failure.bank ? { bank: failure.bank } : {}),
-        },
-        bankKey: doc.bankKey,
-        environment: doc.environment,
-      });
+    // The chain heads last: after every document row (docs/adr/0012).
+    await recordEvents(ctx, tx, audit);
+  });
+  return outcomes;
+}
+
+/** One delivery job alone (tests, tools): throws when the queue should run it again. */
+export async function deliverDocument(ctx: AppContext, job: DeliveryJob, attempt: DeliveryAttempt): Promise<void> {
+  const [outcome] = await deliverDocuments(ctx, [{ job, attempt }]);
+  if (outcome === 'retry') throw new Error(`delivery of ${job.documentId} failed; it is retried`);
+}
+
+function byCompany<T extends { scope: CompanyScope; doc: { id: string } }>(items: T[]): [CompanyScope, T[]][] {
+  const groups = new Map<string, [CompanyScope, T[]]>();
+  for (const item of items) {
+    const key = `${item.scope.platformId}\u0000${item.scope.companyId}`;
+    const group = groups.get(key) ?? [item.scope, []];
+    group[1].push(item);
+    groups.set(key, group);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, group]) => {
+      group[1].sort((a, b) => (a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : 0));
+      return group;
     });
-    if (!last) throw error;
+}
+
+async function claim(ctx: AppContext, jobs: { job: DeliveryJob; attempt: DeliveryAttempt }[]): Promise<Claimed[]> {
+  const wanted = jobs.map(({ job, attempt }, index) => ({
+    scope: { platformId: job.platformId, companyId: job.companyId },
+    doc: { id: job.documentId },
+    attempt,
+    index,
+  }));
+  return transactionWithRetry(ctx.db, 'delivery claim', async (tx) => {
+    const claimed: Claimed[] = [];
+    const now = ctx.clock.now();
+    for (const [scope, group] of byCompany(wanted)) {
+      const docs = new Map(
+        (
+          await lockDocuments(
+            tx,
+            scope,
+            group.map((g) => g.doc.id),
+          )
+        ).map((d) => [d.id, d]),
+      );
+      const seen = new Set<string>();
+      for (const g of group) {
+        const d = docs.get(g.doc.id);
+        // A job repeated in one batch (a lease that expired while its first run went on) sends once.
+        if (!d || seen.has(d.id)) continue;
+        seen.add(d.id);
+        if (d.direction !== 'outbound' || d.status !== 'converted' || d.deliveryStatus === null) continue;
+        const move = deliveryTransition(d.deliveryStatus, { type: 'claimed' });
+        if (!move.ok) continue;
+        await updateDocumentStatus(
+          tx,
+          scope,
+          d.id,
+          { from: d.status, to: d.status, delivery: { from: d.deliveryStatus, to: move.to } },
+          now,
+        );
+        claimed.push({ doc: { ...d, deliveryStatus: move.to }, scope, attempt: g.attempt, index: g.index });
+      }
+    }
+    return claimed;
+  });
+}
+
+/** Sends every claimed document: one channel session per company, bank and environment. */
+async function sendAll(ctx: AppContext, claimed: Claimed[]): Promise<Sent[]> {
+  const sessions = new Map<string, Claimed[]>();
+  for (const c of claimed) {
+    const key = `${c.scope.platformId}\u0000${c.scope.companyId}\u0000${c.doc.bankKey}\u0000${c.doc.environment}`;
+    sessions.set(key, [...(sessions.get(key) ?? []), c]);
+  }
+  const queue = [...sessions.values()];
+  const sent: Sent[] = [];
+  const runner = async () => {
+    for (let group = queue.shift(); group; group = queue.shift()) sent.push(...(await sendSession(ctx, group)));
+  };
+  await Promise.all(Array.from({ length: Math.min(SESSIONS_AT_ONCE, queue.length) }, runner));
+  return sent;
+}
+
+async function sendSession(ctx: AppContext, group: Claimed[]): Promise<Sent[]> {
+  const { scope, doc: first } = group[0]!;
+  const bankKey = first.bankKey ?? '';
+  const failAll = (error: unknown): Sent[] =>
+    group.map((c) => ({ ...c, ok: false as const, failure: channelFailureOf(error) }));
+  let channel: ReturnType<AppContext['channels']['open']>;
+  try {
+    if (getProfile(bankKey)?.deliveryMode !== 'host-to-host') {
+      throw permanentChannelError('not_host_to_host', `${bankKey} takes no host-to-host delivery`);
+    }
+    const connection = await findConnectionFor(ctx.db, scope, bankKey, first.environment);
+    if (connection?.status !== 'active') {
+      throw permanentChannelError('not_configured', `no active ${first.environment} connection to ${bankKey}`);
+    }
+    channel = ctx.channels.open(channelTargetOf(ctx, connection));
+  } catch (error) {
+    return failAll(error);
+  }
+  const sent: Sent[] = [];
+  try {
+    for (const c of group) {
+      try {
+        if (!c.doc.fileSealed) throw permanentChannelError('no_file', `${c.doc.journalNo} has no file to deliver`);
+        const receipt = await channel.deliver({
+          // Stable per document: a retried delivery presents the same name and is recognised.
+          fileName: `${c.doc.journalNo}-${c.doc.id}.xml`,
+          content: ctx.encryptor.decrypt(c.doc.fileSealed),
+          documentId: c.doc.id,
+          messageId: c.doc.messageId,
+        });
+        sent.push({ ...c, ok: true, receipt });
+      } catch (error) {
+        sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
+        // A session that is gone (or refused us) fails the rest of this batch the same way.
+        if (error instanceof ChannelError && error.code !== 'bank_refused' && error.code !== 'no_file') {
+          for (const rest of group.slice(group.indexOf(c) + 1)) {
+            sent.push({ ...rest, ok: false, failure: channelFailureOf(error) });
+          }
+          break;
+        }
+      }
+    }
+  } finally {
+    await channel.close().catch(() => {});
+  }
+  return sent;
+}
+
+async function reportRefusal(ctx: AppContext, s: Sent & { ok: false }): Promise<void> {
+  const connection = await findConnectionFor(ctx.db, s.scope, s.doc.bankKey ?? '', s.doc.environment);
+  if (connection) {
+    await reportSignatureRefusal(ctx, connection, 'uploadFile', s.failure, {
+      documentId: s.doc.id,
+      journalNo: s.doc.journalNo,
+    });
   }
 }
 
-async function send(ctx: AppContext, scope: CompanyScope, doc: JournalDocumentRow) {
-  const bankKey = doc.bankKey ?? '';
-  const profile = getProfile(bankKey);
-  if (profile?.deliveryMode !== 'host-to-host') throw new Error(`${bankKey} takes no host-to-host delivery`);
-  const connection = await findConnectionFor(ctx.db, scope, bankKey, doc.environment);
-  if (connection?.status !== 'active') {
-    throw new Error(`no active ${doc.environment} connection to ${bankKey}`);
+async function recordDelivered(
+  ctx: AppContext,
+  tx: Tx,
+  s: Claimed,
+  current: JournalDocumentRow,
+  receipt: DeliveryReceipt,
+  audit: AuditEvent[],
+): Promise<DeliveryOutcome> {
+  const now = ctx.clock.now();
+  // Only the channel's confirmation makes a host-to-host document sent (documentTransition).
+  const confirmed = deliveryTransition(current.deliveryStatus ?? 'not-applicable', { type: 'confirmed' });
+  const sent = documentTransition(outboundOf(current), { type: 'delivery-confirmed' });
+  ctx.metrics.deliveryAttempt(current.bankKey, receipt.channel, 'delivered');
+  if (!confirmed.ok || !sent.ok) {
+    ctx.logger.warn(
+      { documentId: current.id, status: current.status, deliveryStatus: current.deliveryStatus },
+      'delivered document changed meanwhile',
+    );
+    return 'skipped';
   }
-  if (!doc.fileSealed) throw new Error(`${doc.journalNo} has no file to deliver`);
-  const channel = ctx.channels.open(channelTargetOf(ctx, connection));
-  try {
-    return await channel.deliver({
-      // Stable per document: a retried delivery presents the same name and is recognised.
-      fileName: `${doc.journalNo}-${doc.id}.xml`,
-      content: ctx.encryptor.decrypt(doc.fileSealed),
-      documentId: doc.id,
-      messageId: doc.messageId,
-    });
-  } finally {
-    await channel.close();
-  }
+  await updateDocumentStatus(
+    tx,
+    s.scope,
+    current.id,
+    { from: current.status, to: sent.to, delivery: { from: current.deliveryStatus, to: confirmed.to } },
+    now,
+  );
+  await mergeDocumentDetails(tx, s.scope, current.id, {
+    delivery: {
+      channel: receipt.channel,
+      reference: receipt.reference,
+      deliveredAt: now.toISOString(),
+      attempts: s.attempt.retryCount + 1,
+      ...(receipt.evidence ? { evidence: receipt.evidence } : {}),
+    },
+  });
+  audit.push({
+    platformId: s.scope.platformId,
+    companyId: s.scope.companyId,
+    type: 'payment.delivered',
+    message: `${current.journalNo} delivered to ${current.bankKey} over ${receipt.channel} (${receipt.reference})`,
+    metadata: {
+      documentId: current.id,
+      journalNo: current.journalNo,
+      reference: receipt.reference,
+      alreadyDelivered: receipt.alreadyDelivered,
+    },
+    bankKey: current.bankKey,
+    environment: current.environment,
+  });
+  if (sent.to === 'sent') await emitPaymentEvent(ctx, tx, current, 'sent');
+  return 'delivered';
+}
+
+async function recordFailure(
+  ctx: AppContext,
+  tx: Tx,
+  s: Claimed,
+  current: JournalDocumentRow,
+  failure: ChannelFailure,
+  audit: AuditEvent[],
+): Promise<DeliveryOutcome> {
+  const attemptNo = s.attempt.retryCount + 1;
+  const from = current.deliveryStatus ?? 'not-applicable';
+  const move = deliveryTransition(from, {
+    type: 'attempt-failed',
+    permanent: !failure.retryable,
+    attemptsLeft: s.attempt.retryLimit - s.attempt.retryCount,
+  });
+  if (!move.ok) return 'skipped';
+  const last = move.to === 'failed';
+  ctx.metrics.deliveryAttempt(
+    current.bankKey,
+    getProfile(current.bankKey ?? '')?.channel,
+    last ? 'failed' : 'retrying',
+  );
+  ctx.logger.warn(
+    {
+      documentId: current.id,
+      journalNo: current.journalNo,
+      bankKey: current.bankKey,
+      attempt: attemptNo,
+      code: failure.code,
+      retryable: failure.retryable,
+      reason: failure.message,
+    },
+    last ? 'delivery failed; no more attempts' : 'delivery attempt failed; retried later',
+  );
+  await updateDocumentStatus(
+    tx,
+    s.scope,
+    current.id,
+    { from: current.status, to: current.status, delivery: { from, to: move.to } },
+    ctx.clock.now(),
+  );
+  await mergeDocumentDetails(tx, s.scope, current.id, {
+    delivery: {
+      lastError: failure.message,
+      errorCode: failure.code,
+      retryable: failure.retryable,
+      attempts: attemptNo,
+      ...(last ? { failedReason: failure.message } : {}),
+    },
+  });
+  audit.push({
+    platformId: s.scope.platformId,
+    companyId: s.scope.companyId,
+    type: last ? 'payment.delivery_failed' : 'payment.delivery_retrying',
+    message: `${current.journalNo} delivery attempt ${attemptNo} failed${last ? (failure.retryable ? '; no more retries' : '; permanent') : ''}: ${failure.message}`,
+    metadata: {
+      documentId: current.id,
+      journalNo: current.journalNo,
+      attempt: attemptNo,
+      error: failure.message,
+      code: failure.code,
+      retryable: failure.retryable,
+      ...(failure.bank ? { bank: failure.bank } : {}),
+    },
+    bankKey: current.bankKey,
+    environment: current.environment,
+  });
+  return last ? 'failed' : 'retry';
 }

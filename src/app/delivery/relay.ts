@@ -1,6 +1,5 @@
 import { claimQueuedDeliveries } from '../../db/repositories/journal-submit.ts';
 import type { AppContext } from '../context.ts';
-import { QUEUES } from '../jobs.ts';
 
 const BATCH = 200;
 
@@ -15,7 +14,7 @@ const BATCH = 200;
 export async function relayQueuedDeliveries(ctx: AppContext): Promise<number> {
   return ctx.db.transaction(async (tx) => {
     const claimed = await claimQueuedDeliveries(tx, BATCH);
-    await ctx.jobs.sendMany(QUEUES.bankDelivery, claimed, { tx });
+    await ctx.jobs.sendMany('bankDelivery', claimed, { tx });
     return claimed.length;
   });
 }

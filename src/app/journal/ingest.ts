@@ -13,7 +13,7 @@ import { getProfile } from '../../domain/conversion/index.ts';
 import type { NormalisedStatement } from '../../domain/inbound/index.ts';
 import { inSpan } from '../../platform/tracing.ts';
 import { accountKeyOf, recordStatement, signedAmount } from '../accounts/record-statement.ts';
-import { type AuditEvent, recordEvents } from '../audit/record.ts';
+import type { AuditEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
@@ -23,6 +23,7 @@ import { type PreparedHandle, prepareInWorker, readUploadInWorker } from '../inb
 import type { PreparedBlock, PreparedFile } from '../inbound/prepare-file.ts';
 import { reconcileStatement, type StatementEntries } from '../recon/reconcile-statement.ts';
 import { type DocumentView, documentView } from './document-view.ts';
+import { type IngestWithin, inIngestTransaction } from './ingest-transaction.ts';
 import { journalStatusReport } from './payment-status.ts';
 
 type StatementFile = Extract<PreparedFile, { kind: 'statement' }>;
@@ -134,7 +135,7 @@ export async function ingestUploadedBody(ctx: AppContext, principal: Principal, 
     return await inSpan('journal.ingest', async () => {
       const handle = await body.prepare(ctx.encryptor.sealingKey);
       try {
-        return countIngest(ctx, await ingestPrepared(ctx, scope, input, handle));
+        return countIngest(ctx, await ingestPrepared(ctx, scope, input, handle, undefined));
       } finally {
         handle.release();
       }
@@ -145,8 +146,13 @@ export async function ingestUploadedBody(ctx: AppContext, principal: Principal, 
 }
 
 /** The same ingest for a caller that already holds the company's scope (bank channels, the demo bank). */
-export function ingestForCompany(ctx: AppContext, scope: CompanyScope, input: IngestInput): Promise<IngestResult> {
-  return inSpan('journal.ingest', async () => countIngest(ctx, await ingestParsed(ctx, scope, input)));
+export function ingestForCompany(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: IngestInput,
+  within?: IngestWithin,
+): Promise<IngestResult> {
+  return inSpan('journal.ingest', async () => countIngest(ctx, await ingestParsed(ctx, scope, input, within)));
 }
 
 /** Ingest files by kind and their statement blocks by outcome, for GET /metrics. */
@@ -156,13 +162,18 @@ function countIngest(ctx: AppContext, result: IngestResult): IngestResult {
   return result;
 }
 
-async function ingestParsed(ctx: AppContext, scope: CompanyScope, input: IngestInput): Promise<IngestResult> {
+async function ingestParsed(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: IngestInput,
+  within: IngestWithin | undefined,
+): Promise<IngestResult> {
   if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
   if (input.content.trim() === '') throw new AppError(400, 'empty_body', 'the file is empty');
   // Parsing and sealing happen in the file worker thread; the event loop stays free (docs/adr/0029).
   const handle = await prepareInWorker(input.content, ctx.encryptor.sealingKey);
   try {
-    return await ingestPrepared(ctx, scope, input, handle);
+    return await ingestPrepared(ctx, scope, input, handle, within);
   } finally {
     handle.release();
   }
@@ -173,20 +184,26 @@ async function ingestPrepared(
   scope: CompanyScope,
   input: IngestInput,
   handle: PreparedHandle,
+  within: IngestWithin | undefined,
 ): Promise<IngestResult> {
   const parsed = handle.file;
   if (!parsed.ok) throw parseFailure(parsed.error.code, parsed.error.message);
   const importSource = input.importSource ?? 'api';
 
   if (parsed.kind === 'status-report') {
-    const journaled = await journalStatusReport(ctx, scope, {
-      content: parsed.content,
-      report: parsed.report,
-      sourceFormat: parsed.sourceFormat,
-      bankKey: input.bankKey ?? null,
-      environment: input.environment ?? null,
-      importSource,
-    });
+    const journaled = await journalStatusReport(
+      ctx,
+      scope,
+      {
+        content: parsed.content,
+        report: parsed.report,
+        sourceFormat: parsed.sourceFormat,
+        bankKey: input.bankKey ?? null,
+        environment: input.environment ?? null,
+        importSource,
+      },
+      within,
+    );
     const doc = journaled.reportDocument;
     const ingest = ingestBlockOf(
       [
@@ -207,7 +224,7 @@ async function ingestPrepared(
     };
   }
 
-  return ingestStatements(ctx, scope, input, parsed, handle, importSource);
+  return ingestStatements(ctx, scope, input, parsed, handle, importSource, within);
 }
 
 async function ingestStatements(
@@ -217,6 +234,7 @@ async function ingestStatements(
   file: StatementFile,
   handle: PreparedHandle,
   importSource: string,
+  within: IngestWithin | undefined,
 ): Promise<IngestResult> {
   const digest = file.digest;
   const environment = input.environment ?? 'production';
@@ -230,14 +248,13 @@ async function ingestStatements(
     survivingStatementCount: a.survivingStatementCount,
   }));
 
-  return ctx.db.transaction(async (tx) => {
+  // The audit events are recorded last: the chain head is the last lock an ingest takes (docs/adr/0012).
+  return inIngestTransaction(ctx, 'ingest of a statement file', within, async (tx, audit) => {
     await lockInboundContent(tx, scope.companyId, digest);
     const existing = await findInboundByDigest(tx, scope, digest);
     if (existing.length > 0) return replay(existing);
 
     const statements: IngestStatement[] = [];
-    // Recorded last: the chain head is the last lock an ingest takes (docs/adr/0012).
-    const audit: AuditEvent[] = [];
     let first: JournalDocumentRow | undefined;
     let firstExisting: JournalDocumentRow | undefined;
     for (const block of file.blocks) {
@@ -262,7 +279,6 @@ async function ingestStatements(
       // The file's own outcome, kept for replays of the same content.
       await mergeDocumentDetails(tx, scope, first.id, { ingest: { statements, alerts } });
     }
-    await recordEvents(ctx, tx, audit);
     return { status, body: { ...documentView(shown), deduped: status === 200, ingest } };
   });
 }

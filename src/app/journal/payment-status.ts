@@ -22,11 +22,12 @@ import {
   type LifecycleReport,
 } from '../../domain/journal/status-lifecycle.ts';
 import { lineSettled } from '../../domain/lifecycle/index.ts';
-import { type AuditEvent, recordEvents } from '../audit/record.ts';
+import type { AuditEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { emitPaymentEvent } from '../events/outbox.ts';
+import { type IngestWithin, inIngestTransaction } from './ingest-transaction.ts';
 
 export function contentDigest(content: string): string {
   return createHash('sha256').update(content, 'utf8').digest('hex');
@@ -106,9 +107,11 @@ export async function journalStatusReport(
     environment: string | null;
     importSource: string;
   },
+  within?: IngestWithin,
 ): Promise<JournaledStatusReport> {
   const digest = contentDigest(input.content);
-  return ctx.db.transaction(async (tx) => {
+  // The audit events are recorded last, after every document row (docs/adr/0012).
+  return inIngestTransaction(ctx, 'ingest of a status report', within, async (tx, audit) => {
     await lockInboundContent(tx, scope.companyId, digest);
     const [existing] = await findInboundByDigest(tx, scope, digest);
     if (existing) {
@@ -214,7 +217,7 @@ export async function journalStatusReport(
     };
 
     const events = await applyOutcome(ctx, tx, scope, outbound, outcome, reportDocument);
-    await recordEvents(ctx, tx, [ingested, ...events]);
+    audit.push(ingested, ...events);
     return { deduped: false, reportDocument, report: r, match };
   });
 }

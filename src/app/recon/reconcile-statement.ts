@@ -25,6 +25,22 @@ function bookedByStatement(c: ReconCandidate): boolean {
   return typeof source === 'string' && source !== 'pain.002';
 }
 
+function linesOf(candidates: ReconCandidate[]): ReconLine[] {
+  return candidates.map((c) => ({
+    endToEndId: c.endToEndId,
+    instructionId: c.instructionId,
+    messageId: c.messageId,
+    paymentInfoId: c.paymentId,
+    amountMinor: c.amountMinor,
+    currency: c.currency,
+    creditorIban: c.payeeIban,
+    executionDate: c.executionDate,
+    // Cleared by a statement already: settled. Cleared by a status report only: a booking may still
+    // confirm it, so the line ends with evidence from both files.
+    settled: c.state === 'cleared' && bookedByStatement(c),
+  }));
+}
+
 /** What one statement entry says of one line: a booking, a return, or an ambiguity note. */
 type LineNews = {
   index: number;
@@ -68,23 +84,12 @@ export async function reconcileStatement(
 ): Promise<StatementRecon> {
   const none = { cleared: 0, reversed: 0, ambiguous: 0 };
   if (!input.entries.hasEntries) return none;
+  // Every open line of the answer window (an index, docs/adr/0012); the entries stay in the file
+  // worker and only the lines go there (docs/adr/0029), so the end-to-end-id-first lookup of
+  // docs/adr/0013 is not taken here.
   const candidates = await listReconCandidates(tx, scope, input.environment, ctx.clock.now(), input.entries.returned);
   if (candidates.length === 0) return none;
-
-  const lines: ReconLine[] = candidates.map((c) => ({
-    endToEndId: c.endToEndId,
-    instructionId: c.instructionId,
-    messageId: c.messageId,
-    paymentInfoId: c.paymentId,
-    amountMinor: c.amountMinor,
-    currency: c.currency,
-    creditorIban: c.payeeIban,
-    executionDate: c.executionDate,
-    // Cleared by a statement already: settled. Cleared by a status report only: a booking may still
-    // confirm it, so the line ends with evidence from both files.
-    settled: c.state === 'cleared' && bookedByStatement(c),
-  }));
-  const result = await input.entries.match(lines, { source: input.source, documentId: input.documentId });
+  const result = await input.entries.match(linesOf(candidates), { source: input.source, documentId: input.documentId });
 
   const news = new Map<string, LineNews[]>();
   const add = (c: ReconCandidate, item: Omit<LineNews, 'index' | 'endToEndId'>) => {

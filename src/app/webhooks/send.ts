@@ -1,10 +1,10 @@
-import type { Tx } from '../../db/executor.ts';
+import { transactionWithRetry } from '../../db/conflict-retry.ts';
 import { listCompanyUsers } from '../../db/repositories/users.ts';
 import {
   type ClaimedDelivery,
-  claimDueDeliveries,
+  leaseDueDeliveries,
   recordEndpointOutcome,
-  updateDelivery,
+  recordLeasedAttempt,
   updateEndpoint,
 } from '../../db/repositories/webhooks.ts';
 import {
@@ -119,62 +119,86 @@ async function attempt(
   return { ...result, durationMs: Math.round(performance.now() - started) };
 }
 
-async function recipientsOf(tx: Tx, d: ClaimedDelivery, cache: Map<string, string[]>): Promise<string[]> {
+async function recipientsOf(ctx: AppContext, d: ClaimedDelivery, cache: Map<string, string[]>): Promise<string[]> {
   if (d.emailTo) return [d.emailTo];
   const key = `${d.platformId}/${d.companyId}`;
   let admins = cache.get(key);
   if (!admins) {
-    const users = await listCompanyUsers(tx, { platformId: d.platformId, companyId: d.companyId });
+    const users = await listCompanyUsers(ctx.db, { platformId: d.platformId, companyId: d.companyId });
     admins = users.filter((u) => u.roles.includes('admin')).map((u) => u.email);
     cache.set(key, admins);
   }
   return admins;
 }
 
+/** How long a sender holds a leased delivery: the attempt's own timeout and a margin for recording. */
+const LEASE_MS = ATTEMPT_TIMEOUT_MS + 20_000;
+
 /**
- * Sends the due deliveries of enabled endpoints: claims up to `limit` with FOR UPDATE SKIP LOCKED,
- * sends them concurrently while their rows stay locked, then records each outcome in the same
- * transaction (success on 2xx; else the next attempt after the backoff, or failed after 8). An
+ * Sends the due deliveries of enabled endpoints in three steps, no transaction open while a receiver
+ * is called: (1) a short transaction leases up to `limit` of them (FOR UPDATE SKIP LOCKED, lease in
+ * `next_attempt_at`); (2) they are sent concurrently; (3) another transaction records each outcome
+ * against its lease (success on 2xx; else the next attempt after the backoff, or failed after 8). An
  * event's final outcome feeds the endpoint's consecutive-failure counter; the 5th failed event in a
- * row auto-disables it (audit trail only). Answers how many deliveries were attempted.
+ * row auto-disables it (audit trail only). A failed attempt is logged at warn with the endpoint and
+ * the reason. Answers how many deliveries were attempted.
  */
 export async function sendDueDeliveries(ctx: AppContext, transports: WebhookTransports, limit = 50): Promise<number> {
-  return ctx.db.transaction(async (tx) => {
-    const now = ctx.clock.now();
-    const claimed = await claimDueDeliveries(tx, now, limit);
-    if (claimed.length === 0) return 0;
-    const cache = new Map<string, string[]>();
-    const recipients = new Map<string, string[]>();
-    for (const d of claimed) if (d.transport === 'email') recipients.set(d.id, await recipientsOf(tx, d, cache));
-    const outcomes = await Promise.all(
-      claimed.map((d) => attempt(ctx, transports, d, now, recipients.get(d.id) ?? [])),
-    );
+  const now = ctx.clock.now();
+  const leaseUntil = new Date(now.getTime() + LEASE_MS);
+  const claimed = await ctx.db.transaction((tx) => leaseDueDeliveries(tx, now, leaseUntil, limit));
+  if (claimed.length === 0) return 0;
+  const cache = new Map<string, string[]>();
+  const recipients = new Map<string, string[]>();
+  for (const d of claimed) if (d.transport === 'email') recipients.set(d.id, await recipientsOf(ctx, d, cache));
+  const outcomes = await Promise.all(claimed.map((d) => attempt(ctx, transports, d, now, recipients.get(d.id) ?? [])));
 
-    const finals: { d: ClaimedDelivery; ok: boolean }[] = [];
+  await transactionWithRetry(ctx.db, 'webhook outcome record', async (tx) => {
+    const recordedAt = ctx.clock.now();
+    const finals: { d: ClaimedDelivery; ok: boolean; error: string | null }[] = [];
     for (let i = 0; i < claimed.length; i++) {
       const d = claimed[i]!;
       const o = outcomes[i]!;
       const attemptNo = d.attempt + 1;
       const final = o.ok || attemptNo >= MAX_ATTEMPTS;
+      const recorded = await recordLeasedAttempt(
+        tx,
+        { platformId: d.platformId },
+        { id: d.id, attempt: d.attempt, leaseUntil },
+        {
+          attempt: attemptNo,
+          status: o.ok ? 'succeeded' : final ? 'failed' : 'pending',
+          responseStatus: o.responseStatus,
+          error: o.error,
+          durationMs: o.durationMs,
+          nextAttemptAt: final ? null : new Date(recordedAt.getTime() + backoffMs(attemptNo, transports.random)),
+        },
+      );
+      if (!recorded) continue;
       ctx.metrics.webhookAttempt(d.transport, o.ok ? 'succeeded' : final ? 'failed' : 'retrying');
-      await updateDelivery(tx, { platformId: d.platformId }, d.id, {
-        attempt: attemptNo,
-        status: o.ok ? 'succeeded' : final ? 'failed' : 'pending',
-        responseStatus: o.responseStatus,
-        error: o.error,
-        durationMs: o.durationMs,
-        nextAttemptAt: final ? null : new Date(now.getTime() + backoffMs(attemptNo, transports.random)),
-      });
-      if (final) finals.push({ d, ok: o.ok });
+      if (!o.ok) {
+        ctx.logger.warn(
+          {
+            endpointId: d.endpointId,
+            deliveryId: d.id,
+            eventId: d.eventId,
+            attempt: attemptNo,
+            responseStatus: o.responseStatus,
+            reason: o.error,
+          },
+          final ? 'webhook delivery failed; no more attempts' : 'webhook attempt failed; retried later',
+        );
+      }
+      if (final) finals.push({ d, ok: o.ok, error: o.error });
     }
     // Endpoint rows in id order: the dispatcher locks them in the same order, so no deadlock.
     finals.sort((a, b) => (a.d.endpointId < b.d.endpointId ? -1 : a.d.endpointId > b.d.endpointId ? 1 : 0));
-    for (const { d, ok } of finals) {
+    for (const { d, ok, error } of finals) {
       const endpoint = await recordEndpointOutcome(tx, { platformId: d.platformId }, d.endpointId, ok);
       if (!ok && endpoint && endpoint.status === 'enabled' && endpoint.consecutiveFailures >= AUTO_DISABLE_AFTER) {
         await updateEndpoint(tx, { platformId: d.platformId }, d.endpointId, {
           status: 'auto-disabled',
-          updatedAt: now,
+          updatedAt: recordedAt,
         });
         ctx.metrics.webhookAutoDisabled(d.transport);
         await recordEvent(ctx, tx, {
@@ -185,13 +209,13 @@ export async function sendDueDeliveries(ctx: AppContext, transports: WebhookTran
           metadata: {
             endpointId: d.endpointId,
             consecutiveFailures: endpoint.consecutiveFailures,
-            lastError: outcomes[claimed.indexOf(d)]?.error ?? null,
+            lastError: error,
           },
         });
       }
     }
-    return claimed.length;
   });
+  return claimed.length;
 }
 
 /** One worker cycle: dispatch the outbox, then send what is due. Answers whether anything happened. */

@@ -1,3 +1,5 @@
+import { ChannelError } from '../errors.ts';
+
 /**
  * Why a web-services call failed, and whether trying again can help: a bank refusal or a bad signature
  * will not heal by itself (permanent); a dropped connection or a bank's technical error may (retryable).
@@ -12,21 +14,15 @@ export type WsErrorCode =
   | 'bank_refused'
   | 'signature_invalid';
 
-export class WsChannelError extends Error {
-  readonly code: WsErrorCode;
-  readonly retryable: boolean;
-  /** The bank's own response code and words, for a refusal. */
-  readonly bank: { code: string; text: string } | undefined;
+export class WsChannelError extends ChannelError {
+  declare readonly code: WsErrorCode;
   constructor(
     code: WsErrorCode,
     message: string,
     retryable: boolean,
     options: { bank?: { code: string; text: string }; cause?: unknown } = {},
   ) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    super(code, message, retryable, options);
     this.name = 'WsChannelError';
-    this.code = code;
-    this.retryable = retryable;
-    this.bank = options.bank;
   }
 }

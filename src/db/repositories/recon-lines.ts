@@ -29,6 +29,9 @@ export type ReconCandidate = {
  *   flight, not the company's history;
  * - for the statement's returns and reversals, the lines their end-to-end ids name, settled or not,
  *   through payment_lines_e2e_idx (a return undoes a booking, so the line it names is settled).
+ * With `openNamed`, only the open lines those end-to-end ids name, through payment_lines_e2e_idx: the
+ * first look of a statement whose entries carry end-to-end ids (reconcileStatement widens it to every
+ * open line only when an entry is left that another rule may match).
  */
 export async function listReconCandidates(
   q: Executor,
@@ -36,6 +39,7 @@ export async function listReconCandidates(
   environment: string,
   now: Date,
   returnedEndToEndIds: string[],
+  options: { openNamed?: string[] } = {},
 ): Promise<ReconCandidate[]> {
   const named =
     returnedEndToEndIds.length > 0
@@ -62,7 +66,14 @@ export async function listReconCandidates(
     .where(
       and(
         inCompany(paymentLines, scope),
-        or(and(isNotNull(paymentLines.openUntil), gte(paymentLines.openUntil, now)), named),
+        or(
+          and(
+            isNotNull(paymentLines.openUntil),
+            gte(paymentLines.openUntil, now),
+            options.openNamed ? inArray(paymentLines.endToEndId, options.openNamed) : undefined,
+          ),
+          named,
+        ),
         eq(journalDocuments.direction, 'outbound'),
         eq(journalDocuments.environment, environment),
         takesEvidence,

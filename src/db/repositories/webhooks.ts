@@ -171,22 +171,36 @@ export type ClaimedDelivery = {
 };
 
 /**
- * Due deliveries of enabled endpoints, locked FOR UPDATE SKIP LOCKED: the rows stay locked while
- * this transaction sends them, so no other worker sends the same attempt; a worker that dies
- * mid-send releases them uncommitted and another sends them again.
+ * Leases up to `limit` due deliveries of enabled endpoints, in one short statement: the rows are
+ * picked FOR UPDATE SKIP LOCKED and their `next_attempt_at` moved to `leaseUntil`, so no other
+ * sender takes them until the lease runs out, and the transaction ends before anything is sent. A
+ * sender that dies mid-send leaves them due again when the lease expires (at-least-once). The
+ * lease (`attempt`, `leaseUntil`) is the token the outcome is recorded against.
  */
-export async function claimDueDeliveries(tx: Executor, now: Date, limit: number): Promise<ClaimedDelivery[]> {
+export async function leaseDueDeliveries(
+  tx: Executor,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+): Promise<ClaimedDelivery[]> {
   const result = await tx.execute(sql`
-    SELECT d.id, d.platform_id, d.company_id, d.endpoint_id, d.event_id, d.event_type, d.sequence, d.attempt,
-           e.url, e.url_sealed, e.transport, e.email_to, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until,
+    WITH due AS (
+      SELECT d.id
+        FROM webhook_deliveries d
+        JOIN webhook_endpoints e ON e.id = d.endpoint_id
+       WHERE d.status = 'pending' AND d.next_attempt_at <= ${now.toISOString()}::timestamptz AND e.status = 'enabled'
+       ORDER BY d.next_attempt_at
+       LIMIT ${limit}
+         FOR UPDATE OF d SKIP LOCKED),
+    leased AS (
+      UPDATE webhook_deliveries d SET next_attempt_at = ${leaseUntil.toISOString()}::timestamptz
+        FROM due WHERE d.id = due.id
+      RETURNING d.id, d.platform_id, d.company_id, d.endpoint_id, d.event_id, d.event_type, d.sequence, d.attempt)
+    SELECT l.*, e.url, e.url_sealed, e.transport, e.email_to, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until,
            o.payload
-      FROM webhook_deliveries d
-      JOIN webhook_endpoints e ON e.id = d.endpoint_id
-      LEFT JOIN outbox_events o ON o.id = d.event_id
-     WHERE d.status = 'pending' AND d.next_attempt_at <= ${now.toISOString()}::timestamptz AND e.status = 'enabled'
-     ORDER BY d.next_attempt_at
-     LIMIT ${limit}
-       FOR UPDATE OF d SKIP LOCKED`);
+      FROM leased l
+      JOIN webhook_endpoints e ON e.id = l.endpoint_id
+      LEFT JOIN outbox_events o ON o.id = l.event_id`);
   return (result.rows as Record<string, unknown>[]).map((r) => ({
     id: r.id as string,
     platformId: r.platform_id as string,
@@ -207,16 +221,31 @@ export async function claimDueDeliveries(tx: Executor, now: Date, limit: number)
   }));
 }
 
-export async function updateDelivery(
+/**
+ * Records the outcome of a leased attempt, only while the lease still holds (same attempt, same
+ * lease time, still pending): a sender whose lease ran out and was taken over records nothing.
+ * Answers whether it recorded.
+ */
+export async function recordLeasedAttempt(
   tx: Executor,
   scope: PlatformScope,
-  id: string,
+  lease: { id: string; attempt: number; leaseUntil: Date },
   patch: Partial<typeof webhookDeliveries.$inferInsert>,
-): Promise<void> {
-  await tx
+): Promise<boolean> {
+  const rows = await tx
     .update(webhookDeliveries)
     .set(patch)
-    .where(and(eq(webhookDeliveries.platformId, scope.platformId), eq(webhookDeliveries.id, id)));
+    .where(
+      and(
+        eq(webhookDeliveries.platformId, scope.platformId),
+        eq(webhookDeliveries.id, lease.id),
+        eq(webhookDeliveries.status, 'pending'),
+        eq(webhookDeliveries.attempt, lease.attempt),
+        eq(webhookDeliveries.nextAttemptAt, lease.leaseUntil),
+      ),
+    )
+    .returning({ id: webhookDeliveries.id });
+  return rows.length > 0;
 }
 
 /** After an event's final outcome: success resets the failure counter, a failed event adds one. */

@@ -3,6 +3,7 @@ export * from './approvals.ts';
 export * from './billing.ts';
 export * from './connections.ts';
 export * from './conversion-jobs.ts';
+export * from './demo-bank.ts';
 export * from './identity.ts';
 export * from './journal.ts';
 export * from './oauth.ts';

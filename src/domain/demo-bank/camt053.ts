@@ -7,21 +7,26 @@ import { esc } from './xml.ts';
 const OPENING_MINOR = 100_000_000n;
 
 /**
- * A camt.053.001.08 statement of the debtor account booking every accepted transaction of a
- * delivered file as its own debit entry with full references (rejected ones are absent), with
- * opening and closing booked balances and a transaction summary that add up.
+ * A camt.053.001.08 statement of the debtor account booking every accepted transaction of the
+ * delivered files (one, or several of the same account, currency and execution date: the demo
+ * bank's statement for a batch) as its own debit entry with full references (rejected ones are
+ * absent), with opening and closing booked balances and a transaction summary that add up.
  */
 export function demoCamt053(
-  file: DeliveredFile,
+  delivered: DeliveredFile | DeliveredFile[],
   ids: { messageId: string; statementId: string; sequence: number },
   createdAt: string,
 ): string {
+  const files = Array.isArray(delivered) ? delivered : [delivered];
+  const file = files[0]!;
   const entries: string[] = [];
   const currency = file.payments[0]?.transactions[0]?.currency ?? 'EUR';
   let exponent = 2;
   let total = 0n;
   let n = 0;
-  for (const payment of file.payments) {
+  for (const { payment, messageId } of files.flatMap((f) =>
+    f.payments.map((p) => ({ payment: p, messageId: f.messageId })),
+  )) {
     for (const tx of payment.transactions) {
       if (!verdictFor(tx).accepted || tx.currency !== currency) continue;
       const parsed = parseAmount(tx.amount, tx.currency);
@@ -35,7 +40,7 @@ export function demoCamt053(
         `<Ntry><NtryRef>${n}</NtryRef><Amt Ccy="${esc(currency)}">${amount}</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>` +
           `<BookgDt><Dt>${file.executionDate}</Dt></BookgDt><ValDt><Dt>${file.executionDate}</Dt></ValDt><AcctSvcrRef>${esc(ref)}</AcctSvcrRef>` +
           '<BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>ICDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>' +
-          `<NtryDtls><TxDtls><Refs><MsgId>${esc(file.messageId)}</MsgId><AcctSvcrRef>${esc(ref)}</AcctSvcrRef><PmtInfId>${esc(payment.paymentInfoId)}</PmtInfId>` +
+          `<NtryDtls><TxDtls><Refs><MsgId>${esc(messageId)}</MsgId><AcctSvcrRef>${esc(ref)}</AcctSvcrRef><PmtInfId>${esc(payment.paymentInfoId)}</PmtInfId>` +
           `${tx.instructionId ? `<InstrId>${esc(tx.instructionId)}</InstrId>` : ''}<EndToEndId>${esc(tx.endToEndId)}</EndToEndId></Refs>` +
           `<Amt Ccy="${esc(currency)}">${amount}</Amt><CdtDbtInd>DBIT</CdtDbtInd>` +
           `<RltdPties><Cdtr><Pty><Nm>${esc(tx.creditorName)}</Nm></Pty></Cdtr>${tx.creditorIban ? `<CdtrAcct><Id><IBAN>${esc(tx.creditorIban)}</IBAN></Id></CdtrAcct>` : ''}</RltdPties>` +

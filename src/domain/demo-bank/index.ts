@@ -6,3 +6,4 @@ export { demoCamt053 } from './camt053.ts';
 export { deliveredFileOf } from './delivered-file.ts';
 export { demoPain002 } from './pain002.ts';
 export { deliveredFileFromPain001 } from './read-pain001.ts';
+export type { DeliveredFile } from './types.ts';

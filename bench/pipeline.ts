@@ -1,0 +1,223 @@
+/**
+ * `npm run bench:pipeline` (issue 21): BENCH_PAYMENTS payments (default 10,000) submitted as fast as
+ * the API takes them (BENCH_CONCURRENCY requests in flight, default 32) to the demo bank
+ * (DEMO_BANK_DELAY_MS, default 1000), one API process and BENCH_WORKERS worker processes (a list,
+ * default `1,2`: one run each, each on a fresh database). Reported per run: the submit rate, and
+ * the time from the first submit and from the last submit until every payment is delivered
+ * (`sent`), and until every payment is executed and its line cleared by the demo bank's statement.
+ * Target: executed within 60 s of the last submit; two worker processes faster than one.
+ * Embedded PostgreSQL, or the server at DATABASE_URL (a database of its own per run, dropped after).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../src/db/embedded.ts';
+import { openJobQueue } from '../src/db/job-queue.ts';
+import { runMigrations } from '../src/db/migrate.ts';
+import { freePort } from '../src/platform/free-port.ts';
+import { createLogger } from '../src/platform/logger.ts';
+
+const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 10_000);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+const DELAY_MS = process.env.DEMO_BANK_DELAY_MS ?? '1000';
+const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
+const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 15 * 60_000);
+const logger = createLogger('warn');
+
+type Run = {
+  workers: number;
+  submitSeconds: number;
+  submitRate: number;
+  deliveredAfterLastSubmit: number;
+  executedAfterLastSubmit: number;
+  clearedAfterLastSubmit: number;
+  total: number;
+};
+
+const running = new Set<ChildProcess>();
+
+function serviceProcess(env: Record<string, string>, label: string): ChildProcess {
+  const child = spawn(process.execPath, ['src/main/server.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${label}] ${chunk.toString()}`));
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return child;
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function freshDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = `payops_bench_pipe_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** The sandbox's first payment, made unique (message, payment and end-to-end ids) for payment `i`. */
+function paymentBody(template: Record<string, unknown>, i: number): string {
+  const n = String(i).padStart(6, '0');
+  return JSON.stringify(template)
+    .replace(/SANDBOX-(\d{8})-0001/g, `BENCH-$1-${n}`)
+    .replaceAll('E2E-0001', `E2E-B${n}`)
+    .replaceAll('PMT-0001', `PMT-B${n}`);
+}
+
+async function run(adminUrl: string, workers: number): Promise<Run> {
+  const database = await freshDatabase(adminUrl);
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+  await runMigrations(pool);
+  const queue = await openJobQueue(database.url, logger, { supervise: false });
+  await queue.stop();
+  const port = await freePort();
+  const env = {
+    DATABASE_URL: database.url,
+    MASTER_KEY: randomBytes(32).toString('base64'),
+    SANDBOX: 'true',
+    DEMO_BANK_DELAY_MS: DELAY_MS,
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
+    DATA_DIR: mkdtempSync(path.join(tmpdir(), 'payops-bench-pipe-data-')),
+  };
+  const children: ChildProcess[] = [serviceProcess({ ...env, ROLE: 'api', PORT: String(port) }, 'api')];
+  for (let i = 0; i < workers; i++) children.push(serviceProcess({ ...env, ROLE: 'worker' }, `worker ${i + 1}`));
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitFor(async () => (await fetch(`${base}/health`)).ok, 'the API');
+    const provisioned = await fetch(`${base}/sandbox/provision`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    const sandbox = (await provisioned.json()) as {
+      apiKey: string;
+      companyId: string;
+      firstPayment: { body: Record<string, unknown> };
+    };
+    // Give the workers time to start before the clock runs.
+    await new Promise((r) => setTimeout(r, 3000));
+
+    const started = performance.now();
+    let next = 0;
+    let failures = 0;
+    const submitter = async () => {
+      for (;;) {
+        const i = next++;
+        if (i >= PAYMENTS) return;
+        const res = await fetch(`${base}/journal/payments`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey, 'idempotency-key': `BENCH-${i}` },
+          body: paymentBody(sandbox.firstPayment.body, i),
+        });
+        if (res.status !== 201) {
+          failures++;
+          if (failures < 5) process.stderr.write(`submit ${i}: ${res.status} ${await res.text()}\n`);
+          else await res.arrayBuffer();
+        } else await res.arrayBuffer();
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, submitter));
+    const lastSubmit = performance.now();
+    if (failures > 0) throw new Error(`${failures} submits failed`);
+    const accepted = PAYMENTS;
+
+    let delivered = 0;
+    let executed = 0;
+    let deliveredAt = 0;
+    let executedAt = 0;
+    let clearedAt = 0;
+    let lastPrint = 0;
+    for (;;) {
+      const { rows } = await pool.query<{ delivered: string; executed: string; cleared: string }>(
+        `SELECT (SELECT count(*) FROM journal_documents WHERE direction = 'outbound' AND delivery_status = 'delivered') AS delivered,
+                (SELECT count(*) FROM journal_documents WHERE direction = 'outbound' AND status = 'executed') AS executed,
+                (SELECT count(*) FROM payment_lines WHERE state = 'cleared' AND open_until IS NULL) AS cleared`,
+      );
+      const now = performance.now();
+      delivered = Number(rows[0]!.delivered);
+      executed = Number(rows[0]!.executed);
+      const cleared = Number(rows[0]!.cleared);
+      if (!deliveredAt && delivered >= accepted) deliveredAt = now;
+      if (!executedAt && executed >= accepted) executedAt = now;
+      if (!clearedAt && cleared >= accepted) clearedAt = now;
+      if (now - lastPrint > 5000) {
+        lastPrint = now;
+        process.stdout.write(
+          `  ${((now - started) / 1000).toFixed(0)} s: delivered ${delivered}, executed ${executed}, cleared ${cleared} of ${accepted}\n`,
+        );
+      }
+      if (deliveredAt && executedAt && clearedAt) break;
+      if (now - started > TIMEOUT_MS) throw new Error(`timed out: delivered ${delivered}, executed ${executed}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const s = (t: number) => Number(((t - lastSubmit) / 1000).toFixed(1));
+    return {
+      workers,
+      submitSeconds: Number(((lastSubmit - started) / 1000).toFixed(1)),
+      submitRate: Math.round(PAYMENTS / ((lastSubmit - started) / 1000)),
+      deliveredAfterLastSubmit: s(deliveredAt),
+      executedAfterLastSubmit: s(executedAt),
+      clearedAfterLastSubmit: s(clearedAt),
+      total: Number(((Math.max(executedAt, clearedAt) - started) / 1000).toFixed(1)),
+    };
+  } finally {
+    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(children.map((c) => (c.exitCode !== null ? undefined : new Promise((r) => c.once('exit', r)))));
+    await pool.end();
+    await database.drop();
+    rmSync(env.DATA_DIR, { recursive: true, force: true });
+  }
+}
+
+// Interrupted: stop the service processes and the embedded database rather than leave them behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    for (const child of running) child.kill('SIGTERM');
+    void server?.stop().finally(() => {
+      if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true });
+      process.exit(130);
+    });
+    if (!server) process.exit(130);
+  });
+}
+const embeddedDir = process.env.DATABASE_URL ? undefined : mkdtempSync(path.join(tmpdir(), 'payops-bench-pipe-'));
+const server = embeddedDir ? await startEmbeddedPostgres(embeddedDir, logger) : undefined;
+const adminUrl = process.env.DATABASE_URL ?? server!.url;
+process.stdout.write(
+  `pipeline: ${PAYMENTS} payments, ${CONCURRENCY} in flight, demo bank delay ${DELAY_MS} ms, ${server ? 'embedded PostgreSQL' : 'PostgreSQL server'}\n`,
+);
+const results: Run[] = [];
+try {
+  for (const workers of WORKER_COUNTS) {
+    process.stdout.write(`${workers} worker process(es):\n`);
+    const result = await run(adminUrl, workers);
+    results.push(result);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+  }
+} finally {
+  await server?.stop();
+  if (embeddedDir) rmSync(embeddedDir, { recursive: true, force: true });
+}
+console.table(results);

@@ -1,0 +1,56 @@
+import { and, inArray, sql } from 'drizzle-orm';
+import type { CompanyScope, Executor } from '../executor.ts';
+import { demoBankFiles } from '../schema/index.ts';
+import { inCompany } from '../tenant.ts';
+
+/**
+ * Records a file the demo bank received: a new file name is inserted (`first: true`); a repeat only
+ * counts one more receipt and keeps the first reply time, so the bank answers each file once.
+ */
+export async function receiveDemoBankFile(
+  tx: Executor,
+  row: Omit<typeof demoBankFiles.$inferInsert, 'receipts'>,
+): Promise<{ first: boolean; replyAt: Date }> {
+  const [saved] = await tx
+    .insert(demoBankFiles)
+    .values(row)
+    .onConflictDoUpdate({ target: demoBankFiles.fileName, set: { receipts: sql`${demoBankFiles.receipts} + 1` } })
+    .returning({ receipts: demoBankFiles.receipts, replyAt: demoBankFiles.replyAt });
+  return { first: saved!.receipts === 1, replyAt: saved!.replyAt };
+}
+
+/**
+ * Locks the demo bank's inbox rows of these documents (file name order) and answers, per document
+ * that has one, whether its reply was written already. A document without a row (a file received
+ * before the inbox existed) is absent.
+ */
+export async function lockDemoBankFiles(
+  tx: Executor,
+  scope: CompanyScope,
+  documentIds: string[],
+): Promise<Map<string, boolean>> {
+  if (documentIds.length === 0) return new Map();
+  const rows = await tx
+    .select({ documentId: demoBankFiles.documentId, answeredAt: demoBankFiles.answeredAt })
+    .from(demoBankFiles)
+    .where(and(inCompany(demoBankFiles, scope), inArray(demoBankFiles.documentId, documentIds)))
+    .orderBy(demoBankFiles.fileName)
+    .for('update');
+  const answered = new Map<string, boolean>();
+  for (const r of rows) answered.set(r.documentId, (answered.get(r.documentId) ?? false) || r.answeredAt !== null);
+  return answered;
+}
+
+/** Marks the files of these documents answered (in the transaction that wrote the reply). */
+export async function markDemoBankFilesAnswered(
+  tx: Executor,
+  scope: CompanyScope,
+  documentIds: string[],
+  at: Date,
+): Promise<void> {
+  if (documentIds.length === 0) return;
+  await tx
+    .update(demoBankFiles)
+    .set({ answeredAt: at })
+    .where(and(inCompany(demoBankFiles, scope), inArray(demoBankFiles.documentId, documentIds)));
+}
