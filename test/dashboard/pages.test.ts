@@ -1,0 +1,206 @@
+/**
+ * The dashboard's pages through inject: the guard (sign-in redirect, CSRF), the browser security
+ * headers, escaping, and each page reading what the API reads. The same journeys in a real browser
+ * are in browser.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { type Browser, get, post, signIn } from './support.ts';
+
+let t: TestApp;
+let sandbox: Awaited<ReturnType<typeof provisionAndLogin>>;
+let browser: Browser;
+
+before(async () => {
+  t = await startTestApp();
+  sandbox = await provisionAndLogin(t);
+  browser = await signIn(t, sandbox.dashboardLogin.email, sandbox.dashboardLogin.password);
+});
+after(() => t.close());
+
+async function submit(payee: string, remittance = 'Invoice 1') {
+  const body = structuredClone(sandbox.firstPayment.body) as { payment: Record<string, unknown> };
+  const payment = body.payment as { messageId: string; payments: { transactions: Record<string, unknown>[] }[] };
+  payment.messageId = `MSG-${Math.random().toString(36).slice(2, 10)}`;
+  const tx = payment.payments[0]!.transactions[0]!;
+  (tx['creditor'] as Record<string, unknown>)['name'] = payee;
+  tx['endToEndId'] = `E2E-${Math.random().toString(36).slice(2, 10)}`;
+  tx['remittance'] = { unstructured: remittance };
+  const res = await t.request({
+    method: 'POST',
+    url: '/journal/payments',
+    headers: { 'x-api-key': sandbox.apiKey, 'idempotency-key': payment.messageId },
+    payload: body,
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return res.json() as { id: string; journalNo: string };
+}
+
+describe('the guard', () => {
+  test('a page without a session redirects to sign-in and comes back after it', async () => {
+    const res = await t.request({ method: 'GET', url: '/dashboard/journal?q=x' });
+    assert.equal(res.statusCode, 303);
+    assert.equal(res.headers.location, `/dashboard/sign-in?next=${encodeURIComponent('/dashboard/journal?q=x')}`);
+  });
+
+  test('an API credential does not open a page', async () => {
+    const res = await t.request({
+      method: 'GET',
+      url: '/dashboard',
+      headers: { 'x-session-token': sandbox.sessionToken },
+    });
+    assert.equal(res.statusCode, 303);
+  });
+
+  test('a form post without the CSRF token is refused and changes nothing', async () => {
+    const doc = await submit('CSRF Target');
+    const res = await t.request({
+      method: 'POST',
+      url: `/dashboard/journal/${doc.id}/cancel`,
+      headers: { cookie: browser.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+      remoteAddress: browser.remoteAddress,
+    });
+    assert.equal(res.statusCode, 403);
+    assert.match(res.body, /CSRF token/);
+    const after = await t.request({
+      method: 'GET',
+      url: `/journal/documents/${doc.id}?companyId=${sandbox.companyId}`,
+      headers: { 'x-api-key': sandbox.apiKey },
+    });
+    assert.notEqual((after.json() as { status: string }).status, 'cancelled');
+  });
+
+  test('a wrong password shows the form again with 401', async () => {
+    const page = await t.request({ method: 'GET', url: '/dashboard/sign-in' });
+    const res = await t.request({
+      method: 'POST',
+      url: '/dashboard/sign-in',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: String(page.headers['set-cookie']).split(';')[0]!,
+      },
+      payload: new URLSearchParams({
+        sign_in_token: /name="sign_in_token" value="([^"]+)"/.exec(page.body)![1]!,
+        email: sandbox.dashboardLogin.email,
+        password: 'wrong password',
+      }).toString(),
+    });
+    assert.equal(res.statusCode, 401);
+    assert.match(res.body, /Wrong email or password/);
+    assert.equal(res.headers['set-cookie']?.toString().includes('payops_session='), false);
+  });
+});
+
+describe('browser security headers', () => {
+  test('every page carries CSP default-src self, no framing, nosniff, no-store', async () => {
+    const signInPage = await t.request({ method: 'GET', url: '/dashboard/sign-in' });
+    const pages = [await get(t, browser, '/dashboard'), await get(t, browser, '/dashboard/journal'), signInPage];
+    for (const res of pages) {
+      const url = String(res.raw.req.url);
+      assert.match(String(res.headers['content-security-policy']), /^default-src 'self';/, url);
+      assert.match(String(res.headers['content-security-policy']), /frame-ancestors 'none'/, url);
+      assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
+      assert.equal(res.headers['referrer-policy'], 'no-referrer', url);
+      assert.equal(res.headers['cache-control'], 'no-store', url);
+    }
+  });
+
+  test('the session cookie is HttpOnly and SameSite=Strict', async () => {
+    const page = await t.request({ method: 'GET', url: '/dashboard/sign-in' });
+    assert.match(String(page.headers['set-cookie']), /HttpOnly/);
+    assert.match(String(page.headers['set-cookie']), /SameSite=Strict/);
+  });
+});
+
+describe('journal and document pages', () => {
+  test('quotes and ampersands of a payee name are escaped (the bank charset refuses < and >)', async () => {
+    const doc = await submit(`O'Brien & "Sons"`);
+    const page = await get(t, browser, `/dashboard/journal/${doc.id}`);
+    assert.equal(page.statusCode, 200);
+    assert.equal(page.body.includes(`"Sons"`), false);
+    assert.match(page.body, /O&#39;Brien &amp; &quot;Sons&quot;/);
+  });
+
+  test('a company name with markup is shown as text', async () => {
+    const provisioned = await t.request({
+      method: 'POST',
+      url: '/sandbox/provision',
+      payload: { companyName: '<script>alert(1)</script>' },
+      remoteAddress: '10.99.0.1',
+    });
+    const other = provisioned.json() as { dashboardLogin: { email: string; password: string } };
+    const own = await signIn(t, other.dashboardLogin.email, other.dashboardLogin.password);
+    const page = await get(t, own, '/dashboard');
+    assert.equal(page.body.includes('<script>alert(1)</script>'), false);
+    assert.match(page.body, /&lt;script&gt;alert\(1\)&lt;\/script&gt;/);
+  });
+
+  test('the journal page lists what GET /journal/documents answers, with the same filters', async () => {
+    const doc = await submit('Findable Payee Oy');
+    const api = await t.request({
+      method: 'GET',
+      url: `/journal/documents?companyId=${sandbox.companyId}&q=Findable%20Payee`,
+      headers: { 'x-api-key': sandbox.apiKey },
+    });
+    const items = (api.json() as { items: { journalNo: string }[] }).items;
+    assert.deepEqual(
+      items.map((i) => i.journalNo),
+      [doc.journalNo],
+    );
+    const page = await get(t, browser, '/dashboard/journal?q=Findable+Payee');
+    assert.match(page.body, new RegExp(`>${doc.journalNo}</a>`));
+    assert.equal((page.body.match(/<tbody>[\s\S]*?<\/tbody>/)?.[0].match(/<tr>/g) ?? []).length, 1);
+  });
+
+  test('a bad filter is a 400 page naming the field, not a JSON error', async () => {
+    const page = await get(t, browser, '/dashboard/journal?dateFrom=2026-02-31');
+    assert.equal(page.statusCode, 400);
+    assert.match(page.body, /dateFrom must be a date/);
+    assert.match(String(page.headers['content-type']), /text\/html/);
+  });
+
+  test('the document page shows its lines, its timeline and the escaped XML; cancel works with the token', async () => {
+    const doc = await submit('Cancel Me Ltd');
+    const page = await get(t, browser, `/dashboard/journal/${doc.id}`);
+    assert.match(page.body, /Status timeline/);
+    assert.match(page.body, /payment\.submitted/);
+    assert.match(page.body, /&lt;\?xml/);
+    assert.match(page.body, /Cancel Me Ltd/);
+    const cancelled = await post(t, browser, `/dashboard/journal/${doc.id}/cancel`, {});
+    assert.equal(cancelled.statusCode, 200);
+    assert.match(cancelled.body, /The payment was cancelled/);
+    const api = await t.request({
+      method: 'GET',
+      url: `/journal/documents/${doc.id}?companyId=${sandbox.companyId}`,
+      headers: { 'x-api-key': sandbox.apiKey },
+    });
+    assert.equal((api.json() as { status: string }).status, 'cancelled');
+  });
+
+  test("another company's document is not found", async () => {
+    const other = await provisionAndLogin(t);
+    const body = structuredClone(other.firstPayment.body);
+    const res = await t.request({
+      method: 'POST',
+      url: '/journal/payments',
+      headers: { 'x-api-key': other.apiKey, 'idempotency-key': 'other-1' },
+      payload: body,
+    });
+    const id = (res.json() as { id: string }).id;
+    const page = await get(t, browser, `/dashboard/journal/${id}`);
+    assert.equal(page.statusCode, 404);
+  });
+});
+
+describe('sign-out', () => {
+  test('revokes the session: the cookie no longer opens a page', async () => {
+    const own = await signIn(t, sandbox.dashboardLogin.email, sandbox.dashboardLogin.password);
+    const out = await post(t, own, '/dashboard/sign-out', {});
+    assert.equal(out.statusCode, 303);
+    assert.match(String(out.headers['set-cookie']), /payops_session=;/);
+    const again = await get(t, own, '/dashboard');
+    assert.equal(again.statusCode, 303);
+  });
+});
