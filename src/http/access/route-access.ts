@@ -179,6 +179,23 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /dashboard/journal/:id/file': DASHBOARD,
   'POST /dashboard/journal/:id/cancel': DASHBOARD,
   'GET /dashboard/reconciliation': DASHBOARD,
+  'GET /dashboard/accounts': DASHBOARD,
+  'GET /dashboard/connections': DASHBOARD,
+  'POST /dashboard/connections': DASHBOARD,
+  'POST /dashboard/connections/:id/:action': DASHBOARD,
+  'GET /dashboard/users': DASHBOARD,
+  'POST /dashboard/users': DASHBOARD,
+  'POST /dashboard/api-keys': DASHBOARD,
+  'POST /dashboard/api-keys/:id/revoke': DASHBOARD,
+  'GET /dashboard/security': DASHBOARD,
+  'POST /dashboard/security/grants/:id/revoke': DASHBOARD,
+  'GET /dashboard/sandbox': DASHBOARD,
+  'POST /dashboard/sandbox/first-payment': DASHBOARD,
+  'GET /dashboard/webhooks': DASHBOARD,
+  'POST /dashboard/webhooks': DASHBOARD,
+  'GET /dashboard/webhooks/:id': DASHBOARD,
+  'POST /dashboard/webhooks/:id/:action': DASHBOARD,
+  'POST /dashboard/webhooks/:id/deliveries/:deliveryId/redeliver': DASHBOARD,
 };
 
 export function routeKey(method: string, url: string): string {

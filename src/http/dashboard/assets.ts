@@ -15,6 +15,7 @@ function loadAssets(): Map<string, { type: string; body: Buffer }> {
   const js = 'text/javascript; charset=utf-8';
   return new Map([
     ['dashboard.css', { type: css, body: readFileSync(web('dashboard.css')) }],
+    ['favicon.svg', { type: 'image/svg+xml', body: readFileSync(web('favicon.svg')) }],
     ['balance-chart.js', { type: js, body: readFileSync(web('balance-chart.js')) }],
     ['uplot.js', { type: js, body: readFileSync(require.resolve('uplot/dist/uPlot.iife.min.js')) }],
     ['uplot.css', { type: css, body: readFileSync(require.resolve('uplot/dist/uPlot.min.css')) }],

@@ -63,11 +63,13 @@ function notices(list: readonly Notice[]): Html {
   )}`;
 }
 
-function documentShell(title: string, body: Html): string {
+function documentShell(title: string, body: Html, head: Html = html``): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · payops</title>
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+<link rel="icon" href="/dashboard/assets/favicon.svg" type="image/svg+xml">
+${head}
 </head>
 <body>
 <a class="skip" href="#main">Skip to content</a>
@@ -88,9 +90,23 @@ function send(reply: FastifyReply, status: number, text: string): FastifyReply {
 export function sendDashboardPage(
   reply: FastifyReply,
   view: DashboardView,
-  page: { title: string; active: string; body: Html; status?: number; notices?: readonly Notice[]; scripts?: string[] },
+  page: {
+    title: string;
+    active: string;
+    body: Html;
+    status?: number;
+    notices?: readonly Notice[];
+    /** Scripts and stylesheets of this page (served from /dashboard/assets). */
+    scripts?: string[];
+    styles?: string[];
+    /** Reload the page every so many seconds (a payment on its way), without JavaScript. */
+    refreshSeconds?: number;
+  },
 ): FastifyReply {
   const scripts = (page.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`);
+  const head = html`${(page.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`)}${
+    page.refreshSeconds ? html`<meta http-equiv="refresh" content="${page.refreshSeconds}">` : ''
+  }`;
   const body = html`${header(view, page.active)}
 <main id="main">
 <h1>${page.title}</h1>
@@ -98,7 +114,7 @@ ${notices(page.notices ?? [])}
 ${page.body}
 </main>
 ${scripts}`;
-  return send(reply, page.status ?? 200, documentShell(page.title, body));
+  return send(reply, page.status ?? 200, documentShell(page.title, body, head));
 }
 
 /** A page outside the signed-in frame (sign-in, errors before a session). */

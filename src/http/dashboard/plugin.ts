@@ -3,11 +3,17 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { HttpServices } from '../services.ts';
 import { dashboardAssets } from './assets.ts';
 import { dashboardErrorPage, registerDashboardGuard } from './guard.ts';
+import { accountPages } from './pages/accounts.ts';
+import { connectionPages } from './pages/connections.ts';
 import { documentPages } from './pages/document.ts';
 import { journalPages } from './pages/journal.ts';
 import { overviewPage } from './pages/overview.ts';
 import { reconciliationPages } from './pages/reconciliation.ts';
+import { sandboxPages } from './pages/sandbox.ts';
+import { securityPages } from './pages/security.ts';
 import { signInPages } from './pages/sign-in.ts';
+import { userPages } from './pages/users.ts';
+import { webhookPages } from './pages/webhooks.ts';
 
 /**
  * The tenant dashboard at /dashboard (DESIGN.md, Dashboard): server-rendered pages over the same use
@@ -39,4 +45,10 @@ export const dashboardRoutes: FastifyPluginAsync<HttpServices> = async (app, ser
   await app.register(journalPages, services);
   await app.register(documentPages, services);
   await app.register(reconciliationPages, services);
+  await app.register(sandboxPages, services);
+  await app.register(webhookPages, services);
+  await app.register(accountPages, services);
+  await app.register(connectionPages, services);
+  await app.register(userPages, services);
+  await app.register(securityPages, services);
 };

@@ -73,6 +73,35 @@ function approvalPanel(approval: Payments['approval']): Html {
 ${approval.rejections.length > 0 ? html`<dt>Rejected by</dt><dd>${approval.rejections.map((r) => html`${r.userName}: ${String(r.reason ?? '')} `)}</dd>` : ''}</dl>`;
 }
 
+type Entry = {
+  bookingDate?: string | null;
+  direction?: string;
+  amount?: string | null;
+  entryAmount?: string;
+  currency?: string;
+  counterpartyName?: string | null;
+  counterpartyIban?: string | null;
+  remittance?: string | null;
+  endToEndId?: string | null;
+  bankRef?: string | null;
+  status?: string;
+};
+
+/** An inbound statement's entries (the normalised statement GET /journal/documents/{id} returns). */
+function statementEntries(payload: unknown): Html {
+  const transactions = (payload as { transactions?: unknown } | null)?.transactions;
+  if (!Array.isArray(transactions)) return html``;
+  const rows = (transactions as Entry[]).slice(0, 500).map(
+    (
+      e,
+    ) => html`<tr><td>${e.bookingDate ?? ''}</td><td>${e.direction ?? ''}</td><td class="num">${e.amount ?? e.entryAmount ?? ''} ${e.currency ?? ''}</td>
+<td>${e.counterpartyName ?? ''}<br><span class="muted">${e.counterpartyIban ?? ''}</span></td><td>${e.remittance ?? ''}</td><td><code>${e.endToEndId ?? ''}</code></td><td>${e.bankRef ?? ''}</td><td>${e.status ?? ''}</td></tr>`,
+  );
+  return html`<h2>Entries</h2>
+<table><thead><tr><th scope="col">Booked</th><th scope="col">Direction</th><th scope="col" class="num">Amount</th><th scope="col">Counterparty</th><th scope="col">Remittance</th><th scope="col">End-to-end id</th><th scope="col">Bank ref</th><th scope="col">Status</th></tr></thead>
+<tbody>${rows}</tbody></table>${transactions.length > 500 ? html`<p class="muted">The first 500 of ${transactions.length} entries.</p>` : ''}`;
+}
+
 type Timeline = Awaited<ReturnType<typeof listEvents>>['items'];
 
 function timeline(events: Timeline): Html {
@@ -123,6 +152,7 @@ ${file.xml.length > XML_SHOWN ? html`<p class="muted">The file is longer than sh
 ${cancel}
 ${payments ? approvalPanel(payments.approval) : ''}
 ${payments ? linesTable(payments) : ''}
+${outbound ? '' : statementEntries(doc.payload)}
 <h2>Status timeline</h2>
 ${timeline(events.items)}
 ${xml}`;
