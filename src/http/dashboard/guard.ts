@@ -57,16 +57,16 @@ export async function dashboardView(ctx: AppContext, request: FastifyRequest): P
   return {
     session: browser.principal,
     csrf: csrfTokenFor(browser.token),
-    workspace: await dashboardWorkspace(ctx, browser.principal),
+    workspace: dashboardWorkspace(ctx, browser.principal),
     sandbox: ctx.config.sandbox,
   };
 }
 
 /** The company a page reads (a member's, checked by dashboardWorkspace), or a page asking to pick one. */
 export function currentCompanyId(view: DashboardView): string {
-  const company = view.workspace.current;
-  if (!company) throw new AppError(409, 'no_company', 'choose a company with the switcher first');
-  return company.id;
+  const companyId = view.workspace.companyId;
+  if (companyId === null) throw new AppError(409, 'no_company', 'choose a company with the switcher first');
+  return companyId;
 }
 
 /** Answers a failure of a dashboard page as a page (never the JSON envelope a browser cannot use). */

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Workspace } from '../../app/dashboard/workspace.ts';
+import type { CompanyNames, Workspace } from '../../app/dashboard/workspace.ts';
 import type { SessionPrincipal } from '../../app/identity/principal.ts';
 import { type Html, html } from './html.ts';
 
@@ -28,13 +28,12 @@ export function csrfField(view: { csrf: string }): Html {
   return html`<input type="hidden" name="csrf_token" value="${view.csrf}">`;
 }
 
-function switcher(view: DashboardView): Html {
-  const { workspace } = view;
-  if (!view.session.user.workspaceAdmin || workspace.choices.length === 0) {
-    return html`<span class="company">${workspace.current?.name ?? 'No company'}</span>`;
+function switcher(view: DashboardView, names: CompanyNames): Html {
+  if (!view.session.user.workspaceAdmin || names.choices.length === 0) {
+    return html`<span class="company">${names.current ?? 'No company'}</span>`;
   }
-  const options = workspace.choices.map(
-    (c) => html`<option value="${c.id}"${c.id === workspace.current?.id ? html` selected` : ''}>${c.name}</option>`,
+  const options = names.choices.map(
+    (c) => html`<option value="${c.id}"${c.id === view.workspace.companyId ? html` selected` : ''}>${c.name}</option>`,
   );
   return html`<form method="post" action="/dashboard/company" class="switcher">${csrfField(view)}
 <label for="company-switch">Company</label>
@@ -42,13 +41,13 @@ function switcher(view: DashboardView): Html {
 <button type="submit">Switch</button></form>`;
 }
 
-function header(view: DashboardView, active: string): Html {
+function header(view: DashboardView, names: CompanyNames, active: string): Html {
   const links = NAV.filter((n) => !n.when || n.when(view)).map(
     (n) => html`<li><a href="${n.path}"${n.key === active ? html` aria-current="page"` : ''}>${n.label}</a></li>`,
   );
   return html`<header class="top">
 <a class="brand" href="/dashboard">payops</a>
-${switcher(view)}
+${switcher(view, names)}
 <span class="who">${view.session.user.email}</span>
 <form method="post" action="/dashboard/sign-out" class="sign-out">${csrfField(view)}<button type="submit">Sign out</button></form>
 </header>
@@ -87,7 +86,7 @@ function send(reply: FastifyReply, status: number, text: string): FastifyReply {
 }
 
 /** A signed-in page: header, navigation, the page's notices and body. */
-export function sendDashboardPage(
+export async function sendDashboardPage(
   reply: FastifyReply,
   view: DashboardView,
   page: {
@@ -102,12 +101,13 @@ export function sendDashboardPage(
     /** Reload the page every so many seconds (a payment on its way), without JavaScript. */
     refreshSeconds?: number;
   },
-): FastifyReply {
+): Promise<FastifyReply> {
+  const names = await view.workspace.names;
   const scripts = (page.scripts ?? []).map((src) => html`<script src="${src}" defer></script>`);
   const head = html`${(page.styles ?? []).map((href) => html`<link rel="stylesheet" href="${href}">`)}${
     page.refreshSeconds ? html`<meta http-equiv="refresh" content="${page.refreshSeconds}">` : ''
   }`;
-  const body = html`${header(view, page.active)}
+  const body = html`${header(view, names, page.active)}
 <main id="main">
 <h1>${page.title}</h1>
 ${notices(page.notices ?? [])}

@@ -120,16 +120,18 @@ function cancellable(doc: { direction: string; status: string; delivery: { statu
 
 async function documentPage(ctx: HttpServices['ctx'], view: DashboardView, id: string, notices: Notice[] = []) {
   const companyId = currentCompanyId(view);
-  const doc = await getDocument(ctx, view.session, companyId, id);
-  const outbound = doc.direction === 'outbound';
-  const [payments, events, file] = await Promise.all([
-    outbound ? getDocumentPayments(ctx, view.session, companyId, id) : undefined,
-    listEvents(ctx, view.session, { companyId, documentId: doc.id, limit: TIMELINE_LIMIT }),
-    getDocumentFile(ctx, view.session, companyId, id).catch((error: unknown) => {
-      if (error instanceof AppError && error.status === 404) return undefined;
-      throw error;
-    }),
+  // Read together: an inbound document has no payment lines and no file (404 from those use cases).
+  const absent = (error: unknown) => {
+    if (error instanceof AppError && error.status === 404) return undefined;
+    throw error;
+  };
+  const [doc, payments, events, file] = await Promise.all([
+    getDocument(ctx, view.session, companyId, id),
+    getDocumentPayments(ctx, view.session, companyId, id).catch(absent),
+    listEvents(ctx, view.session, { companyId, documentId: id, limit: TIMELINE_LIMIT }),
+    getDocumentFile(ctx, view.session, companyId, id).catch(absent),
   ]);
+  const outbound = doc.direction === 'outbound';
   const cancel =
     view.workspace.admin && cancellable(doc)
       ? html`<form method="post" action="${`${documentPath(doc.id)}/cancel`}" class="inline">${csrfField(view)}

@@ -10,15 +10,15 @@ import { sendDashboardPage } from '../layout.ts';
 export const overviewPage: FastifyPluginAsync<HttpServices> = async (app, { ctx }) => {
   app.get('/dashboard', { schema: { hide: true } }, async (request, reply) => {
     const view = await dashboardView(ctx, request);
-    const company = view.workspace.current;
-    if (!company) {
+    const companyId = view.workspace.companyId;
+    if (companyId === null) {
       return sendDashboardPage(reply, view, {
         title: 'Overview',
         active: 'overview',
         body: html`<p>Choose a company with the switcher above to see its payments.</p>`,
       });
     }
-    const o = await dashboardOverview(ctx, view.session, company.id);
+    const [o, names] = await Promise.all([dashboardOverview(ctx, view.session, companyId), view.workspace.names]);
     const statusRows = o.byStatus.map(
       (s) =>
         html`<tr><td><a href="${href('/dashboard/journal', { direction: 'outbound', status: s.status })}">${badge(s.status)}</a></td><td class="num">${s.today}</td><td class="num">${s.month}</td></tr>`,
@@ -36,7 +36,7 @@ export const overviewPage: FastifyPluginAsync<HttpServices> = async (app, { ctx 
         }</section>`
       : '';
     return sendDashboardPage(reply, view, {
-      title: `Overview of ${company.name}`,
+      title: `Overview of ${names.current ?? companyId}`,
       active: 'overview',
       body: html`<div class="cards">
 <section class="card"><h2>Payments by status</h2>
