@@ -239,7 +239,8 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
       '/dashboard/sandbox',
     ];
     for (const path of paths) {
-      await page.goto(path);
+      const res = await page.goto(path);
+      assert.equal(res?.status(), 200, path);
       assert.deepEqual(await seriousViolations(page), [], path);
     }
     if (account) {

@@ -106,6 +106,31 @@ function approvalView(read: ApprovalRead, doc: JournalDocumentRow, lines: Paymen
 export async function getDocumentPayments(ctx: AppContext, principal: Principal, companyId: string, id: string) {
   const { scope, row } = await scopedDocument(ctx, principal, companyId, id);
   if (row.direction !== 'outbound') throw notFound('outbound document');
+  return paymentsOf(ctx, scope, row);
+}
+
+/**
+ * A document as its dashboard page shows it, with one read of the row: what GET /journal/documents/{id}
+ * answers, and for an outbound one what /payments and /file answer (null where those answer 404).
+ */
+export async function readDocumentWhole(ctx: AppContext, principal: Principal, companyId: string, id: string) {
+  const { scope, row } = await scopedDocument(ctx, principal, companyId, id);
+  const outbound = row.direction === 'outbound';
+  return {
+    document: {
+      ...documentView(row),
+      ...(row.warnings && row.warnings.length > 0 ? { warnings: row.warnings } : {}),
+      payload: decryptJson(ctx, row.payloadSealed),
+    },
+    payments: outbound ? await paymentsOf(ctx, scope, row) : null,
+    file:
+      outbound && row.fileSealed !== null
+        ? { filename: `${row.journalNo}.xml`, xml: ctx.encryptor.decrypt(row.fileSealed) }
+        : null,
+  };
+}
+
+async function paymentsOf(ctx: AppContext, scope: { platformId: string; companyId: string }, row: JournalDocumentRow) {
   const [lines, approval] = await Promise.all([
     listPaymentLines(ctx.db, scope, row.id),
     findDocumentApproval(ctx.db, scope, row.id),

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { AppError } from '../../../app/errors.ts';
 import { cancelDocument } from '../../../app/journal/cancel.ts';
 import { listEvents } from '../../../app/journal/events.ts';
-import { getDocument, getDocumentFile, getDocumentPayments } from '../../../app/journal/read-document.ts';
+import { getDocumentFile, type getDocumentPayments, readDocumentWhole } from '../../../app/journal/read-document.ts';
 import { REASON_DESCRIPTIONS } from '../../../domain/inbound/pain002/reason-codes.ts';
 import type { HttpServices } from '../../services.ts';
 import { badge, totals, when } from '../format.ts';
@@ -120,17 +120,11 @@ function cancellable(doc: { direction: string; status: string; delivery: { statu
 
 async function documentPage(ctx: HttpServices['ctx'], view: DashboardView, id: string, notices: Notice[] = []) {
   const companyId = currentCompanyId(view);
-  // Read together: an inbound document has no payment lines and no file (404 from those use cases).
-  const absent = (error: unknown) => {
-    if (error instanceof AppError && error.status === 404) return undefined;
-    throw error;
-  };
-  const [doc, payments, events, file] = await Promise.all([
-    getDocument(ctx, view.session, companyId, id),
-    getDocumentPayments(ctx, view.session, companyId, id).catch(absent),
+  const [whole, events] = await Promise.all([
+    readDocumentWhole(ctx, view.session, companyId, id),
     listEvents(ctx, view.session, { companyId, documentId: id, limit: TIMELINE_LIMIT }),
-    getDocumentFile(ctx, view.session, companyId, id).catch(absent),
   ]);
+  const { document: doc, payments, file } = whole;
   const outbound = doc.direction === 'outbound';
   const cancel =
     view.workspace.admin && cancellable(doc)
