@@ -194,6 +194,61 @@ describe('journal and document pages', () => {
   });
 });
 
+describe('company switcher and roles', () => {
+  test("a workspace admin switches company: the pages read the chosen company's journal", async () => {
+    const created = await t.request({
+      method: 'POST',
+      url: `/platforms/${sandbox.platformId}/companies`,
+      headers: { 'x-session-token': sandbox.sessionToken },
+      payload: { name: 'Second Company Oy' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const second = (created.json() as { company: { id: string } }).company.id;
+    const own = await signIn(t, sandbox.dashboardLogin.email, sandbox.dashboardLogin.password);
+    const before = await get(t, own, '/dashboard');
+    assert.match(before.body, /<option value="[^"]+" selected>Sandbox Company<\/option>/);
+    assert.match(before.body, /Second Company Oy<\/option>/);
+    const switched = await post(t, own, '/dashboard/company', { companyId: second });
+    assert.equal(switched.statusCode, 303);
+    const after = await get(t, own, '/dashboard');
+    assert.match(after.body, /<h1>Overview of Second Company Oy<\/h1>/);
+    const journal = await get(t, own, '/dashboard/journal');
+    assert.match(journal.body, /No documents match/);
+    // Another platform's company cannot be chosen.
+    const other = await provisionAndLogin(t);
+    const refused = await post(t, own, '/dashboard/company', { companyId: other.companyId });
+    assert.equal(refused.statusCode, 404);
+  });
+
+  test('a viewer reads the journal but gets no admin pages or actions', async () => {
+    const created = await t.request({
+      method: 'POST',
+      url: '/users',
+      headers: { 'x-session-token': sandbox.sessionToken },
+      payload: {
+        platformId: sandbox.platformId,
+        companyId: sandbox.companyId,
+        email: 'viewer@example.com',
+        name: 'Vera Viewer',
+        roles: ['viewer'],
+        password: 'a long viewer password 1',
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    const viewer = await signIn(t, 'viewer@example.com', 'a long viewer password 1');
+    const overview = await get(t, viewer, '/dashboard');
+    assert.equal(overview.body.includes('href="/dashboard/webhooks"'), false);
+    assert.equal((await get(t, viewer, '/dashboard/journal')).statusCode, 200);
+    const webhooks = await get(t, viewer, '/dashboard/webhooks');
+    assert.equal(webhooks.statusCode, 403);
+    const doc = await submit('Viewer Cannot Cancel');
+    const page = await get(t, viewer, `/dashboard/journal/${doc.id}`);
+    assert.equal(page.body.includes('Cancel this payment'), false);
+    const cancel = await post(t, viewer, `/dashboard/journal/${doc.id}/cancel`, {});
+    assert.match(cancel.body, /company admin required/);
+  });
+});
+
 describe('sign-out', () => {
   test('revokes the session: the cookie no longer opens a page', async () => {
     const own = await signIn(t, sandbox.dashboardLogin.email, sandbox.dashboardLogin.password);
