@@ -88,6 +88,8 @@ export type TestAppOptions = {
   metrics?: boolean;
   /** Start the sandbox's OP and Nordea bank simulators (on the test's clock), as a sandbox deployment does. */
   sandboxBanks?: boolean;
+  /** Another app's database (its `databaseUrl`): a second API process on the same database, which it does not drop. */
+  databaseUrl?: string;
 };
 
 let ipCounter = 0;
@@ -99,7 +101,7 @@ export function nextIp(): string {
 
 /** The whole app on its own database, with a mailer that keeps what it sends. */
 export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const database = await freshDatabase();
+  const database = options.databaseUrl ? { url: options.databaseUrl, drop: async () => {} } : await freshDatabase();
   const config = loadConfig({
     DATABASE_URL: database.url,
     MASTER_KEY: randomBytes(32).toString('base64'),
@@ -224,4 +226,18 @@ export function assertError(res: Response, status: number, code: string): ErrorB
   if (parsed.error.details !== undefined) assert.equal(typeof parsed.error.details, 'object');
   assert.doesNotMatch(res.body, /\bat .+\.(ts|js):\d+/, 'no stack trace in an error body');
   return parsed.error;
+}
+
+/**
+ * Makes a provisioned (sandbox-only) company like one made on a deployment that is not a sandbox, so
+ * a test can create its production connections (DESIGN.md: sandbox-only companies refuse them).
+ */
+export async function allowProductionConnections(t: TestApp, companyId: string): Promise<void> {
+  const client = new pg.Client({ connectionString: t.databaseUrl });
+  await client.connect();
+  try {
+    await client.query('UPDATE companies SET sandbox_only = false WHERE id = $1', [companyId]);
+  } finally {
+    await client.end();
+  }
 }

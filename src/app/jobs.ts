@@ -18,6 +18,8 @@ export const QUEUES = {
   certificateRenewal: 'certificate-renewal',
   /** Webhooks: a minute sweep (dispatch the outbox, send due deliveries) behind each worker's polling loop. */
   webhooks: 'webhooks',
+  /** Every minute: pending approvals past their 14 days expire and their documents are cancelled. */
+  approvalExpiry: 'approval-expiry',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 

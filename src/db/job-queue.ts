@@ -13,6 +13,8 @@ const QUEUE_OPTIONS: Record<string, { retryLimit: number; retryDelay: number; re
   [QUEUES.journalRetention]: { retryLimit: 2, retryDelay: 60, retryBackoff: true },
   [QUEUES.deliveryRelay]: { retryLimit: 0, retryDelay: 60, retryBackoff: false },
   [QUEUES.certificateRenewal]: { retryLimit: 2, retryDelay: 300, retryBackoff: true },
+  // The next minute's run is the retry.
+  [QUEUES.approvalExpiry]: { retryLimit: 0, retryDelay: 60, retryBackoff: false },
 };
 
 export type JobQueueHandle = { queue: JobQueue; boss: PgBoss; stop(): Promise<void> };

@@ -17,6 +17,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'connections', key: 'id', column: 'sandbox_activation_sealed' },
   { table: 'webhook_endpoints', key: 'id', column: 'secret_sealed' },
   { table: 'webhook_endpoints', key: 'id', column: 'previous_secret_sealed' },
+  { table: 'user_two_factor', key: 'user_id', column: 'secret_sealed' },
 ];
 
 export const sealedColumnName = (c: SealedColumn) => `${c.table}.${c.column}`;

@@ -29,6 +29,8 @@ export type BatchItem = {
   lines: Array<Record<string, unknown>>;
   approval: Record<string, unknown> | null;
   events: Array<Record<string, unknown>>;
+  /** Webhook events for the outbox (outbox_events rows), with the same journal-number placeholder as `events`. */
+  outbox: Array<Record<string, unknown>>;
 };
 
 type Waiting = { item: BatchItem; resolve(result: string): void; reject(error: unknown): void };
@@ -184,6 +186,7 @@ export function batchJson(items: BatchItem[]): string {
       lines: item.lines,
       approval: item.approval,
       events: item.events,
+      outbox: item.outbox,
     })),
   );
 }

@@ -11,10 +11,13 @@ import { registerErrors } from './plugins/errors.ts';
 import { registerRequestId, requestIdFor } from './plugins/request-id.ts';
 import { registerRequestMetrics } from './plugins/request-metrics.ts';
 import { registerServiceVersion } from './plugins/service-version.ts';
+import { sharedRateLimitStore } from './plugins/shared-rate-limit-store.ts';
 import { registerTracing } from './plugins/tracing.ts';
 import { accountsRoutes } from './routes/accounts.ts';
+import { approvalRoutes } from './routes/approvals.ts';
 import { authRoutes } from './routes/auth.ts';
 import { bankSettingsRoutes } from './routes/bank-settings.ts';
+import { billingRoutes } from './routes/billing.ts';
 import { connectionRoutes } from './routes/connections.ts';
 import { conversionRoutes } from './routes/conversion.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
@@ -22,6 +25,7 @@ import { inboundRoutes } from './routes/inbound.ts';
 import { journalIngestRoutes } from './routes/journal-ingest.ts';
 import { journalReadRoutes } from './routes/journal-read.ts';
 import { journalSubmitRoutes } from './routes/journal-submit.ts';
+import { meRoutes } from './routes/me.ts';
 import { metricsRoutes } from './routes/metrics.ts';
 import { oauthAdminRoutes } from './routes/oauth-admin.ts';
 import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
@@ -64,6 +68,8 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
 
   await app.register(rateLimit, {
     global: false,
+    // Counted in PostgreSQL: every API process on the database shares the counters.
+    store: sharedRateLimitStore(services.ctx),
     errorResponseBuilder: (_request, context) =>
       new AppError(429, 'rate_limited', `too many requests; retry after ${Math.ceil(context.ttl / 1000)} s`, {
         retryAfterSeconds: Math.ceil(context.ttl / 1000),
@@ -96,6 +102,8 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   if (services.metrics) await app.register(metricsRoutes, { endpoint: services.metrics });
   await app.register(sandboxRoutes, services);
   await app.register(authRoutes, services);
+  await app.register(meRoutes, services);
+  await app.register(billingRoutes, services);
   await app.register(platformRoutes, services);
   await app.register(userRoutes, services);
   await app.register(discoveryRoutes, services);
@@ -108,6 +116,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(journalReadRoutes, services);
   await app.register(accountsRoutes, services);
   await app.register(webhookRoutes, services);
+  await app.register(approvalRoutes, services);
   await app.register(oauthTokenRoutes, services);
   await app.register(oauthAuthorizeRoutes, services);
   await app.register(oauthAdminRoutes, services);

@@ -7,6 +7,11 @@
  *                                                     or the embedded database under DATA_DIR)
  *   node src/main/cli.ts rekey [--status] [--batch-size N]   re-seals every encrypted value under the first
  *                                                     key of MASTER_KEYS (resumable); --status only counts
+ *   node src/main/cli.ts create-platform <name>       makes a (non-sandbox) platform, prints its id
+ *   node src/main/cli.ts create-admin <platformId> <email> <name>   adds a workspace admin; the password
+ *                                                     is read from standard input (first line)
+ *   node src/main/cli.ts billing activate <companyId> <packageId> | past-due <companyId> <YYYY-MM-DD>
+ *                                                     | paid <companyId>     the operator's billing changes
  * Exit status: 0 success, 1 the input has errors, 2 usage.
  */
 import { convertCommand, validateCommand } from '../app/conversion/cli.ts';
@@ -63,12 +68,61 @@ async function rekeyKeys(args: string[]): Promise<CommandResult> {
   );
 }
 
+/** The operator's commands on identity and billing: the database only (DATABASE_URL or DATA_DIR). */
+async function withOperatorContext<T>(
+  fn: (ctx: {
+    db: Db;
+    clock: typeof import('../platform/clock.ts').systemClock;
+    ids: import('../platform/ids.ts').IdGenerator;
+    passwords: import('../platform/passwords.ts').PasswordHasher;
+  }) => Promise<T>,
+): Promise<T> {
+  const path = await import('node:path');
+  const { systemClock } = await import('../platform/clock.ts');
+  const { idGenerator } = await import('../platform/ids.ts');
+  const { argon2Hasher } = await import('../platform/passwords.ts');
+  const databaseUrl = process.env.DATABASE_URL?.trim() || undefined;
+  const dataDir = path.resolve(process.env.DATA_DIR?.trim() || './data');
+  return withDatabase(databaseUrl, dataDir, (db) =>
+    fn({ db, clock: systemClock, ids: idGenerator(), passwords: argon2Hasher }),
+  );
+}
+
+/** The first line of standard input (a password piped in, or typed and ended with Enter). */
+async function readFirstLine(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0] ?? '';
+}
+
+async function createPlatform(args: string[]): Promise<CommandResult> {
+  const { createPlatformCommand } = await import('../app/identity/bootstrap-cli.ts');
+  return withOperatorContext((ctx) => createPlatformCommand(ctx, args));
+}
+
+async function createAdmin(args: string[]): Promise<CommandResult> {
+  const { createAdminCommand } = await import('../app/identity/bootstrap-cli.ts');
+  if (process.stdin.isTTY) process.stderr.write('password: ');
+  return withOperatorContext((ctx) => createAdminCommand(ctx, args, readFirstLine));
+}
+
+async function billing(args: string[]): Promise<CommandResult> {
+  const { billingCommand } = await import('../app/billing/cli.ts');
+  return withOperatorContext((ctx) => billingCommand(ctx, args));
+}
+
 const commands: Record<string, (args: string[]) => Promise<CommandResult> | CommandResult> = {
   convert: convertCommand,
   validate: validateCommand,
   parse: parseCommand,
   'verify-audit': verifyAudit,
   rekey: rekeyKeys,
+  'create-platform': createPlatform,
+  'create-admin': createAdmin,
+  billing,
 };
 
 const [name, ...args] = process.argv.slice(2);

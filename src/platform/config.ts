@@ -11,6 +11,8 @@ export type Config = {
   dataDir: string;
   role: Role;
   sandbox: boolean;
+  /** BOOTSTRAP=true: POST /platforms/{id}/admins is open without a credential while the platform has no admin. */
+  bootstrap: boolean;
   publicBaseUrl: string;
   /** The key that encrypts: the first of MASTER_KEYS, or MASTER_KEY. */
   masterKey: string | undefined;
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
     role: oneOf(env, 'ROLE', ['api', 'worker', 'all'] as const, 'all'),
     sandbox: bool(env, 'SANDBOX', databaseUrl === undefined),
+    bootstrap: bool(env, 'BOOTSTRAP', false),
     publicBaseUrl: (url(env, 'PUBLIC_BASE_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/$/, ''),
     masterKey,
     previousMasterKeys,

@@ -26,7 +26,9 @@ export type IdPrefix =
   | 'oac'
   | 'ogr'
   | 'ocd'
-  | 'otk';
+  | 'otk'
+  | 'rcv'
+  | 'lch';
 
 export type IdGenerator = { next(prefix: IdPrefix): string };
 

@@ -1,4 +1,5 @@
 import type { PgBoss } from 'pg-boss';
+import { expireApprovals } from '../app/approvals/expire.ts';
 import { renewExpiringCertificates } from '../app/connections/renew.ts';
 import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
@@ -68,6 +69,11 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   await boss.schedule(QUEUES.bankPickup, '* * * * *');
   await boss.work(QUEUES.bankPickup, async () => {
     await pickUpBankFiles(ctx);
+  });
+  // Every minute: pending approvals past their expiry (14 days) expire and cancel their documents.
+  await boss.schedule(QUEUES.approvalExpiry, '* * * * *');
+  await boss.work(QUEUES.approvalExpiry, async () => {
+    await expireApprovals(ctx);
   });
   await startWebhookWorkers(ctx, boss);
   ctx.logger.info('workers started');

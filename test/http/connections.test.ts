@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { allowProductionConnections, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 
 let t: TestApp;
 let sandbox: Awaited<ReturnType<typeof provisionAndLogin>>;
 before(async () => {
   t = await startTestApp();
   sandbox = await provisionAndLogin(t);
+  // Its production connections are under test: not a sandbox-only company.
+  await allowProductionConnections(t, sandbox.companyId);
 });
 after(() => t.close());
 

@@ -36,7 +36,7 @@ let a: Sandbox; // platform A: its admin is workspace admin and admin of A's com
 let b: Sandbox; // platform B: another tenant
 
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: { BOOTSTRAP: 'true' } });
   db = new pg.Pool({ connectionString: t.databaseUrl, max: 2 });
   a = await provisionAndLogin(t);
   b = await provisionAndLogin(t);

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
-import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { allowProductionConnections, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 
 /** PUT /connections/{id}/signing-cert: subject and expiry shown, certificate never returned. */
 let t: TestApp;
@@ -39,6 +39,8 @@ before(async () => {
   der = execFileSync('openssl', ['x509', '-in', path.join(dir, 'cert.pem'), '-outform', 'DER']).toString('base64');
   t = await startTestApp();
   sandbox = await provisionAndLogin(t);
+  // Its production connections are under test: not a sandbox-only company.
+  await allowProductionConnections(t, sandbox.companyId);
 });
 after(async () => {
   await t.close();

@@ -262,13 +262,52 @@ test('GET /journal/documents/{id}/payments: lines with recon, document recon der
     sql`SELECT id, name FROM users WHERE company_id = ${a.companyId} LIMIT 1`,
   );
   const user = users.rows[0]!;
-  const decisions = JSON.stringify([{ userId: user.id, decision: 'approve', at: '2026-05-01T10:00:00.000Z' }]);
+  const decisions = JSON.stringify([
+    { userId: user.id, userName: 'Name at decision', decision: 'approve', at: '2026-05-01T10:00:00.000Z' },
+  ]);
+  // The rules the approval froze at submit are what the summary shows (the policy may have changed since).
+  const rules = JSON.stringify({
+    requiredApprovals: 2,
+    groups: [
+      { name: 'cfo', userIds: [user.id] },
+      { name: 'ceo', userIds: [] },
+    ],
+    requireOneFromEachGroup: true,
+    orderedApproval: false,
+    twoFactorRequired: true,
+  });
   await t.ctx.db.execute(
-    sql`INSERT INTO approvals (id, platform_id, company_id, document_id, policy_id, status, decisions, created_at, updated_at)
-        VALUES ('appr_t1', ${a.platformId}, ${a.companyId}, ${out.id}, 'apol_t1', 'pending', ${decisions}::jsonb, ${iso}, ${iso})`,
+    sql`INSERT INTO approvals (id, platform_id, company_id, document_id, policy_id, policy_name, rules, status, decisions,
+          created_at, updated_at, expires_at)
+        VALUES ('appr_t1', ${a.platformId}, ${a.companyId}, ${out.id}, 'apol_t1', 'big', ${rules}::jsonb, 'pending',
+          ${decisions}::jsonb, ${iso}, ${iso}, ${iso})`,
   );
   const withApproval = body<Lines>(await get(`/journal/documents/${out.id}/payments?companyId=${a.companyId}`));
-  assert.deepEqual(withApproval.approval, {
+  const summary = withApproval.approval!;
+  assert.deepEqual(summary['groups'], [
+    { name: 'cfo', satisfied: true },
+    { name: 'ceo', satisfied: false },
+  ]);
+  const contractFields = [
+    'id',
+    'status',
+    'paymentRef',
+    'payeeName',
+    'currency',
+    'maxTransaction',
+    'maxTransactionPayee',
+    'journalTotal',
+    'requiredApprovals',
+    'requireOneFromEachGroup',
+    'orderedApproval',
+    'groupCount',
+    'approvals',
+    'rejections',
+    'canApprove',
+    'blockReason',
+    'twoFactorRequired',
+  ];
+  assert.deepEqual(Object.fromEntries(contractFields.map((k) => [k, summary[k]])), {
     id: 'appr_t1',
     status: 'pending',
     paymentRef: out.messageId,
@@ -281,10 +320,12 @@ test('GET /journal/documents/{id}/payments: lines with recon, document recon der
     requireOneFromEachGroup: true,
     orderedApproval: false,
     groupCount: 2,
-    approvals: [{ userName: user.name, at: '2026-05-01T10:00:00.000Z' }],
+    // The user's name now (an erased user shows as erased), not the one at decision time.
+    approvals: [{ userId: user.id, userName: user.name, at: '2026-05-01T10:00:00.000Z' }],
     rejections: [],
+    // An API key never decides.
     canApprove: false,
-    blockReason: 'approvals are decided by signed-in approvers, not with an API key',
+    blockReason: 'session_required',
     twoFactorRequired: true,
   });
 

@@ -102,7 +102,7 @@ test('submitted documents chain with every other event and verify; journal numbe
   }
   assert.deepEqual(
     rows.rows.filter((r) => r.metadata.journalNo === pending.journalNo).map((r) => r.type),
-    ['payment.submitted', 'payment.pending-approval'],
+    ['payment.submitted', 'payment.pending-approval', 'approval.requested'],
   );
   assert.ok(rows.rows.every((r) => !r.message.includes('#journal-no:')));
 });

@@ -355,7 +355,7 @@ describe('approval policies', () => {
     );
     assert.deepEqual(
       events.rows.map((e) => e.type),
-      ['payment.submitted', 'payment.pending-approval'],
+      ['payment.submitted', 'payment.pending-approval', 'approval.requested'],
     );
   });
 });

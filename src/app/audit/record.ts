@@ -8,6 +8,9 @@ import { retentionUntil } from './retention-policy.ts';
  * commit together or not at all. Company events chain per company; platform-level events (keys,
  * admins, companies) chain per platform.
  */
+/** What recording needs from the context: the clock and ids (offline commands have no more). */
+export type AuditContext = Pick<AppContext, 'clock' | 'ids'>;
+
 export type AuditEvent = {
   platformId: string;
   companyId?: string | null;
@@ -20,7 +23,7 @@ export type AuditEvent = {
   connectionId?: string | null;
 };
 
-export async function recordEvent(ctx: AppContext, tx: Executor, event: AuditEvent) {
+export async function recordEvent(ctx: AuditContext, tx: Executor, event: AuditEvent) {
   return appendEvent(tx, newEvent(ctx, event));
 }
 
@@ -29,7 +32,7 @@ export async function recordEvent(ctx: AppContext, tx: Executor, event: AuditEve
  * their events and record them last in their transaction: the chain head is the last lock taken, after
  * every document row, so they never wait on each other in opposite orders (docs/adr/0012).
  */
-export async function recordEvents(ctx: AppContext, tx: Executor, events: AuditEvent[]) {
+export async function recordEvents(ctx: AuditContext, tx: Executor, events: AuditEvent[]) {
   return appendEvents(
     tx,
     events.map((e) => newEvent(ctx, e)),
@@ -37,7 +40,7 @@ export async function recordEvents(ctx: AppContext, tx: Executor, events: AuditE
 }
 
 /** The stored shape of an event before the store chains it (gives it seq, prevHash and hash). */
-export function newEvent(ctx: AppContext, event: AuditEvent): NewEvent {
+export function newEvent(ctx: AuditContext, event: AuditEvent): NewEvent {
   const now = ctx.clock.now();
   return {
     id: ctx.ids.next('evt'),

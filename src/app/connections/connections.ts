@@ -9,7 +9,7 @@ import { webServicesProfile } from '../../domain/banks/connectivity.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { AppError, badRequest, notFound } from '../errors.ts';
 import { requireCompanyAdmin, requireCompanyAdminOrToken } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
 import { initialStatus } from './status.ts';
@@ -41,6 +41,22 @@ export async function getCompanyConnection(
   return connectionView(ctx, row);
 }
 
+/**
+ * Companies made by /sandbox/provision are sandbox-only (DESIGN.md, Identity): no real money may move
+ * from them, so a production connection is refused with 403 sandbox_only.
+ */
+async function refuseSandboxOnly(ctx: AppContext, scope: { platformId: string; companyId: string }) {
+  const company = await findCompany(ctx.db, { platformId: scope.platformId }, scope.companyId);
+  if (!company) throw notFound('company');
+  if (company.sandboxOnly) {
+    throw new AppError(
+      403,
+      'sandbox_only',
+      'this company is sandbox-only: production connections are refused; use the test environment',
+    );
+  }
+}
+
 /** Creates the connection, or returns the existing one for that bank and environment. */
 export async function createConnection(
   ctx: AppContext,
@@ -53,6 +69,7 @@ export async function createConnection(
   const environment = input.environment ?? 'production';
   if (!(ENVIRONMENTS as readonly string[]).includes(environment))
     throw badRequest('environment must be test or production');
+  if (environment === 'production') await refuseSandboxOnly(ctx, input);
   const existing = await findConnectionFor(ctx.db, input, profile.key, environment);
   if (existing) return connectionView(ctx, existing);
   const id = ctx.ids.next('conn');

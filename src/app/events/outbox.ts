@@ -5,7 +5,7 @@ import { type OutboundStatus, paymentEventOf } from '../../domain/lifecycle/inde
 import type { AppContext } from '../context.ts';
 
 /** The API version whose event shape the envelope follows (the Service-Version baseline). */
-const EVENT_API_VERSION = '2026-06-01';
+export const EVENT_API_VERSION = '2026-06-01';
 
 /**
  * Writes a webhook event into the outbox in the caller's transaction (DESIGN.md, Events and

@@ -3,7 +3,7 @@ import { lockPlatform, platformExists } from '../../db/repositories/platforms.ts
 import { countWorkspaceAdmins, emailTaken, insertUser, listWorkspaceAdmins } from '../../db/repositories/users.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { AppError, unauthorized } from '../errors.ts';
+import { AppError, notFound, unauthorized } from '../errors.ts';
 import { decodeCursor, page } from '../pagination.ts';
 import { requireWorkspaceAdmin } from './access.ts';
 import type { Principal } from './principal.ts';
@@ -28,16 +28,37 @@ export async function listAdmins(
 export type NewAdmin = { email: string; name: string; password: string };
 
 /**
- * Creates a workspace admin. Without credentials this is bootstrap mode: allowed only while the
- * platform exists and has no admin yet, so the first admin can be created and nothing after.
+ * Creates a workspace admin. Without credentials this is bootstrap mode (DESIGN.md: only with
+ * BOOTSTRAP=true): allowed only while the platform exists and has no admin yet, so the first admin
+ * can be created and nothing after.
  */
 export async function createAdmin(ctx: AppContext, principal: Principal | null, platformId: string, input: NewAdmin) {
   if (principal) {
     requireWorkspaceAdmin(principal, platformId);
   } else {
+    if (!ctx.config.bootstrap) throw unauthorized();
     if (!(await platformExists(ctx.db, platformId))) throw unauthorized();
     if ((await countWorkspaceAdmins(ctx.db, { platformId })) > 0) throw unauthorized();
   }
+  return addWorkspaceAdmin(ctx, platformId, input, {
+    bootstrap: !principal,
+    actorUserId: principal?.kind === 'session' ? principal.user.id : null,
+  });
+}
+
+/** What adding an admin needs: the offline command (`cli create-admin`) has no more than this. */
+export type AdminContext = Pick<AppContext, 'db' | 'clock' | 'ids' | 'passwords'>;
+
+/**
+ * Adds a workspace admin (after the caller's authorisation). `bootstrap` re-checks under the platform's
+ * lock that it has no admin yet; the operator's command (`via: 'cli'`) may add one at any time.
+ */
+export async function addWorkspaceAdmin(
+  ctx: AdminContext,
+  platformId: string,
+  input: NewAdmin,
+  how: { bootstrap: boolean; actorUserId: string | null; via?: 'cli' },
+) {
   const email = normaliseEmail(input.email);
   const name = checkName(input.name);
   checkPassword(input.password);
@@ -45,12 +66,10 @@ export async function createAdmin(ctx: AppContext, principal: Principal | null, 
   const passwordHash = await ctx.passwords.hash(input.password);
   try {
     const user = await ctx.db.transaction(async (tx) => {
-      if (!principal) {
-        // Checked again under a lock on the platform row: concurrent bootstrap requests could all
-        // pass the check above while hashing, and each create a first admin.
-        if (!(await lockPlatform(tx, platformId))) throw unauthorized();
-        if ((await countWorkspaceAdmins(tx, { platformId })) > 0) throw unauthorized();
-      }
+      if (!(await lockPlatform(tx, platformId))) throw how.bootstrap ? unauthorized() : notFound('platform');
+      // Checked again under the lock: concurrent bootstrap requests could all pass the first check
+      // while hashing, and each create a first admin.
+      if (how.bootstrap && (await countWorkspaceAdmins(tx, { platformId })) > 0) throw unauthorized();
       const created = await insertUser(tx, {
         id: ctx.ids.next('usr'),
         platformId,
@@ -63,12 +82,13 @@ export async function createAdmin(ctx: AppContext, principal: Principal | null, 
         passwordHash,
         createdAt: ctx.clock.now(),
       });
+      const suffix = how.bootstrap ? ' (bootstrap)' : how.via === 'cli' ? ' (operator command)' : '';
       await recordEvent(ctx, tx, {
         platformId,
         type: 'admin.created',
-        message: `workspace admin ${created.id} created${principal ? '' : ' (bootstrap)'}`,
-        actorUserId: principal?.kind === 'session' ? principal.user.id : null,
-        metadata: { userId: created.id, bootstrap: !principal },
+        message: `workspace admin ${created.id} created${suffix}`,
+        actorUserId: how.actorUserId,
+        metadata: { userId: created.id, bootstrap: how.bootstrap, ...(how.via ? { via: how.via } : {}) },
       });
       return created;
     });

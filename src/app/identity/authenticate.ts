@@ -1,6 +1,6 @@
 import { findActiveApiKeyByDigest, isApiKeyActive, touchApiKeyLastUsed } from '../../db/repositories/api-keys.ts';
 import { touchPlatformActivity } from '../../db/repositories/platforms.ts';
-import { findLiveSessionByDigest } from '../../db/repositories/sessions.ts';
+import { findLiveSessionByDigest, touchSessionLastSeen } from '../../db/repositories/sessions.ts';
 import { findUser } from '../../db/repositories/users.ts';
 import { recentCachePer } from '../../platform/recent-cache.ts';
 import { sha256Hex } from '../../platform/secrets.ts';
@@ -71,12 +71,23 @@ export function forgetApiKey(ctx: AppContext, keyId: string): void {
 /** Keys found active recently, by digest, per database pool. */
 const recentKeysOf = recentCachePer<{ id: string; platformId: string }>(10_000);
 
+/** lastSeenAt for GET /me/sessions moves at most once a minute per session, off the request's path. */
+function touchSession(ctx: AppContext, sessionId: string, platformId: string, lastSeenAt: Date | null): void {
+  const now = ctx.clock.now();
+  const staleBefore = new Date(now.getTime() - TOUCH_INTERVAL_MS);
+  if (lastSeenAt !== null && lastSeenAt >= staleBefore) return;
+  touchSessionLastSeen(ctx.db, { platformId }, sessionId, now, staleBefore).catch((err: unknown) =>
+    ctx.logger.warn({ err }, 'could not record session use'),
+  );
+}
+
 export async function authenticateSession(ctx: AppContext, raw: string): Promise<SessionPrincipal | null> {
   if (!SESSION_TOKEN_FORMAT.test(raw)) return null;
   const session = await findLiveSessionByDigest(ctx.db, sha256Hex(raw), ctx.clock.now());
   if (!session) return null;
   const user = await findUser(ctx.db, { platformId: session.platformId }, session.userId);
-  if (!user) return null;
+  if (user?.status !== 'active') return null;
+  touchSession(ctx, session.id, session.platformId, session.lastSeenAt);
   return {
     kind: 'session',
     platformId: session.platformId,

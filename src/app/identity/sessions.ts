@@ -1,16 +1,47 @@
+import type { Executor } from '../../db/executor.ts';
+import {
+  countChallengeFailure,
+  insertLoginChallenge,
+  lockOpenChallengeByDigest,
+  markChallengeUsed,
+} from '../../db/repositories/login-challenges.ts';
 import { touchPlatformActivity } from '../../db/repositories/platforms.ts';
-import { insertSession, revokeSession } from '../../db/repositories/sessions.ts';
-import { findUserByEmailForLogin, type UserRow } from '../../db/repositories/users.ts';
+import {
+  insertSession,
+  listLiveUserSessions,
+  revokeOwnSession,
+  revokeSession,
+} from '../../db/repositories/sessions.ts';
+import { hasEnabledTwoFactor } from '../../db/repositories/two-factor.ts';
+import { findUser, findUserByEmailForLogin, type UserRow } from '../../db/repositories/users.ts';
 import { randomSecret, sha256Hex } from '../../platform/secrets.ts';
+import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { unauthorized } from '../errors.ts';
+import { AppError, notFound, unauthorized } from '../errors.ts';
+import {
+  accountSubject,
+  enforce,
+  forgiveOne,
+  LOGIN_CODES_PER_IP,
+  LOGIN_FAILURES_PER_ACCOUNT,
+  LOGIN_PER_IP,
+} from '../rate-limits.ts';
 import type { SessionPrincipal } from './principal.ts';
+import { verifyUserSecondFactor } from './two-factor.ts';
 
 /** Admin sessions last 12 hours from login; there is no sliding renewal. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** The second login step (DESIGN.md): 5 minutes, single use, void after 5 wrong codes. */
+export const LOGIN_CHALLENGE_TTL_MS = 5 * 60 * 1000;
+export const LOGIN_CHALLENGE_MAX_FAILURES = 5;
+const CHALLENGE_TOKEN_FORMAT = /^lc_[0-9a-f]{64}$/;
+const USER_AGENT_MAX = 256;
 
 // Verified against when the email is unknown, so a miss costs as long as a wrong password.
 let dummyHash: Promise<string> | undefined;
+
+/** Where a login comes from: kept with the session for GET /me/sessions, and the per-IP limits' subject. */
+export type ClientInfo = { ip: string; userAgent: string | null };
 
 export type UserView = {
   id: string;
@@ -38,25 +69,103 @@ export function userView(
   };
 }
 
-export type LoginResult = { sessionToken: string; expiresAt: string; user: UserView };
+export type SessionOpened = { sessionToken: string; expiresAt: string; user: UserView };
+export type ChallengeIssued = { twoFactorRequired: true; challengeToken: string; expiresAt: string };
+export type LoginResult = SessionOpened | ChallengeIssued;
 
 /**
- * Email and password login. 2FA (a later issue) plugs in here: a user with a second factor gets a
- * challenge instead of a session.
+ * Email and password login. A user with 2FA enabled gets a challenge instead of a session, answered
+ * by completeLoginChallenge. Limits (counted in PostgreSQL, so across processes): attempts per
+ * address whatever the emails, and failures per account whatever the address.
  */
-export async function login(ctx: AppContext, email: string, password: string): Promise<LoginResult> {
+export async function login(
+  ctx: AppContext,
+  email: string,
+  password: string,
+  client: ClientInfo,
+): Promise<LoginResult> {
+  const account = accountSubject(email);
+  await enforce(ctx, LOGIN_PER_IP, client.ip);
+  await enforce(ctx, LOGIN_FAILURES_PER_ACCOUNT, account);
   const user = await findUserByEmailForLogin(ctx.db, email.trim().toLowerCase());
   dummyHash ??= ctx.passwords.hash(randomSecret('dummy_', 16));
   const ok = await ctx.passwords.verify(user?.passwordHash ?? (await dummyHash), password);
   if (!user?.passwordHash || !ok || user.status !== 'active') throw unauthorized();
-  return openSession(ctx, user);
+  // The right password does not count against the account.
+  await forgiveOne(ctx, LOGIN_FAILURES_PER_ACCOUNT, account);
+  if (await hasEnabledTwoFactor(ctx.db, { platformId: user.platformId }, user.id)) {
+    return issueChallenge(ctx, user, client);
+  }
+  return openSession(ctx, ctx.db, user, client);
 }
 
-async function openSession(ctx: AppContext, user: UserRow): Promise<LoginResult> {
+async function issueChallenge(ctx: AppContext, user: UserRow, client: ClientInfo): Promise<ChallengeIssued> {
+  const now = ctx.clock.now();
+  const token = randomSecret('lc_');
+  const expiresAt = new Date(now.getTime() + LOGIN_CHALLENGE_TTL_MS);
+  await insertLoginChallenge(ctx.db, {
+    id: ctx.ids.next('lch'),
+    userId: user.id,
+    platformId: user.platformId,
+    digest: sha256Hex(token),
+    ip: client.ip,
+    userAgent: trimUserAgent(client.userAgent),
+    createdAt: now,
+    expiresAt,
+  });
+  return { twoFactorRequired: true, challengeToken: token, expiresAt: expiresAt.toISOString() };
+}
+
+const wrongCode = () => new AppError(401, 'invalid_code', 'the code is wrong or already used');
+
+/**
+ * POST /auth/login/2fa: the challenge and a TOTP or recovery code open the session. A wrong code is
+ * counted on the challenge (committed even though the request fails); the fifth voids it. An unknown,
+ * used, expired or void challenge is 401 unauthorized: sign in again.
+ */
+export async function completeLoginChallenge(
+  ctx: AppContext,
+  challengeToken: string,
+  code: string,
+  client: ClientInfo,
+): Promise<SessionOpened> {
+  await enforce(ctx, LOGIN_CODES_PER_IP, client.ip);
+  if (!CHALLENGE_TOKEN_FORMAT.test(challengeToken)) throw unauthorized();
+  const outcome = await ctx.db.transaction(async (tx) => {
+    const now = ctx.clock.now();
+    const challenge = await lockOpenChallengeByDigest(tx, sha256Hex(challengeToken), now, LOGIN_CHALLENGE_MAX_FAILURES);
+    if (!challenge) return { kind: 'unknown' as const };
+    const scope = { platformId: challenge.platformId };
+    const user = await findUser(tx, scope, challenge.userId);
+    if (user?.status !== 'active') return { kind: 'unknown' as const };
+    const factor = await verifyUserSecondFactor(ctx, tx, scope, user.id, code, { allowRecoveryCode: true });
+    if (!factor.ok) {
+      await countChallengeFailure(tx, scope, challenge.id);
+      return { kind: 'wrong' as const };
+    }
+    await markChallengeUsed(tx, scope, challenge.id, now);
+    if (factor.method === 'recovery_code') {
+      await recordEvent(ctx, tx, {
+        platformId: user.platformId,
+        companyId: user.companyId,
+        type: 'user.recovery_code_used',
+        message: `user ${user.id} signed in with a recovery code`,
+        actorUserId: user.id,
+        metadata: { userId: user.id },
+      });
+    }
+    return { kind: 'opened' as const, session: await openSession(ctx, tx, user, client) };
+  });
+  if (outcome.kind === 'unknown') throw unauthorized();
+  if (outcome.kind === 'wrong') throw wrongCode();
+  return outcome.session;
+}
+
+async function openSession(ctx: AppContext, q: Executor, user: UserRow, client: ClientInfo): Promise<SessionOpened> {
   const now = ctx.clock.now();
   const token = randomSecret('st_');
   const expiresAt = new Date(now.getTime() + SESSION_TTL_MS);
-  await insertSession(ctx.db, {
+  await insertSession(q, {
     id: ctx.ids.next('sess'),
     userId: user.id,
     platformId: user.platformId,
@@ -64,9 +173,16 @@ async function openSession(ctx: AppContext, user: UserRow): Promise<LoginResult>
     companyContextId: null,
     createdAt: now,
     expiresAt,
+    lastSeenAt: now,
+    ip: client.ip,
+    userAgent: trimUserAgent(client.userAgent),
   });
-  await touchPlatformActivity(ctx.db, user.platformId, now);
+  await touchPlatformActivity(q, user.platformId, now);
   return { sessionToken: token, expiresAt: expiresAt.toISOString(), user: userView(user) };
+}
+
+function trimUserAgent(userAgent: string | null): string | null {
+  return userAgent === null ? null : userAgent.slice(0, USER_AGENT_MAX);
 }
 
 export async function logout(ctx: AppContext, session: SessionPrincipal): Promise<void> {
@@ -79,4 +195,41 @@ export function me(session: SessionPrincipal) {
     platformId: session.platformId,
     companyContextId: session.companyContextId,
   };
+}
+
+/** GET /me/sessions: the caller's live sessions (never a token), the calling one marked `current`. */
+export async function listMySessions(ctx: AppContext, session: SessionPrincipal) {
+  const rows = await listLiveUserSessions(ctx.db, { platformId: session.platformId }, session.user.id, ctx.clock.now());
+  return {
+    items: rows.map((s) => ({
+      id: s.id,
+      createdAt: s.createdAt.toISOString(),
+      lastSeenAt: (s.lastSeenAt ?? s.createdAt).toISOString(),
+      expiresAt: s.expiresAt.toISOString(),
+      ip: s.ip,
+      userAgent: s.userAgent,
+      current: s.id === session.sessionId,
+    })),
+  };
+}
+
+/** DELETE /me/sessions/{id}: revokes one of the caller's own live sessions (another user's is 404). */
+export async function revokeMySession(ctx: AppContext, session: SessionPrincipal, sessionId: string) {
+  const now = ctx.clock.now();
+  const revoked = await ctx.db.transaction(async (tx) => {
+    const done = await revokeOwnSession(tx, { platformId: session.platformId }, session.user.id, sessionId, now);
+    if (done) {
+      await recordEvent(ctx, tx, {
+        platformId: session.platformId,
+        companyId: session.user.companyId,
+        type: 'user.session_revoked',
+        message: `user ${session.user.id} revoked session ${sessionId}`,
+        actorUserId: session.user.id,
+        metadata: { userId: session.user.id, sessionId },
+      });
+    }
+    return done;
+  });
+  if (!revoked) throw notFound('session');
+  return { ok: true as const };
 }

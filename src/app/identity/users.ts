@@ -13,7 +13,7 @@ import { checkName, checkPassword, normaliseEmail } from './validation.ts';
 export const ROLES = ['admin', 'approver', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 /** What an API key may grant: never admin (contract, Authentication). */
-const KEY_GRANTABLE: readonly string[] = ['approver', 'viewer'];
+export const KEY_GRANTABLE: readonly string[] = ['approver', 'viewer'];
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export async function listUsers(ctx: AppContext, principal: Principal, platformId: string, companyId: string) {
@@ -31,7 +31,7 @@ export type NewUser = {
   password?: string | undefined;
 };
 
-function checkRoles(roles: string[]): Role[] {
+export function checkRoles(roles: string[]): Role[] {
   const unique = [...new Set(roles)];
   if (unique.length === 0 || unique.some((r) => !(ROLES as readonly string[]).includes(r))) {
     throw badRequest(`roles must name at least one of ${ROLES.join(', ')}`, { field: 'roles' });

@@ -1,11 +1,13 @@
+import type { CompanyScope } from '../../db/executor.ts';
+import { findDocumentApproval } from '../../db/repositories/approvals.ts';
 import type { JournalDocumentRow, PaymentLineRow } from '../../db/repositories/journal-documents.ts';
 import { findDocument, listPaymentLines } from '../../db/repositories/journal-documents.ts';
-import { type ApprovalRead, findDocumentApproval, tallyPaymentTypes } from '../../db/repositories/journal-reads.ts';
+import { tallyPaymentTypes } from '../../db/repositories/journal-reads.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
-import { currencyExponent } from '../../domain/money/currencies.ts';
-import { decimalToMinor, formatMinor } from '../../domain/money/money.ts';
+import { viewerFor, viewsOf } from '../approvals/queue.ts';
 import type { AppContext } from '../context.ts';
 import { notFound } from '../errors.ts';
+import { requireCompanyMember } from '../identity/access.ts';
 import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { documentView } from './document-view.ts';
@@ -53,60 +55,13 @@ function lineView(line: PaymentLineRow) {
   };
 }
 
-/** The contract's approval summary. An API key never decides (approvals are made by signed-in users). */
-function approvalView(read: ApprovalRead, doc: JournalDocumentRow, lines: PaymentLineRow[]) {
-  const { approval, policy, userNames } = read;
-  const currency = doc.totals[0]?.currency ?? lines[0]?.currency ?? null;
-  const exponent = currency ? (currencyExponent(currency) ?? 2) : 2;
-  let max: bigint | undefined;
-  let largest: PaymentLineRow | undefined;
-  for (const line of lines) {
-    if (line.currency !== currency) continue;
-    if (max === undefined || line.amountMinor > max) {
-      max = line.amountMinor;
-      largest = line;
-    }
-  }
-  const total = doc.totals.find((t) => t.currency === currency)?.amount ?? null;
-  const payees = [...new Set(lines.map((l) => l.payeeName).filter((n): n is string => !!n))];
-  const decided = (kind: string) => approval.decisions.filter((d) => (d['decision'] ?? d['action']) === kind);
-  const nameOf = (d: Record<string, unknown>) =>
-    (typeof d['userName'] === 'string' ? d['userName'] : undefined) ??
-    userNames.get(String(d['userId'])) ??
-    String(d['userId'] ?? 'unknown');
-  return {
-    id: approval.id,
-    status: approval.status,
-    paymentRef: doc.messageId ?? doc.journalNo,
-    payeeName: payees.length === 1 ? payees[0]! : payees.length === 0 ? null : `${payees.length} payees`,
-    currency,
-    maxTransaction: max === undefined ? null : formatMinor(max, exponent),
-    maxTransactionPayee: largest?.payeeName ?? null,
-    journalTotal: total === null ? null : formatMinor(decimalToMinor(total, exponent) ?? 0n, exponent),
-    requiredApprovals: policy?.requiredApprovals ?? 1,
-    requireOneFromEachGroup: policy?.requireOneFromEachGroup ?? false,
-    orderedApproval: policy?.orderedApproval ?? false,
-    groupCount: policy?.groups.length ?? 0,
-    approvals: decided('approve').map((d) => ({ userName: nameOf(d), at: d['at'] ?? null })),
-    rejections: decided('reject').map((d) => ({
-      userName: nameOf(d),
-      at: d['at'] ?? null,
-      reason: d['reason'] ?? null,
-    })),
-    canApprove: false,
-    blockReason:
-      approval.status !== 'pending'
-        ? `the approval is ${approval.status}`
-        : 'approvals are decided by signed-in approvers, not with an API key',
-    twoFactorRequired: policy?.twoFactorRequired ?? false,
-  };
-}
-
 /** GET /journal/documents/{id}/payments: the per-line view of an outbound batch with approval and recon. */
 export async function getDocumentPayments(ctx: AppContext, principal: Principal, companyId: string, id: string) {
+  // A session reads the companies its user belongs to (a workspace admin: every one of the platform).
+  if (principal.kind === 'session') requireCompanyMember(principal, principal.platformId, companyId);
   const { scope, row } = await scopedDocument(ctx, principal, companyId, id);
   if (row.direction !== 'outbound') throw notFound('outbound document');
-  return paymentsOf(ctx, scope, row);
+  return paymentsOf(ctx, principal, scope, row);
 }
 
 /**
@@ -114,6 +69,7 @@ export async function getDocumentPayments(ctx: AppContext, principal: Principal,
  * answers, and for an outbound one what /payments and /file answer (null where those answer 404).
  */
 export async function readDocumentWhole(ctx: AppContext, principal: Principal, companyId: string, id: string) {
+  if (principal.kind === 'session') requireCompanyMember(principal, principal.platformId, companyId);
   const { scope, row } = await scopedDocument(ctx, principal, companyId, id);
   const outbound = row.direction === 'outbound';
   return {
@@ -122,7 +78,7 @@ export async function readDocumentWhole(ctx: AppContext, principal: Principal, c
       ...(row.warnings && row.warnings.length > 0 ? { warnings: row.warnings } : {}),
       payload: decryptJson(ctx, row.payloadSealed),
     },
-    payments: outbound ? await paymentsOf(ctx, scope, row) : null,
+    payments: outbound ? await paymentsOf(ctx, principal, scope, row) : null,
     file:
       outbound && row.fileSealed !== null
         ? { filename: `${row.journalNo}.xml`, xml: ctx.encryptor.decrypt(row.fileSealed) }
@@ -130,11 +86,23 @@ export async function readDocumentWhole(ctx: AppContext, principal: Principal, c
   };
 }
 
-async function paymentsOf(ctx: AppContext, scope: { platformId: string; companyId: string }, row: JournalDocumentRow) {
+async function paymentsOf(ctx: AppContext, principal: Principal, scope: CompanyScope, row: JournalDocumentRow) {
+  const companyId = scope.companyId;
   const [lines, approval] = await Promise.all([
     listPaymentLines(ctx.db, scope, row.id),
     findDocumentApproval(ctx.db, scope, row.id),
   ]);
+  // The approval summary of the contract, with canApprove and blockReason for the caller.
+  const approvalSummary = approval
+    ? (
+        await viewsOf(
+          ctx.db,
+          scope,
+          [approval],
+          await viewerFor(ctx.db, principal, companyId, approval.approval.rules.twoFactorRequired),
+        )
+      )[0]!
+    : null;
   const recon = documentReconState(lines.map((l) => ({ state: l.state, evidence: l.evidence, at: l.updatedAt })));
   return {
     documentId: row.id,
@@ -146,7 +114,7 @@ async function paymentsOf(ctx: AppContext, scope: { platformId: string; companyI
     bankName: row.bankKey ? (getProfile(row.bankKey)?.bankName ?? row.bankKey) : null,
     createdAt: row.createdAt.toISOString(),
     payments: lines.map(lineView),
-    approval: approval ? approvalView(approval, row, lines) : null,
+    approval: approvalSummary,
     recon,
   };
 }

@@ -22,14 +22,15 @@ import {
   submittedAs,
 } from '../../domain/lifecycle/index.ts';
 import { inSpan } from '../../platform/tracing.ts';
+import { approvalRequestedEvent, newApproval } from '../approvals/submit-approval.ts';
 import { newEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { engineError, validationFailed } from '../conversion/engine-errors.ts';
 import { AppError, unauthorized } from '../errors.ts';
-import { assertTokenReaches } from '../identity/access.ts';
+import { assertTokenReaches, requireCompanyAdmin } from '../identity/access.ts';
 import { forgetApiKey } from '../identity/authenticate.ts';
-import type { KeyPrincipal, Principal, TokenPrincipal } from '../identity/principal.ts';
+import type { KeyPrincipal, Principal, SessionPrincipal, TokenPrincipal } from '../identity/principal.ts';
 import { countSubmit } from '../metrics.ts';
 import { passBillingGates } from './billing-gates.ts';
 import { documentView } from './document-view.ts';
@@ -62,16 +63,35 @@ export type SubmitResponse = ReturnType<typeof documentView> & { xml: string; wa
  * Who may submit: an API key, an installed application's token for a company its user administers,
  * or the service itself on an admin's behalf (a connection's test payment: nothing to check again).
  */
-export type Submitter = KeyPrincipal | TokenPrincipal | { kind: 'service'; platformId: string; userId: string };
+export type Submitter =
+  | KeyPrincipal
+  | TokenPrincipal
+  | SessionPrincipal
+  | { kind: 'service'; platformId: string; userId: string };
 
-/** The maker behind a submit (DESIGN.md): the token's user, the admin behind a test payment, nobody for a key. */
+/**
+ * The maker behind a submit (DESIGN.md, Approvals): the session's or the token's user, the admin behind
+ * a test payment, nobody for a key.
+ */
 function makerOf(principal: Submitter): string | null {
-  if (principal.kind === 'token') return principal.user.id;
-  return principal.kind === 'service' ? principal.userId : null;
+  switch (principal.kind) {
+    case 'token':
+    case 'session':
+      return principal.user.id;
+    case 'service':
+      return principal.userId;
+    case 'key':
+      return null;
+  }
 }
 
+/**
+ * Who may submit for the company: an API key of its platform, a token whose user administers it, or
+ * a session of a company admin (a workspace admin inside the company's context): the signed-in maker
+ * of maker-checker.
+ */
 function submitter(principal: Principal, companyId: string): Submitter {
-  if (principal.kind === 'session') throw new AppError(403, 'forbidden', 'this route takes an API key or a token');
+  if (principal.kind === 'session') return requireCompanyAdmin(principal, principal.platformId, companyId);
   assertTokenReaches(principal, companyId);
   return principal;
 }
@@ -249,6 +269,18 @@ async function submitWithContext(
   const { status, deliveryStatus } = submittedAs(deliveryMode, policy !== undefined);
   const documentId = ctx.ids.next('doc');
   const summary = documentSummary(lines, converted.totals);
+  // The policy's rules are frozen into the approval now (DESIGN.md): editing the policy later never
+  // changes this approval. The maker is the user behind the submit, none for an API key.
+  const approval = policy
+    ? newApproval(ctx, {
+        platformId,
+        companyId: input.companyId,
+        documentId,
+        policy,
+        makerUserId: makerOf(principal),
+        now,
+      })
+    : undefined;
   const openUntil = answerDeadline(now, profile.answerWindowDays);
   const entry: OutboundEntry = {
     document: {
@@ -304,21 +336,20 @@ async function submitWithContext(
       updatedAt: now,
       openUntil,
     })),
-    approval: policy
-      ? {
-          id: ctx.ids.next('appr'),
-          platformId,
-          companyId: input.companyId,
-          documentId,
-          policyId: policy.id,
-          status: 'pending',
-          // The maker is the user behind the submit: the grant's user for a token, none for a key.
-          makerUserId: makerOf(principal),
-          decisions: [],
-          createdAt: now,
-          updatedAt: now,
-        }
-      : null,
+    approval: approval ?? null,
+    outbox: (journalNo) =>
+      approval && policy
+        ? [
+            approvalRequestedEvent(ctx, {
+              approval,
+              journalNo,
+              messageId: docMessageId,
+              bankKey: input.bankKey,
+              environment: input.environment,
+              totals: converted.totals,
+            }),
+          ]
+        : [],
     events: (journalNo) => {
       const metadata = {
         documentId,
@@ -344,6 +375,22 @@ async function submitWithContext(
           type: 'payment.pending-approval',
           message: `${journalNo} waits for approval under policy ${policy.id}`,
           metadata: { ...metadata, policyId: policy.id },
+        }),
+        newEvent(ctx, {
+          ...about,
+          type: 'approval.requested',
+          actorUserId: approval?.makerUserId ?? null,
+          message: `${journalNo} needs ${policy.rules.requiredApprovals} approval(s) under policy ${policy.name}`,
+          metadata: {
+            approvalId: approval?.id,
+            documentId,
+            journalNo,
+            policyId: policy.id,
+            policyName: policy.name,
+            rules: policy.rules,
+            makerUserId: approval?.makerUserId ?? null,
+            expiresAt: approval?.expiresAt?.toISOString(),
+          },
         }),
       ];
     },

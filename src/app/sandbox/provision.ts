@@ -54,7 +54,8 @@ export async function provisionSandbox(ctx: AppContext, input: ProvisionInput) {
         createdAt: now,
         lastActivityAt: now,
       });
-      await insertCompany(tx, { id: companyId, platformId, name: companyName, createdAt: now });
+      // Sandbox-only: a production connection for this company is refused (403 sandbox_only).
+      await insertCompany(tx, { id: companyId, platformId, name: companyName, sandboxOnly: true, createdAt: now });
       // The sandbox admin is the workspace admin and an admin of its one company, so the dashboard
       // and control-plane routes work without first choosing a company context.
       await insertUser(tx, {

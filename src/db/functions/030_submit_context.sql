@@ -13,8 +13,14 @@ RETURNS jsonb LANGUAGE sql STABLE AS $$
     -- host-to-host submit without an active one answers 409 connection_not_ready (issue 23), and the
     -- context check refuses a submit converted while it was different.
     'connection_status', x.status,
-    'policies', (SELECT jsonb_agg(jsonb_build_object('id', p.id, 'enabled', p.enabled, 'environment', p.environment,
-                         'currency', p.currency, 'min_amount', p.min_amount, 'bank_keys', p.bank_keys)
+    -- Each policy with the rules an approval freezes at submit (docs/adr/0017-maker-checker-approvals.md):
+    -- a policy edited after the read makes the context stale, so a submit never freezes old rules.
+    'policies', (SELECT jsonb_agg(jsonb_build_object('id', p.id, 'name', p.name, 'enabled', p.enabled,
+                         'environment', p.environment, 'currency', p.currency, 'min_amount', p.min_amount,
+                         'bank_keys', p.bank_keys, 'required_approvals', p.required_approvals,
+                         'groups', p.groups, 'require_one_from_each_group', p.require_one_from_each_group,
+                         'ordered_approval', p.ordered_approval, 'two_factor_required', p.two_factor_required,
+                         'updated_at', p.updated_at)
                          ORDER BY p.created_at, p.id)
                    FROM approval_policies p
                   WHERE p.platform_id = p_platform_id AND p.company_id = c.id AND p.enabled))

@@ -5,9 +5,10 @@
 -- transaction, after its billing gates.
 --
 -- Each item: {platform_id, company_id, key, message_id, api_key_id, bank_key, environment, context,
--- document, lines, approval, events}: the rows as src/db/row-json.ts writes them, and the audit
+-- document, lines, approval, events, outbox}: the rows as src/db/row-json.ts writes them, the audit
 -- events with two placeholders (the journal number and the seq only exist here; audit_append fills
--- in the seq and chains them).
+-- in the seq and chains them), and the webhook events for the outbox (approval.requested) with the
+-- journal-number placeholder.
 --
 -- Locks, in the one order every writer uses: advisory (claims, in item order), journal counters
 -- (company order), chain heads (chain order, in audit_append). The batcher never puts two claims on
@@ -72,6 +73,15 @@ BEGIN
   )
   INSERT INTO delivery_requests (document_id, platform_id, company_id, created_at)
   SELECT id, platform_id, company_id, created_at FROM docs WHERE delivery_status = 'queued';
+
+  -- Webhook events (the transactional outbox), with their journal numbers filled in.
+  INSERT INTO outbox_events
+  SELECT o.*
+    FROM jsonb_array_elements(p_items) WITH ORDINALITY AS it(item, i),
+         jsonb_array_elements(coalesce(it.item->'outbox', '[]'::jsonb)) AS e(value),
+         LATERAL jsonb_populate_record(NULL::outbox_events,
+                   replace((e.value - 'journal_no_hole')::text, e.value->>'journal_no_hole', v_numbers[it.i])::jsonb) AS o
+   WHERE v_numbers[it.i] IS NOT NULL;
 
   -- Audit events, with their journal numbers filled in, item by item.
   SELECT jsonb_agg(e.value || jsonb_build_object(

@@ -68,3 +68,41 @@ export async function setBilling(
      WHERE company_id = ${scope.companyId}
        AND EXISTS (SELECT 1 FROM companies WHERE id = ${scope.companyId} AND platform_id = ${scope.platformId})`);
 }
+
+export type BillingStatusRow = BillingState & { packageId: string | null };
+
+/** The company's billing state as it stands (defaults when no row was written yet). */
+export async function readBilling(q: Executor, scope: CompanyScope): Promise<BillingStatusRow> {
+  const result = await q.execute<{
+    active_package: boolean;
+    package_id: string | null;
+    production_payments_sent: number;
+    past_due_since: string | Date | null;
+  }>(sql`
+    SELECT b.active_package, b.package_id, b.production_payments_sent, b.past_due_since
+      FROM company_billing b JOIN companies c ON c.id = b.company_id
+     WHERE b.company_id = ${scope.companyId} AND c.platform_id = ${scope.platformId}`);
+  const row = result.rows[0];
+  if (!row) return { activePackage: false, packageId: null, productionPaymentsSent: 0, pastDueSince: null };
+  return {
+    activePackage: row.active_package,
+    packageId: row.package_id,
+    productionPaymentsSent: Number(row.production_payments_sent),
+    pastDueSince: row.past_due_since === null ? null : new Date(row.past_due_since),
+  };
+}
+
+/** The operator's package activation (`cli billing activate`): the package is active from now on. */
+export async function activatePackage(
+  q: Executor,
+  scope: CompanyScope,
+  pkg: { id: string; name: string },
+  now: Date,
+): Promise<void> {
+  await lockBilling(q, scope, now);
+  await q.execute(sql`
+    UPDATE company_billing SET active_package = true, package_id = ${pkg.id}, package_name = ${pkg.name},
+           updated_at = ${now.toISOString()}::timestamptz
+     WHERE company_id = ${scope.companyId}
+       AND EXISTS (SELECT 1 FROM companies WHERE id = ${scope.companyId} AND platform_id = ${scope.platformId})`);
+}

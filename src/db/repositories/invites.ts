@@ -15,3 +15,11 @@ export async function consumeInvite(q: Executor, digest: string, now: Date): Pro
     .returning({ userId: invites.userId });
   return rows[0]?.userId;
 }
+
+/** Voids the user's unused invite and reset tokens (a new reset, an erasure). */
+export async function voidUserInvites(q: Executor, userId: string, at: Date): Promise<void> {
+  await q
+    .update(invites)
+    .set({ usedAt: at })
+    .where(and(eq(invites.userId, userId), isNull(invites.usedAt)));
+}

@@ -1,8 +1,7 @@
-import { and, desc, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import { and, eq, gte, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import type { DocumentStatus } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { approvalPolicies, approvals, journalDocuments, users } from '../schema/index.ts';
-import { inCompany } from '../tenant.ts';
+import { journalDocuments } from '../schema/index.ts';
 import type { JournalDocumentRow } from './journal-documents.ts';
 
 /**
@@ -167,43 +166,6 @@ export async function tallyPaymentTypes(
       .limit(1),
   ]);
   return { rows: rows.map((r) => ({ paymentType: r.paymentType, count: Number(r.count) })), more: beyond.length > 0 };
-}
-
-export type ApprovalRead = {
-  approval: typeof approvals.$inferSelect;
-  policy: typeof approvalPolicies.$inferSelect | undefined;
-  userNames: Map<string, string>;
-};
-
-/** The newest approval of a document, its policy and the names of the users who decided on it. */
-export async function findDocumentApproval(
-  q: Executor,
-  scope: CompanyScope,
-  documentId: string,
-): Promise<ApprovalRead | undefined> {
-  const [row] = await q
-    .select()
-    .from(approvals)
-    .leftJoin(approvalPolicies, eq(approvalPolicies.id, approvals.policyId))
-    .where(and(inCompany(approvals, scope), eq(approvals.documentId, documentId)))
-    .orderBy(desc(approvals.createdAt))
-    .limit(1);
-  if (!row) return undefined;
-  const userIds = [
-    ...new Set(row.approvals.decisions.map((d) => d['userId']).filter((id): id is string => typeof id === 'string')),
-  ];
-  const named =
-    userIds.length === 0
-      ? []
-      : await q
-          .select({ id: users.id, name: users.name })
-          .from(users)
-          .where(and(eq(users.platformId, scope.platformId), inArray(users.id, userIds)));
-  return {
-    approval: row.approvals,
-    policy: row.approval_policies ?? undefined,
-    userNames: new Map(named.map((u) => [u.id, u.name])),
-  };
 }
 
 /** The documents of a company carrying these journal numbers, locked for the export's update. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import type { ApprovalRules } from '../../domain/approvals/rules.ts';
 import {
   DELIVERY_STATUSES,
   deliveryStarted,
@@ -9,7 +10,7 @@ import {
 import type { Db } from '../client.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { rowJson } from '../row-json.ts';
-import { approvals, journalDocuments, paymentLines } from '../schema/index.ts';
+import { approvals, journalDocuments, outboxEvents, paymentLines } from '../schema/index.ts';
 import { type BatchItem, batchJson, submitBatcherFor } from '../submit-batcher.ts';
 import { inCompany } from '../tenant.ts';
 import { auditAppendJson, type NewEvent } from './activity-events.ts';
@@ -19,11 +20,14 @@ import type { JournalDocumentRow } from './journal-documents.ts';
 
 export type SubmitPolicy = {
   id: string;
+  name: string;
   enabled: boolean;
   environment: string;
   currency: string | null;
   minAmount: string;
   bankKeys: string[] | null;
+  /** The rules an approval under this policy freezes. */
+  rules: ApprovalRules;
 };
 
 export type SubmitContext = {
@@ -51,11 +55,17 @@ type ContextJson = {
   connection_status?: string | null;
   policies: Array<{
     id: string;
+    name: string;
     enabled: boolean;
     environment: string;
     currency: string | null;
     min_amount: string;
     bank_keys: string[] | null;
+    required_approvals: number;
+    groups: Array<{ name: string; userIds: string[] }>;
+    require_one_from_each_group: boolean;
+    ordered_approval: boolean;
+    two_factor_required: boolean;
   }> | null;
 };
 
@@ -87,11 +97,19 @@ export async function loadSubmitContext(
     connectionStatus: row.connection_status ?? null,
     policies: (row.policies ?? []).map((p) => ({
       id: p.id,
+      name: p.name,
       enabled: p.enabled,
       environment: p.environment,
       currency: p.currency,
       minAmount: p.min_amount,
       bankKeys: p.bank_keys,
+      rules: {
+        requiredApprovals: p.required_approvals,
+        groups: p.groups,
+        requireOneFromEachGroup: p.require_one_from_each_group,
+        orderedApproval: p.ordered_approval,
+        twoFactorRequired: p.two_factor_required,
+      },
     })),
     text,
   };
@@ -106,6 +124,8 @@ export type OutboundEntry = {
   approval: typeof approvals.$inferInsert | null;
   /** The audit events, built for the journal number the statement hands out. */
   events: (journalNo: string) => NewEvent[];
+  /** Webhook events written to the outbox with the document (approval.requested), for that journal number. */
+  outbox?: (journalNo: string) => Array<typeof outboxEvents.$inferInsert>;
 };
 
 /**
@@ -217,6 +237,10 @@ function entryRows(entry: OutboundEntry) {
     events: entry
       .events(journalNoHole)
       .map((e) => ({ ...auditAppendJson(e, seqHole), journal_no_hole: journalNoHole })),
+    outbox: (entry.outbox?.(journalNoHole) ?? []).map((o) => ({
+      ...rowJson(outboxEvents, o),
+      journal_no_hole: journalNoHole,
+    })),
   };
 }
 

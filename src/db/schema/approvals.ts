@@ -1,10 +1,17 @@
-import { boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  type ApprovalDecision,
+  type ApprovalGroup,
+  type ApprovalRules,
+  DEFAULT_RULES,
+} from '../../domain/approvals/rules.ts';
 import { APPROVAL_STATUSES, type ApprovalStatus } from '../../domain/lifecycle/index.ts';
 import { oneOf } from './checks.ts';
 import { companies, platforms } from './identity.ts';
 import { journalDocuments } from './journal.ts';
 
-/** Maker-checker policies (DESIGN.md, Identity): matched at submit; managed by routes of a later issue. */
+/** Maker-checker policies (DESIGN.md, Approvals): matched at submit; managed by company admins (/approval-policies). */
 export const approvalPolicies = pgTable(
   'approval_policies',
   {
@@ -22,7 +29,7 @@ export const approvalPolicies = pgTable(
     minAmount: text('min_amount').notNull().default('0'),
     bankKeys: text('bank_keys').array(),
     requiredApprovals: integer('required_approvals').notNull().default(1),
-    groups: jsonb('groups').$type<Array<{ name: string; userIds: string[] }>>().notNull(),
+    groups: jsonb('groups').$type<ApprovalGroup[]>().notNull(),
     requireOneFromEachGroup: boolean('require_one_from_each_group').notNull().default(false),
     orderedApproval: boolean('ordered_approval').notNull().default(false),
     twoFactorRequired: boolean('two_factor_required').notNull().default(false),
@@ -32,7 +39,10 @@ export const approvalPolicies = pgTable(
   (t) => [index('approval_policies_scope_idx').on(t.platformId, t.companyId)],
 );
 
-/** A document waiting for (or decided by) a policy. Decisions are recorded by a later issue. */
+/**
+ * A document waiting for (or decided by) a policy: the policy's rules frozen at submit, the decisions
+ * in the order they were made, and when it expires (docs/adr/0017-maker-checker-approvals.md).
+ */
 export const approvals = pgTable(
   'approvals',
   {
@@ -45,13 +55,24 @@ export const approvals = pgTable(
     policyId: text('policy_id').references(() => approvalPolicies.id, { onDelete: 'set null' }),
     status: text('status').$type<ApprovalStatus>().notNull(),
     makerUserId: text('maker_user_id'),
-    decisions: jsonb('decisions').$type<Array<Record<string, unknown>>>().notNull(),
+    decisions: jsonb('decisions').$type<ApprovalDecision[]>().notNull(),
+    /** The policy's name and rules as they were at submit: editing the policy never changes them. */
+    policyName: text('policy_name'),
+    rules: jsonb('rules').$type<ApprovalRules>().notNull().default(DEFAULT_RULES),
+    /** Why it closed, when a rejection, an expiry or a cancel did. */
+    closedReason: text('closed_reason'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    decidedAt: timestamp('decided_at', { withTimezone: true }),
+    /** A pending approval expires then (14 days after submit); the document is cancelled. */
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
   },
   (t) => [
-    index('approvals_document_idx').on(t.documentId),
-    index('approvals_scope_idx').on(t.companyId, t.status),
+    uniqueIndex('approvals_document_uq').on(t.documentId),
+    // The queue: a company's approvals of one status, oldest first, keyset paged.
+    index('approvals_queue_idx').on(t.companyId, t.status, t.createdAt, t.id),
+    // The expiry sweep reads only the pending ones.
+    index('approvals_expiry_idx').on(t.expiresAt).where(sql`${t.status} = 'pending'`),
     check('approvals_status_ck', oneOf('status', APPROVAL_STATUSES)),
   ],
 );

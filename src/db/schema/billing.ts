@@ -8,6 +8,8 @@ export const companyBilling = pgTable('company_billing', {
     .references(() => companies.id, { onDelete: 'cascade' }),
   activePackage: boolean('active_package').notNull().default(false),
   packageName: text('package_name'),
+  // The package activated by the operator (`billing activate`), one of GET /billing/packages.
+  packageId: text('package_id'),
   // Lifetime production payments journaled; counted in the submit transaction.
   productionPaymentsSent: integer('production_payments_sent').notNull().default(0),
   // Oldest unpaid invoice's due date; 30 or more days ago gives 402 billing_past_due.

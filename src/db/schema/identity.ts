@@ -21,6 +21,8 @@ export const companies = pgTable(
       .notNull()
       .references(() => platforms.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
+    // Made by /sandbox/provision: production connections are refused (403 sandbox_only).
+    sandboxOnly: boolean('sandbox_only').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [index('companies_platform_idx').on(t.platformId, t.id)],
@@ -84,6 +86,10 @@ export const sessions = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    // For GET /me/sessions: where the session was opened and when it was last used (moved at most once a minute).
+    lastSeenAt: timestamp('last_seen_at', { withTimezone: true }),
+    ip: text('ip'),
+    userAgent: text('user_agent'),
   },
   (t) => [uniqueIndex('sessions_digest_uq').on(t.digest), index('sessions_user_idx').on(t.userId)],
 );

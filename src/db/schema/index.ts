@@ -7,4 +7,6 @@ export * from './identity.ts';
 export * from './journal.ts';
 export * from './oauth.ts';
 export * from './outbox.ts';
+export * from './rate-limits.ts';
+export * from './two-factor.ts';
 export * from './webhooks.ts';

@@ -12,6 +12,7 @@ export type PolicyForMatch = {
   currency: string | null;
   minAmount: string;
   bankKeys: string[] | null;
+  rules: { requiredApprovals: number };
 };
 
 export type DocumentForMatch = {
@@ -64,7 +65,27 @@ export function policyMatches(policy: PolicyForMatch, doc: DocumentForMatch): bo
   return false;
 }
 
-/** The first matching policy in the given order (oldest first), or undefined. */
+/**
+ * The one policy that applies (DESIGN.md, Approvals): among the matching ones, the highest `minAmount`,
+ * then the most `requiredApprovals`, then the oldest (`policies` come oldest first); undefined when none
+ * matches.
+ */
 export function matchPolicy<P extends PolicyForMatch>(policies: readonly P[], doc: DocumentForMatch): P | undefined {
-  return policies.find((p) => policyMatches(p, doc));
+  let best: P | undefined;
+  for (const p of policies) {
+    if (!policyMatches(p, doc)) continue;
+    if (best === undefined || outranks(p, best)) best = p;
+  }
+  return best;
+}
+
+/** Whether `a` wins over `b`, an older policy: a strictly higher minAmount, or equal and more approvals. */
+function outranks(a: PolicyForMatch, b: PolicyForMatch): boolean {
+  const am = decimal(a.minAmount) ?? { units: 0n, exp: 0 };
+  const bm = decimal(b.minAmount) ?? { units: 0n, exp: 0 };
+  const aOverB = reaches(am, bm);
+  const bOverA = reaches(bm, am);
+  if (aOverB && !bOverA) return true;
+  if (bOverA && !aOverB) return false;
+  return a.rules.requiredApprovals > b.rules.requiredApprovals;
 }

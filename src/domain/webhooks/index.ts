@@ -157,6 +157,15 @@ export function eventSummary(event: EventEnvelope): string {
 }
 
 /** Event types an endpoint can subscribe to (webhook.auto-disabled is audit-only, never delivered). */
-export const WEBHOOK_EVENT_TYPES = ['payment.sent', 'payment.executed', 'payment.rejected', 'webhook.test'] as const;
+export const WEBHOOK_EVENT_TYPES = [
+  'payment.sent',
+  'payment.executed',
+  'payment.rejected',
+  'approval.requested',
+  'approval.approved',
+  'approval.rejected',
+  'approval.expired',
+  'webhook.test',
+] as const;
 export const TRANSPORTS = ['https', 'slack', 'email'] as const;
 export const URL_MAX_LENGTH = 2048;

@@ -74,12 +74,29 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   // Identity (control plane)
   'POST /auth/login': PUBLIC,
   'POST /auth/set-password': PUBLIC,
+  'POST /auth/login/2fa': PUBLIC,
+  'POST /auth/change-password': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'GET /me/sessions': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'DELETE /me/sessions/:id': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'GET /2fa/status': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'POST /2fa/setup': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'POST /2fa/enable': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'POST /2fa/disable': { key: 'unauthorized', session: 'accept', token: 'never' },
+  'POST /2fa/recovery-codes': { key: 'unauthorized', session: 'accept', token: 'never' },
   'POST /auth/logout': { key: 'unauthorized', session: 'accept', token: 'never' },
   'GET /auth/me': { key: 'unauthorized', session: 'accept', token: 'never' },
   'POST /auth/company-context': { key: 'forbidden', session: 'accept', token: 'never' },
   'DELETE /auth/company-context': { key: 'forbidden', session: 'accept', token: 'never' },
   'GET /users': { key: 'forbidden', session: 'accept', token: 'never' },
   'POST /users': { key: 'accept', session: 'accept', token: 'never' },
+  // A key re-roles only among approver and viewer, never an admin; reset and erase refuse it (use case).
+  'PATCH /users/:id': { key: 'accept', session: 'accept', token: 'never' },
+  'POST /users/:id/reset-password': { key: 'forbidden', session: 'accept', token: 'never' },
+  'DELETE /users/:id': { key: 'forbidden', session: 'accept', token: 'never' },
+
+  // Billing (DESIGN.md): prices are public; the status answers a key or a member's session.
+  'GET /billing/packages': PUBLIC,
+  'GET /billing/status': { key: 'accept', session: 'accept', token: 'never' },
 
   // Workspace admin
   'GET /platforms/:platformId/companies': { key: 'forbidden', session: 'accept', token: 'never' },
@@ -108,7 +125,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /inbound/payment-status': { key: 'accept', session: 'forbidden', token: 'never' },
 
   // Journal
-  'POST /journal/payments': { key: 'accept', session: 'forbidden', token: 'payments:submit', recentKey: true },
+  // A company admin's session submits too: the signed-in maker of maker-checker (DESIGN.md, Approvals)
+  'POST /journal/payments': { key: 'accept', session: 'accept', token: 'payments:submit', recentKey: true },
   'POST /journal/payments/preview': { key: 'accept', session: 'forbidden', token: 'payments:submit' },
   'POST /journal/documents/:id/cancel': { key: 'accept', session: 'forbidden', token: 'never' },
   'POST /journal/ingest': { key: 'accept', session: 'forbidden', token: 'never' },
@@ -116,7 +134,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /journal/list': { key: 'accept', session: 'forbidden', token: 'payments:read' },
   'POST /journal/export': { key: 'accept', session: 'accept', token: 'payments:read' },
   'GET /journal/documents/:id': { key: 'accept', session: 'forbidden', token: 'payments:read' },
-  'GET /journal/documents/:id/payments': { key: 'accept', session: 'forbidden', token: 'payments:read' },
+  // A member's session too: canApprove and blockReason are computed for the caller
+  'GET /journal/documents/:id/payments': { key: 'accept', session: 'accept', token: 'payments:read' },
   'GET /journal/documents/:id/file': { key: 'accept', session: 'forbidden', token: 'payments:read' },
   'GET /journal/payment-types': { key: 'accept', session: 'forbidden', token: 'payments:read' },
   'GET /journal/reconciliation': { key: 'accept', session: 'forbidden', token: 'payments:read' },
@@ -139,6 +158,17 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /bank-settings/:bankKey': { key: 'admin_required', session: 'accept', token: 'never' },
   'PUT /bank-settings/:bankKey': { key: 'admin_required', session: 'accept', token: 'never' },
 
+  // Maker-checker approvals: policies are a company admin's; the queue any member's; decisions a
+  // checker's session. Never delegable to an installed application, and an API key cannot decide.
+  'GET /approval-policies': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /approval-policies': { key: 'forbidden', session: 'accept', token: 'never' },
+  'PUT /approval-policies/:id': { key: 'forbidden', session: 'accept', token: 'never' },
+  'DELETE /approval-policies/:id': { key: 'forbidden', session: 'accept', token: 'never' },
+  'GET /approvals': { key: 'forbidden', session: 'accept', token: 'never' },
+  'GET /approvals/:id': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /approvals/:id/approve': { key: 'forbidden', session: 'accept', token: 'never' },
+  'POST /approvals/:id/reject': { key: 'forbidden', session: 'accept', token: 'never' },
+
   // Webhooks: closed to tokens even with webhooks:manage (DESIGN.md)
   'POST /webhooks': { key: 'accept', session: 'accept', token: 'never' },
   'GET /webhooks': { key: 'accept', session: 'accept', token: 'never' },
@@ -157,6 +187,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /.well-known/oauth-authorization-server': PUBLIC,
   'GET /oauth/authorize': { public: true, browser: 'optional' },
   'POST /oauth/authorize/sign-in': PUBLIC,
+  'POST /oauth/authorize/sign-in/2fa': PUBLIC,
   'POST /oauth/authorize/decision': { key: 'forbidden', session: 'accept', token: 'never', browser: 'accept' },
   'POST /oauth/token': PUBLIC,
   'POST /oauth/revoke': PUBLIC,
@@ -171,6 +202,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /dashboard/assets/:name': PUBLIC,
   'GET /dashboard/sign-in': DASHBOARD_SIGN_IN,
   'POST /dashboard/sign-in': PUBLIC,
+  'POST /dashboard/sign-in/2fa': PUBLIC,
   'POST /dashboard/sign-out': DASHBOARD,
   'POST /dashboard/company': DASHBOARD,
   'GET /dashboard': DASHBOARD,

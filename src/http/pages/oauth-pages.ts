@@ -45,6 +45,34 @@ ${hiddenFields({ ...input.fields, sign_in_token: input.signInToken })}
   );
 }
 
+/** The second sign-in step for a user with 2FA: the code from the authenticator app, or a recovery code. */
+export function codePage(
+  reply: FastifyReply,
+  input: {
+    status: number;
+    fields: RequestFields;
+    signInToken: string;
+    clientName: string;
+    challengeToken: string;
+    error?: string;
+  },
+): FastifyReply {
+  const error = input.error ? `<p class="error">${escapeHtml(input.error)}</p>` : '';
+  return sendPage(
+    reply,
+    input.status,
+    'Two-factor code',
+    `<h1>Sign in to approve ${escapeHtml(input.clientName)}</h1>
+<p>Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+${error}
+<form method="post" action="/oauth/authorize/sign-in/2fa">
+${hiddenFields({ ...input.fields, sign_in_token: input.signInToken, challenge_token: input.challengeToken })}
+<label for="code">Code</label><input id="code" name="code" autocomplete="one-time-code" inputmode="numeric" required>
+<div class="actions"><button class="primary" type="submit">Continue</button></div>
+</form>`,
+  );
+}
+
 /** 403: signed in, but not someone who may consent. The application can still be told no. */
 export function notAdminPage(
   reply: FastifyReply,

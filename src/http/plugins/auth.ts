@@ -3,6 +3,7 @@ import type { AppContext } from '../../app/context.ts';
 import { AppError, forbidden, unauthorized } from '../../app/errors.ts';
 import { authenticateApiKey, authenticateSession, confirmApiKey } from '../../app/identity/authenticate.ts';
 import type { Principal, SessionPrincipal } from '../../app/identity/principal.ts';
+import type { ClientInfo } from '../../app/identity/sessions.ts';
 import { authenticateBearer } from '../../app/oauth/authenticate-token.ts';
 import { accessOf, type Credentialed, isPublic, type RouteAccess } from '../access/route-access.ts';
 import { cookieOf, csrfTokenFor, SESSION_COOKIE, sameSecret } from './browser-session.ts';
@@ -184,4 +185,10 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw unauthorized();
   return request.principal;
+}
+
+/** Where a request comes from, as a login keeps it with the session (and per-IP limits count it). */
+export function clientOf(request: FastifyRequest): ClientInfo {
+  const agent = request.headers['user-agent'];
+  return { ip: request.ip, userAgent: typeof agent === 'string' ? agent : null };
 }

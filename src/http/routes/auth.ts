@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { requireSession } from '../../app/identity/access.ts';
+import { changePassword } from '../../app/identity/change-password.ts';
 import { enterCompanyContext, leaveCompanyContext } from '../../app/identity/companies.ts';
-import { login, logout, me } from '../../app/identity/sessions.ts';
+import { completeLoginChallenge, login, logout, me } from '../../app/identity/sessions.ts';
 import { setPasswordWithInvite } from '../../app/identity/set-password.ts';
-import { principalOf } from '../plugins/auth.ts';
+import { clientOf, principalOf } from '../plugins/auth.ts';
 import { errorResponses, Ok } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
-
-const FIFTEEN_MINUTES = 15 * 60 * 1000;
 
 const User = Type.Object({
   id: Type.String(),
@@ -21,33 +20,66 @@ const User = Type.Object({
   workspaceAdmin: Type.Boolean(),
 });
 
+const SessionOpened = Type.Object({ sessionToken: Type.String(), expiresAt: Type.String(), user: User });
+const ChallengeIssued = Type.Object({
+  twoFactorRequired: Type.Literal(true),
+  challengeToken: Type.String(),
+  expiresAt: Type.String(),
+});
+
 export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.post(
     '/auth/login',
     {
-      config: {
-        // 10 attempts per 15 minutes for each IP and email pair. Counted once the body is parsed:
-        // at the default onRequest hook the email is not known yet and the key would be the IP alone.
-        rateLimit: {
-          hook: 'preValidation',
-          max: 10,
-          timeWindow: FIFTEEN_MINUTES,
-          keyGenerator: (request) => {
-            const email = (request.body as { email?: unknown } | undefined)?.email;
-            return `${request.ip}|${typeof email === 'string' ? email.trim().toLowerCase() : ''}`;
-          },
-        },
-      },
       schema: {
         tags: ['identity'],
+        description:
+          'Email and password. A user with 2FA gets {twoFactorRequired, challengeToken, expiresAt} instead of a session: answer it at POST /auth/login/2fa. Limited per client address and, for failures, per account (429 with Retry-After).',
         body: Type.Object({ email: Type.String({ maxLength: 320 }), password: Type.String({ maxLength: 256 }) }),
         response: {
-          200: Type.Object({ sessionToken: Type.String(), expiresAt: Type.String(), user: User }),
+          200: Type.Union([SessionOpened, ChallengeIssued]),
           ...errorResponses(400, 401, 429),
         },
       },
     },
-    async (request) => login(ctx, request.body.email, request.body.password),
+    async (request) => login(ctx, request.body.email, request.body.password, clientOf(request)),
+  );
+
+  app.post(
+    '/auth/login/2fa',
+    {
+      schema: {
+        tags: ['identity'],
+        description:
+          'The second login step: the challenge token and a TOTP code (or a recovery code, used up). A wrong code answers 401 invalid_code; the fifth voids the challenge, which then answers 401 unauthorized (sign in again).',
+        body: Type.Object({
+          challengeToken: Type.String({ maxLength: 200 }),
+          code: Type.String({ minLength: 1, maxLength: 64 }),
+        }),
+        response: { 200: SessionOpened, ...errorResponses(400, 401, 429) },
+      },
+    },
+    async (request) => completeLoginChallenge(ctx, request.body.challengeToken, request.body.code, clientOf(request)),
+  );
+
+  app.post(
+    '/auth/change-password',
+    {
+      schema: {
+        tags: ['identity'],
+        description: "Changes the caller's password; the user's other sessions are revoked, this one stays.",
+        body: Type.Object({
+          currentPassword: Type.String({ maxLength: 256 }),
+          newPassword: Type.String({ maxLength: 256 }),
+        }),
+        response: {
+          200: Type.Object({ ok: Type.Boolean(), sessionsRevoked: Type.Integer() }),
+          ...errorResponses(400, 401, 429),
+        },
+      },
+    },
+    async (request) =>
+      changePassword(ctx, requireSession(principalOf(request)), request.body.currentPassword, request.body.newPassword),
   );
 
   app.post(
@@ -98,13 +130,13 @@ export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
   app.post(
     '/auth/set-password',
     {
-      config: { rateLimit: { max: 10, timeWindow: FIFTEEN_MINUTES } },
       schema: {
         tags: ['identity'],
+        description: 'Redeems an invite or reset token (one time). Limited per client address (429 with Retry-After).',
         body: Type.Object({ token: Type.String({ maxLength: 200 }), password: Type.String({ maxLength: 256 }) }),
         response: { 200: Type.Object({ ok: Type.Boolean(), email: Type.String() }), ...errorResponses(400, 429) },
       },
     },
-    async (request) => setPasswordWithInvite(ctx, request.body.token, request.body.password),
+    async (request) => setPasswordWithInvite(ctx, request.body.token, request.body.password, request.ip),
   );
 };

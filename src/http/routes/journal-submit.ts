@@ -62,7 +62,7 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
       config: {
         // The limit runs after the body is parsed (preHandler), keyed on the caller's platform and the
         // body's companyId; test-environment submits are allowed through uncounted. The counter lives in
-        // this process (in-memory store): with N API processes a company gets up to N x 120 a minute.
+        // PostgreSQL (the app's shared store), so the limit holds across every API process.
         rateLimit: {
           max: PRODUCTION_SUBMITS_PER_MINUTE,
           timeWindow: 60_000,

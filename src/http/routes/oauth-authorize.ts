@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, badRequest, unauthorized } from '../../app/errors.ts';
 import { mayConsent } from '../../app/identity/access.ts';
 import type { SessionPrincipal } from '../../app/identity/principal.ts';
-import { login } from '../../app/identity/sessions.ts';
+import { completeLoginChallenge, type LoginResult, login, type SessionOpened } from '../../app/identity/sessions.ts';
 import {
   type AuthorizationCheck,
   type AuthorizationParams,
@@ -11,8 +11,15 @@ import {
   errorRedirect,
 } from '../../app/oauth/authorization-request.ts';
 import { consentView, type Decision, decideConsent } from '../../app/oauth/consent.ts';
-import { consentPage, notAdminPage, type RequestFields, signInPage, untrustedPage } from '../pages/oauth-pages.ts';
-import { principalOf } from '../plugins/auth.ts';
+import {
+  codePage,
+  consentPage,
+  notAdminPage,
+  type RequestFields,
+  signInPage,
+  untrustedPage,
+} from '../pages/oauth-pages.ts';
+import { clientOf, principalOf } from '../plugins/auth.ts';
 import {
   cookieOf,
   csrfTokenFor,
@@ -24,8 +31,6 @@ import {
 import { parseForm } from '../plugins/form-body.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
-
-const FIFTEEN_MINUTES = 15 * 60 * 1000;
 
 /** The authorization request parameters under their OAuth names (query string and forms). */
 const PARAMS = {
@@ -145,58 +150,109 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
     },
   );
 
+  /** The sign-in forms' common start: the request re-checked, the page's sign-in token matched. */
+  async function signInStep(request: FastifyRequest, reply: FastifyReply) {
+    const form = parseForm(request.body);
+    if (!form.ok) throw badRequest(form.reason);
+    const read = readParams(form.params);
+    const result = await check(ctx, read);
+    if (result.kind === 'untrusted') return { done: untrustedPage(reply, result.reason) };
+    if (result.kind === 'redirect-error') {
+      return { done: reply.redirect(errorRedirect(result, ctx.config.publicBaseUrl), 303) };
+    }
+    const fields = fieldsOf(read.params);
+    const clientName = result.request.client.name;
+    const again = (status: number, error: string) =>
+      signInPage(reply, {
+        status,
+        fields,
+        signInToken: issueSignInToken(reply, secureCookies(ctx)),
+        clientName,
+        error,
+        email: form.params['email'] ?? '',
+      });
+    // Login CSRF: the post must carry the token of the page this browser was shown.
+    if (!sameSecret(form.params['sign_in_token'], cookieOf(request, SIGN_IN_COOKIE))) {
+      return { done: again(403, 'The sign-in form expired; please sign in again.') };
+    }
+    const signedIn = (opened: SessionOpened) => {
+      setSessionCookie(reply, opened.sessionToken, new Date(opened.expiresAt), ctx.clock.now(), secureCookies(ctx));
+      return reply.redirect(authorizeUrl(fields), 303);
+    };
+    return { form: form.params, fields, clientName, again, signedIn };
+  }
+
   app.post(
     '/oauth/authorize/sign-in',
     {
-      config: {
-        // As POST /auth/login: 10 attempts per 15 minutes for each IP and email pair.
-        rateLimit: {
-          hook: 'preHandler',
-          max: 10,
-          timeWindow: FIFTEEN_MINUTES,
-          keyGenerator: (request) => {
-            const form = parseForm(request.body);
-            const email = form.ok ? (form.params['email'] ?? '') : '';
-            return `${request.ip}|${email.trim().toLowerCase()}`;
-          },
-        },
-      },
       schema: {
         tags: ['oauth'],
         description:
-          'The sign-in form of the consent page (application/x-www-form-urlencoded): email, password, the sign-in token of the page and the authorization request; signs in through the login use case and returns to the consent page.',
+          'The sign-in form of the consent page (application/x-www-form-urlencoded): email, password, the sign-in token of the page and the authorization request; signs in through the login use case (its limits apply) and returns to the consent page, or asks for the TOTP code of a user with 2FA.',
       },
     },
     async (request, reply) => {
-      const form = parseForm(request.body);
-      if (!form.ok) throw badRequest(form.reason);
-      const read = readParams(form.params);
-      const result = await check(ctx, read);
-      if (result.kind === 'untrusted') return untrustedPage(reply, result.reason);
-      if (result.kind === 'redirect-error') return reply.redirect(errorRedirect(result, ctx.config.publicBaseUrl), 303);
-      const fields = fieldsOf(read.params);
-      const again = (status: number, error: string) =>
-        signInPage(reply, {
-          status,
-          fields,
-          signInToken: issueSignInToken(reply, secureCookies(ctx)),
-          clientName: result.request.client.name,
-          error,
-          email: form.params['email'] ?? '',
-        });
-      // Login CSRF: the post must carry the token of the page this browser was shown.
-      if (!sameSecret(form.params['sign_in_token'], cookieOf(request, SIGN_IN_COOKIE))) {
-        return again(403, 'The sign-in form expired; please sign in again.');
-      }
-      let signedIn: Awaited<ReturnType<typeof login>>;
+      const step = await signInStep(request, reply);
+      if ('done' in step) return step.done;
+      let outcome: LoginResult;
       try {
-        signedIn = await login(ctx, form.params['email'] ?? '', form.params['password'] ?? '');
+        outcome = await login(ctx, step.form['email'] ?? '', step.form['password'] ?? '', clientOf(request));
       } catch (error) {
-        if (error instanceof AppError && error.status === 401) return again(401, 'Wrong email or password.');
+        if (error instanceof AppError && error.status === 401) return step.again(401, 'Wrong email or password.');
+        if (error instanceof AppError && error.status === 429) {
+          if (error.headers) reply.headers(error.headers);
+          return step.again(429, 'Too many sign-in attempts; please wait and try again.');
+        }
         throw error;
       }
-      setSessionCookie(reply, signedIn.sessionToken, new Date(signedIn.expiresAt), ctx.clock.now(), secureCookies(ctx));
-      return reply.redirect(authorizeUrl(fields), 303);
+      if ('sessionToken' in outcome) return step.signedIn(outcome);
+      return codePage(reply, {
+        status: 200,
+        fields: step.fields,
+        signInToken: issueSignInToken(reply, secureCookies(ctx)),
+        clientName: step.clientName,
+        challengeToken: outcome.challengeToken,
+      });
+    },
+  );
+
+  app.post(
+    '/oauth/authorize/sign-in/2fa',
+    {
+      schema: {
+        tags: ['oauth'],
+        description:
+          'The second sign-in step of the consent page (form): the challenge token of the code page, a TOTP or recovery code and the sign-in token; then returns to the consent page.',
+      },
+    },
+    async (request, reply) => {
+      const step = await signInStep(request, reply);
+      if ('done' in step) return step.done;
+      const challengeToken = step.form['challenge_token'] ?? '';
+      try {
+        return step.signedIn(
+          await completeLoginChallenge(ctx, challengeToken, step.form['code'] ?? '', clientOf(request)),
+        );
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'invalid_code') {
+          return codePage(reply, {
+            status: 401,
+            fields: step.fields,
+            signInToken: issueSignInToken(reply, secureCookies(ctx)),
+            clientName: step.clientName,
+            challengeToken,
+            error: 'Wrong or already used code.',
+          });
+        }
+        if (error instanceof AppError && error.status === 401) {
+          return step.again(401, 'The sign-in expired or had too many wrong codes; please sign in again.');
+        }
+        if (error instanceof AppError && error.status === 429) {
+          if (error.headers) reply.headers(error.headers);
+          return step.again(429, 'Too many sign-in attempts; please wait and try again.');
+        }
+        throw error;
+      }
     },
   );
 

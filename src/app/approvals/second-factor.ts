@@ -1,0 +1,26 @@
+import type { Executor } from '../../db/executor.ts';
+import { findTwoFactor } from '../../db/repositories/two-factor.ts';
+import type { AppContext } from '../context.ts';
+import { verifyUserSecondFactor } from '../identity/two-factor.ts';
+
+/** Whether the user has 2FA enabled (canApprove under a policy with twoFactorRequired). */
+export async function hasSecondFactor(q: Executor, platformId: string, userId: string): Promise<boolean> {
+  const enrolment = await findTwoFactor(q, { platformId }, userId);
+  return Boolean(enrolment?.enabledAt);
+}
+
+/**
+ * Checks the TOTP code sent with an approval and spends it in the decision's transaction, so a code
+ * is used up only if the decision commits, and never accepted twice. Recovery codes are for signing
+ * in, not for approving payments.
+ */
+export async function secondFactorVerified(
+  ctx: AppContext,
+  tx: Executor,
+  platformId: string,
+  userId: string,
+  code: string | undefined,
+): Promise<boolean> {
+  const outcome = await verifyUserSecondFactor(ctx, tx, { platformId }, userId, code ?? null);
+  return outcome.ok;
+}

@@ -1,0 +1,96 @@
+/**
+ * Rate limits hold across API processes (DESIGN.md, Identity): two apps on one PostgreSQL database
+ * share the counters, so a client that spreads its requests over both gets no more than from one.
+ * Login per address across emails, login failures per account across addresses, set-password per
+ * address, and the production submit limit per company.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { PRODUCTION_SUBMITS_PER_MINUTE } from '../../src/http/routes/journal-submit.ts';
+import { assertError, nextIp, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+
+let one: TestApp;
+let two: TestApp;
+const email = (tag: string) => `${tag}-${randomBytes(4).toString('hex')}@example.com`;
+const login = (app: TestApp, address: string, ip: string, password = 'wrong-password') =>
+  app.request({ method: 'POST', url: '/auth/login', payload: { email: address, password }, remoteAddress: ip });
+
+before(async () => {
+  const env = { MASTER_KEY: randomBytes(32).toString('base64') };
+  one = await startTestApp({ env });
+  two = await startTestApp({ env, databaseUrl: one.databaseUrl });
+});
+after(async () => {
+  await two.close();
+  await one.close();
+});
+
+test('logins from one address are limited across emails and across both processes', async () => {
+  const ip = nextIp();
+  // 30 attempts a quarter hour per address, each with another email, alternating between the processes.
+  for (let i = 0; i < 30; i++) {
+    assertError(await login(i % 2 === 0 ? one : two, email(`spray${i}`), ip), 401, 'unauthorized');
+  }
+  const limited = await login(one, email('spray-last'), ip);
+  assertError(limited, 429, 'rate_limited');
+  assert.match(String(limited.headers['retry-after']), /^\d+$/);
+  assertError(await login(two, email('spray-other'), ip), 429, 'rate_limited');
+  // Another address is not affected.
+  assertError(await login(two, email('elsewhere'), nextIp()), 401, 'unauthorized');
+});
+
+test('failed logins of one account are limited across addresses and processes; the right password does not count', async () => {
+  const sb = await provisionAndLogin(one);
+  const account = sb.dashboardLogin.email;
+  // Successful logins are not failures: many of them do not lock the account.
+  for (let i = 0; i < 12; i++) {
+    assert.equal((await login(i % 2 ? one : two, account, nextIp(), sb.dashboardLogin.password)).statusCode, 200);
+  }
+  for (let i = 0; i < 10; i++) assertError(await login(i % 2 ? one : two, account, nextIp()), 401, 'unauthorized');
+  const limited = await login(two, account, nextIp(), sb.dashboardLogin.password);
+  assertError(limited, 429, 'rate_limited');
+  assertError(await login(one, account, nextIp(), sb.dashboardLogin.password), 429, 'rate_limited');
+});
+
+test('set-password is limited per address across both processes', async () => {
+  const ip = nextIp();
+  const attempt = (app: TestApp) =>
+    app.request({
+      method: 'POST',
+      url: '/auth/set-password',
+      payload: { token: 'garbage', password: 'a good password' },
+      remoteAddress: ip,
+    });
+  for (let i = 0; i < 10; i++) assertError(await attempt(i % 2 ? one : two), 400, 'invalid_token');
+  const limited = await attempt(one);
+  assertError(limited, 429, 'rate_limited');
+  assert.match(String(limited.headers['retry-after']), /^\d+$/);
+  assertError(await attempt(two), 429, 'rate_limited');
+});
+
+test('the production submit limit of a company is shared by both processes', async () => {
+  const sb = await provisionAndLogin(one);
+  const submit = (app: TestApp) => {
+    const payload = structuredClone(sb.firstPayment.body) as Record<string, unknown> & {
+      payment: { payments: { transactions: { amount: string }[] }[] };
+    };
+    payload['environment'] = 'production';
+    // Invalid production submits still count (the limit runs before the use case): cheap 422s.
+    payload.payment.payments[0]!.transactions[0]!.amount = 'x';
+    return app.request({
+      method: 'POST',
+      url: '/journal/payments',
+      headers: { 'x-api-key': sb.apiKey, 'idempotency-key': randomBytes(8).toString('hex') },
+      payload,
+    });
+  };
+  for (let i = 0; i < PRODUCTION_SUBMITS_PER_MINUTE; i++) {
+    assert.equal((await submit(i % 2 ? one : two)).statusCode, 422);
+  }
+  const limited = await submit(one);
+  assertError(limited, 429, 'rate_limited');
+  const retryAfter = Number(limited.headers['retry-after']);
+  assert.ok(retryAfter >= 1 && retryAfter <= 60, String(limited.headers['retry-after']));
+  assertError(await submit(two), 429, 'rate_limited');
+});
