@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { totpCode } from '../../src/domain/identity/totp.ts';
 import { freePort } from '../../src/platform/free-port.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { chromiumMissing, launchChromium, seriousViolations } from '../support/chromium.ts';
@@ -212,6 +213,124 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
     await context.close();
   });
 
+  test('sign in with 2FA; revoke a session from another browser context', async () => {
+    const sandbox = await provisionAndLogin(t);
+    const first = await newPage();
+    await signIn(first.page, sandbox);
+    await first.page.getByRole('link', { name: 'Security' }).click();
+    await first.page.getByRole('button', { name: 'Set up 2FA' }).click();
+    assert.equal(await first.page.locator('figure.qr svg').count(), 1);
+    const secret = await first.page.locator('#totp-secret').innerText();
+    await first.page.getByLabel('Code from your authenticator app').fill(totpCode(secret, new Date()));
+    await first.page.getByRole('button', { name: 'Enable 2FA' }).click();
+    assert.equal(await first.page.locator('#recovery-codes li').count(), 10);
+
+    // Another browser: password, then the code (the next time step: the one just used is spent).
+    const second = await newPage();
+    await second.page.goto('/dashboard');
+    await second.page.getByLabel('Email').fill(sandbox.dashboardLogin.email);
+    await second.page.getByLabel('Password').fill(sandbox.dashboardLogin.password);
+    await second.page.getByRole('button', { name: 'Sign in' }).click();
+    await second.page.getByRole('heading', { name: 'Two-factor sign-in' }).waitFor();
+    await second.page.getByLabel('Code').fill('000000');
+    await second.page.getByRole('button', { name: 'Verify' }).click();
+    await second.page.getByText('Wrong or already used code.').waitFor();
+    await second.page.getByLabel('Code').fill(totpCode(secret, new Date(Date.now() + 30_000)));
+    await second.page.getByRole('button', { name: 'Verify' }).click();
+    await second.page.getByRole('heading', { name: /^Overview of / }).waitFor();
+
+    // The second browser signs the first one out.
+    await second.page.getByRole('link', { name: 'Security' }).click();
+    const others = second.page.locator('tr', { has: second.page.getByRole('button', { name: 'Revoke' }) });
+    // Two other sessions: the first browser's and the harness's API login.
+    assert.equal(await others.count(), 2);
+    await second.page.getByRole('button', { name: 'Revoke' }).first().click();
+    await second.page.getByText('The session is signed out.').waitFor();
+    await second.page.getByRole('button', { name: 'Revoke' }).first().click();
+    await second.page.getByText('The session is signed out.').waitFor();
+    await first.page.goto('/dashboard/journal');
+    assert.match(first.page.url(), /\/dashboard\/sign-in\?next=/);
+    await second.page.goto('/dashboard/journal');
+    assert.match(second.page.url(), /\/dashboard\/journal$/);
+    // The wrong code's page is answered 401, which Chromium logs; nothing else may be.
+    const unexpected = [...first.errors, ...second.errors].filter((e) => !/status of 401/.test(e));
+    assert.deepEqual(unexpected, []);
+    await first.context.close();
+    await second.context.close();
+  });
+
+  test('approve a payment as a second user and watch it execute; reject another with a reason', async () => {
+    const sandbox = await provisionAndLogin(t);
+    const approver = { email: `approver-${sandbox.companyId}@example.com`, password: 'approver password 123' };
+    const created = await t.request({
+      method: 'POST',
+      url: '/users',
+      headers: { 'x-session-token': sandbox.sessionToken },
+      payload: {
+        platformId: sandbox.platformId,
+        companyId: sandbox.companyId,
+        email: approver.email,
+        name: 'Anna Approver',
+        roles: ['approver'],
+        password: approver.password,
+      },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+
+    const admin = await newPage();
+    await signIn(admin.page, sandbox);
+    await admin.page.getByRole('link', { name: 'Approvals' }).click();
+    await admin.page.getByLabel('Name').fill('Two eyes');
+    await admin.page.getByRole('button', { name: 'Add the policy' }).click();
+    await admin.page.getByText('The policy Two eyes is in force for new payments.').waitFor();
+    await admin.page.getByRole('link', { name: 'Sandbox' }).click();
+    await admin.page.getByRole('button', { name: /Send the first payment/ }).click();
+    await admin.page.getByText('… Waiting for approval').waitFor();
+    const journalNo = (await admin.page.getByRole('link', { name: /with its evidence/ }).innerText()).split(' ')[1]!;
+    await admin.page.goto('/dashboard/approvals');
+    // The maker cannot approve their own payment.
+    assert.equal(await admin.page.getByRole('button', { name: `Approve ${journalNo}` }).count(), 0);
+
+    const checker = await newPage();
+    await signIn(checker.page, { ...sandbox, dashboardLogin: { ...sandbox.dashboardLogin, ...approver } });
+    await checker.page.getByRole('link', { name: journalNo }).first().waitFor();
+    await checker.page.getByRole('link', { name: 'Approvals' }).click();
+    await checker.page.getByRole('button', { name: `Approve ${journalNo}` }).click();
+    await checker.page.getByText(`${journalNo} is approved and goes to the bank.`).waitFor();
+    await checker.page.getByRole('link', { name: 'Journal' }).click();
+    await checker.page.getByRole('link', { name: journalNo, exact: true }).click();
+    await eventually(async () => {
+      await checker.page.reload();
+      return /cleared/.test(await checker.page.locator('main').innerText());
+    }, 30_000);
+    assert.match(await checker.page.locator('dl.facts').first().innerText(), /executed/);
+    assert.match(await checker.page.locator('ol.timeline').innerText(), /approval\.approved/);
+
+    // Another payment, sent with the API key: rejected with a reason, it is cancelled.
+    const body = structuredClone(sandbox.firstPayment.body) as { payment: { messageId: string } };
+    body.payment.messageId = 'REJECT-ME-1';
+    const sent = await t.request({
+      method: 'POST',
+      url: '/journal/payments',
+      headers: { 'x-api-key': sandbox.apiKey, 'idempotency-key': 'reject-me-1' },
+      payload: body,
+    });
+    assert.equal(sent.statusCode, 201, sent.body);
+    const second = sent.json() as { id: string; journalNo: string; status: string };
+    assert.equal(second.status, 'pending-approval');
+    await checker.page.goto('/dashboard/approvals');
+    await checker.page.getByLabel('Reason for rejecting').fill('Wrong supplier account');
+    await checker.page.getByRole('button', { name: `Reject ${second.journalNo}` }).click();
+    await checker.page.getByText(`${second.journalNo} is rejected and cancelled.`).waitFor();
+    await checker.page.goto(`/dashboard/journal/${second.id}`);
+    const facts = await checker.page.locator('main').innerText();
+    assert.match(facts, /cancelled/);
+    assert.match(facts, /Anna Approver: Wrong supplier account/);
+    assert.deepEqual([...admin.errors, ...checker.errors], []);
+    await admin.context.close();
+    await checker.context.close();
+  });
+
   test('every page passes axe-core with no serious violation, and loads nothing the CSP refuses', async () => {
     const sandbox = await provisionAndLogin(t);
     const doc = await submit(sandbox, 'Axe Check Oy', 'Invoice 5');
@@ -229,6 +348,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
       '/dashboard',
       '/dashboard/journal',
       `/dashboard/journal/${doc.id}`,
+      '/dashboard/approvals',
       '/dashboard/reconciliation',
       '/dashboard/accounts',
       ...(account ? [`/dashboard/accounts?account=${account}`] : []),

@@ -1,5 +1,6 @@
 import { listOverdueLines, tallyLineStates } from '../../db/repositories/recon-lines.ts';
 import { OUTBOUND_STATUSES } from '../../domain/lifecycle/index.ts';
+import { listQueue } from '../approvals/queue.ts';
 import { listCompanyConnections } from '../connections/connections.ts';
 import type { AppContext } from '../context.ts';
 import { isCompanyAdmin, requireCompanyMember } from '../identity/access.ts';
@@ -23,7 +24,8 @@ function utcDay(now: Date): string {
 
 /**
  * The dashboard's overview, read through the API's use cases: outbound documents by status today
- * and this month (GET /journal/documents totals), line reconciliation this month, late lines, and
+ * and this month (GET /journal/documents totals), the pending approvals the user may decide
+ * (GET /approvals), line reconciliation this month, late lines, and
  * for an admin the failing webhook endpoints and the connections that are not ready.
  */
 export async function dashboardOverview(ctx: AppContext, session: SessionPrincipal, companyId: string) {
@@ -41,15 +43,19 @@ export async function dashboardOverview(ctx: AppContext, session: SessionPrincip
       month: await count(status, monthStart),
     })),
   );
-  const [lines, late] = await Promise.all([
+  const [lines, late, queue] = await Promise.all([
     tallyLineStates(ctx.db, scope, new Date(`${monthStart}T00:00:00Z`)),
     listOverdueLines(ctx.db, scope, new Date(now.getTime() - USUAL_ANSWER_MS), LATE_COUNTED + 1),
+    listQueue(ctx, session, { platformId: scope.platformId, companyId, status: 'pending', limit: 100 }),
   ]);
   const admin = isCompanyAdmin(session, companyId);
   const endpoints = admin ? (await listCompanyEndpoints(ctx, session, { companyId, limit: 100 })).items : [];
   const connections = admin ? (await listCompanyConnections(ctx, session, scope.platformId, companyId)).items : [];
   return {
     byStatus,
+    /** Pending approvals the user may decide now (of the oldest 100 pending). */
+    approvalsForMe: queue.items.filter((a) => a.canApprove),
+    pendingApprovals: queue.items.length,
     lines: { ...lines, late: Math.min(late.length, LATE_COUNTED), lateMore: late.length > LATE_COUNTED },
     failingEndpoints: endpoints.filter((e) => e.status !== 'enabled' || e.consecutiveFailures > 0),
     unreadyConnections: connections

@@ -14,6 +14,7 @@ export type DashboardView = {
 const NAV: { path: string; label: string; key: string; when?: (v: DashboardView) => boolean }[] = [
   { path: '/dashboard', label: 'Overview', key: 'overview' },
   { path: '/dashboard/journal', label: 'Journal', key: 'journal' },
+  { path: '/dashboard/approvals', label: 'Approvals', key: 'approvals' },
   { path: '/dashboard/reconciliation', label: 'Reconciliation', key: 'reconciliation' },
   { path: '/dashboard/accounts', label: 'Accounts', key: 'accounts' },
   { path: '/dashboard/webhooks', label: 'Webhooks', key: 'webhooks', when: (v) => v.workspace.admin },

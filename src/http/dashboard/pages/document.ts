@@ -9,6 +9,7 @@ import { badge, totals, when } from '../format.ts';
 import { currentCompanyId, dashboardView } from '../guard.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, type DashboardView, type Notice, sendDashboardPage } from '../layout.ts';
+import { approvalSummary } from './approvals.ts';
 
 /** The XML shown inline is cut here (the download has it whole). */
 const XML_SHOWN = 200_000;
@@ -62,15 +63,6 @@ function linesTable(payments: Payments): Html {
 <table><thead><tr><th scope="col">#</th><th scope="col">Payee</th><th scope="col" class="num">Amount</th><th scope="col">End-to-end id</th>
 <th scope="col">State</th><th scope="col">Evidence</th></tr></thead>
 <tbody>${payments.payments.map(lineRow)}</tbody></table>`;
-}
-
-function approvalPanel(approval: Payments['approval']): Html {
-  if (!approval) return html``;
-  return html`<h2>Approval</h2>
-<dl class="facts"><dt>Status</dt><dd>${badge(approval.status)}</dd>
-<dt>Needs</dt><dd>${approval.requiredApprovals} approval(s)${approval.twoFactorRequired ? ', with a 2FA code' : ''}</dd>
-<dt>Approved by</dt><dd>${approval.approvals.map((a) => html`${a.userName} (${String(a.at ?? '')}) `)}</dd>
-${approval.rejections.length > 0 ? html`<dt>Rejected by</dt><dd>${approval.rejections.map((r) => html`${r.userName}: ${String(r.reason ?? '')} `)}</dd>` : ''}</dl>`;
 }
 
 type Entry = {
@@ -146,7 +138,7 @@ ${file.xml.length > XML_SHOWN ? html`<p class="muted">The file is longer than sh
 <dt>Delivery</dt><dd>${doc.deliveryMode ?? '–'}${doc.delivery ? html`, ${badge(doc.delivery.status)}` : ''}</dd>
 <dt>Created</dt><dd>${when(doc.createdAt)}</dd></dl>
 ${cancel}
-${payments ? approvalPanel(payments.approval) : ''}
+${payments?.approval ? approvalSummary(view, payments.approval) : ''}
 ${payments ? linesTable(payments) : ''}
 ${outbound ? '' : statementEntries(doc.payload)}
 <h2>Status timeline</h2>

@@ -42,6 +42,12 @@ export const overviewPage: FastifyPluginAsync<HttpServices> = async (app, { ctx 
 <section class="card"><h2>Payments by status</h2>
 <table><thead><tr><th scope="col">Status</th><th scope="col" class="num">Today</th><th scope="col" class="num">This month</th></tr></thead>
 <tbody>${statusRows}</tbody></table></section>
+<section class="card"><h2>Approvals for you</h2>${
+        o.approvalsForMe.length === 0
+          ? html`<p>Nothing waits for your approval${o.pendingApprovals > 0 ? html` (${o.pendingApprovals} pending for others)` : ''}.</p>`
+          : html`<ul>${o.approvalsForMe.map((a) => html`<li><a href="${`/dashboard/journal/${encodeURIComponent(a.documentId)}`}">${a.journalNo}</a>: ${a.journalTotal ?? ''} ${a.currency ?? ''} to ${a.payeeName ?? '–'}</li>`)}</ul>
+<p><a href="/dashboard/approvals">Decide them</a></p>`
+      }</section>
 <section class="card"><h2>Reconciliation this month</h2>
 <dl class="facts"><dt>Cleared lines</dt><dd>${o.lines.cleared}</dd><dt>Rejected lines</dt><dd>${o.lines.rejected}</dd>
 <dt>Pending lines</dt><dd>${o.lines.pending}</dd>

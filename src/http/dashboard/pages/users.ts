@@ -1,7 +1,9 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { usersWithTwoFactor } from '../../../app/dashboard/users.ts';
 import { AppError } from '../../../app/errors.ts';
 import { createApiKey, deleteApiKey, listApiKeys } from '../../../app/identity/api-keys.ts';
-import { createUser, listUsers, ROLES } from '../../../app/identity/users.ts';
+import { eraseUser, resetUserPassword, updateUser } from '../../../app/identity/user-lifecycle.ts';
+import { createUser, ROLES } from '../../../app/identity/users.ts';
 import { parseForm } from '../../plugins/form-body.ts';
 import type { HttpServices } from '../../services.ts';
 import { badge, when } from '../format.ts';
@@ -45,10 +47,21 @@ async function page(
   status = 200,
 ) {
   const companyId = currentCompanyId(view);
-  const users = await listUsers(ctx, view.session, view.session.platformId, companyId);
-  const rows = users.users.map(
+  const users = await usersWithTwoFactor(ctx, view.session, companyId);
+  const userPath = (id: string, action: string) => `/dashboard/users/${encodeURIComponent(id)}/${action}`;
+  const manage = (u: (typeof users)[number]) => {
+    if (!view.workspace.admin || u.status === 'erased') return html``;
+    const roles = ROLES.map(
+      (r) =>
+        html`<label class="check"><input type="checkbox" name="${`role:${r}`}" value="on"${u.roles.includes(r) ? html` checked` : ''}> ${r}</label>`,
+    );
+    return html`<form method="post" action="${userPath(u.id, 'roles')}" class="inline" aria-label="${`Roles of ${u.email}`}">${csrfField(view)}${roles}<button type="submit">Save roles</button></form>
+<form method="post" action="${userPath(u.id, 'reset-password')}" class="inline">${csrfField(view)}<button type="submit">Reset password</button></form>
+<form method="post" action="${userPath(u.id, 'erase')}" class="inline">${csrfField(view)}<button type="submit" class="danger">Erase</button></form>`;
+  };
+  const rows = users.map(
     (u) =>
-      html`<tr><td>${u.name}</td><td>${u.email}</td><td>${u.roles.join(', ')}</td><td>${badge(u.status)}</td></tr>`,
+      html`<tr><td>${u.name}</td><td>${u.email}</td><td>${u.roles.join(', ')}</td><td>${badge(u.status)}</td><td>${u.twoFactor ? 'on' : 'off'}</td><td>${manage(u)}</td></tr>`,
   );
   return {
     title: 'Users and API keys',
@@ -56,7 +69,7 @@ async function page(
     notices,
     status,
     body: html`${lead}<h2>Users of the company</h2>
-<table><thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Roles</th><th scope="col">Status</th></tr></thead><tbody>${rows}</tbody></table>
+<table><thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Roles</th><th scope="col">Status</th><th scope="col">2FA</th><th scope="col"><span class="muted">Manage</span></th></tr></thead><tbody>${rows}</tbody></table>
 ${view.workspace.admin ? inviteForm(view) : ''}
 ${await keysSection(ctx, view)}`,
   };
@@ -92,6 +105,35 @@ export const userPages: FastifyPluginAsync<HttpServices> = async (app, { ctx }) 
         roles: ROLES.filter((r) => params[`role:${r}`] === 'on'),
       });
       return { text: `${user.email} is invited: the invitation to set a password is on its way.` };
+    });
+    return sendDashboardPage(reply, view, shown);
+  });
+
+  app.post('/dashboard/users/:id/:action', { schema: { hide: true } }, async (request, reply) => {
+    const view = await dashboardView(ctx, request);
+    const { id, action } = request.params as { id: string; action: string };
+    const form = parseForm(request.body);
+    const params: Record<string, string> = form.ok ? form.params : {};
+    const scope = { platformId: view.session.platformId, companyId: currentCompanyId(view) };
+    const shown = await act(view, async () => {
+      switch (action) {
+        case 'roles': {
+          const roles = ROLES.filter((r) => params[`role:${r}`] === 'on');
+          const user = await updateUser(ctx, view.session, scope, id, { roles });
+          return { text: `${user.email} now has the roles ${user.roles.join(', ')}.` };
+        }
+        case 'reset-password': {
+          await resetUserPassword(ctx, view.session, scope, id);
+          return { text: 'The user is signed out everywhere and was sent a link to set a new password.' };
+        }
+        case 'erase':
+          await eraseUser(ctx, view.session, scope, id);
+          return {
+            text: 'The user is erased: name, email, password, 2FA and sessions removed; the audit trail keeps the id.',
+          };
+        default:
+          throw new AppError(404, 'not_found', 'no such user action');
+      }
     });
     return sendDashboardPage(reply, view, shown);
   });
