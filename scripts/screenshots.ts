@@ -109,7 +109,23 @@ try {
   }, 'a delivery attempt');
   await shot('webhook');
 
+  // An approval policy and a payment waiting under it, for the approvals page.
+  await page.getByRole('link', { name: 'Approvals' }).click();
+  await page.getByLabel('Name').fill('Payments from 1,000 EUR');
+  await page.getByLabel(/^From amount/).fill('1000');
+  await page.getByLabel(/^Approvals needed/).fill('2');
+  await page.getByRole('button', { name: 'Add the policy' }).click();
+  const big = structuredClone(sandbox.firstPayment.body);
+  const bigPayment = big.payment as { messageId: string; payments: { transactions: Record<string, unknown>[] }[] };
+  bigPayment.messageId = 'SHOT-APPROVE-1';
+  const bigTx = bigPayment.payments[0]!.transactions[0]!;
+  bigTx['endToEndId'] = 'SHOT-E2E-APPROVE-1';
+  bigTx['amount'] = '24500.00';
+  (bigTx['creditor'] as Record<string, unknown>)['name'] = 'Valmet Automation Oy';
+  await api('POST', '/journal/payments', { ...key, 'idempotency-key': bigPayment.messageId }, big);
+
   for (const [name, url] of [
+    ['approvals', '/dashboard/approvals'],
     ['overview', '/dashboard'],
     ['journal', '/dashboard/journal'],
     ['reconciliation', '/dashboard/reconciliation'],

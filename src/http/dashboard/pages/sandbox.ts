@@ -24,7 +24,13 @@ ${step(settled, 'Every line reconciled against the bank statement')}
 </ol>
 <p>Status ${badge(p.status)}; lines ${p.payments.map((l) => badge(l.recon.state))}</p>
 <p><a href="${`/dashboard/journal/${encodeURIComponent(p.documentId)}`}">Open ${p.journalNo} with its evidence</a></p>`;
-  return { html: list, done: (answered && settled) || p.status === 'cancelled' };
+  const waiting =
+    p.status === 'pending-approval'
+      ? html`<p>It waits for approval under the company's policy: an approver decides it on the <a href="/dashboard/approvals">Approvals</a> page (the maker cannot approve their own payment). Reload this page afterwards.</p>`
+      : '';
+  // Nothing to watch while it waits for a person, or once it is done.
+  const still = p.status === 'pending-approval' || p.status === 'cancelled' || (answered && settled);
+  return { html: html`${list}${waiting}`, done: still };
 }
 
 async function page(ctx: HttpServices['ctx'], view: DashboardView, documentId: string | undefined) {
