@@ -13,7 +13,7 @@ let sandbox: Awaited<ReturnType<typeof provisionAndLogin>>;
 let browser: Browser;
 
 before(async () => {
-  t = await startTestApp();
+  t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
   sandbox = await provisionAndLogin(t);
   browser = await signIn(t, sandbox.dashboardLogin.email, sandbox.dashboardLogin.password);
 });
@@ -246,6 +246,61 @@ describe('company switcher and roles', () => {
     assert.equal(page.body.includes('Cancel this payment'), false);
     const cancel = await post(t, viewer, `/dashboard/journal/${doc.id}/cancel`, {});
     assert.match(cancel.body, /company admin required/);
+  });
+});
+
+describe('forms of the admin pages', () => {
+  test('webhooks: the secret is shown once on registering and rotating, never in a URL; disable and enable', async () => {
+    const created = await post(t, browser, '/dashboard/webhooks', {
+      url: 'https://127.0.0.1:9/hooks',
+      transport: 'https',
+      'event:payment.executed': 'on',
+    });
+    assert.equal(created.statusCode, 200, created.body);
+    const secret = /<p class="secret" id="secret">([^<]+)<\/p>/.exec(created.body)?.[1];
+    assert.ok(secret && secret.length > 20);
+    const id = /action="\/dashboard\/webhooks\/([^/"]+)\/test"/.exec(created.body)?.[1];
+    assert.ok(id);
+    const again = await get(t, browser, `/dashboard/webhooks/${id}`);
+    assert.equal(again.body.includes(secret), false, 'the secret is shown once');
+    const rotated = await post(t, browser, `/dashboard/webhooks/${id}/rotate-secret`, {});
+    const next = /<p class="secret" id="secret">([^<]+)<\/p>/.exec(rotated.body)?.[1];
+    assert.ok(next && next !== secret);
+    const disabled = await post(t, browser, `/dashboard/webhooks/${id}/disable`, {});
+    assert.equal(disabled.statusCode, 303);
+    assert.equal(String(disabled.headers.location).includes(next), false);
+    assert.match((await get(t, browser, String(disabled.headers.location))).body, /status disabled">disabled</);
+    await post(t, browser, `/dashboard/webhooks/${id}/enable`, {});
+    assert.match((await get(t, browser, `/dashboard/webhooks/${id}`)).body, /status enabled">enabled</);
+    const refused = await post(t, browser, '/dashboard/webhooks', { url: 'http://plain.example/hook' });
+    assert.equal(refused.statusCode, 400);
+    assert.match(refused.body, /url must be an https URL/);
+  });
+
+  test('API keys: created (shown once) and revoked; the key works until it is revoked', async () => {
+    const created = await post(t, browser, '/dashboard/api-keys', { label: 'erp sync' });
+    const key = /<p class="secret" id="secret">([^<]+)<\/p>/.exec(created.body)?.[1];
+    assert.ok(key);
+    const call = () => t.request({ method: 'GET', url: '/profiles', headers: { 'x-api-key': key } });
+    assert.equal((await call()).statusCode, 200);
+    // The key's row: its label, then its id.
+    const rows = [...created.body.matchAll(/<tr><td>([^<]+)<\/td><td><code>([^<]+)<\/code>/g)];
+    const keyId = rows.find((r) => r[1] === 'erp sync')?.[2];
+    assert.ok(keyId);
+    const revoked = await post(t, browser, `/dashboard/api-keys/${keyId}/revoke`, {});
+    assert.match(revoked.body, /is revoked/);
+    assert.equal((await call()).statusCode, 401);
+  });
+
+  test('users: the last admin cannot be demoted, said on the page', async () => {
+    const page = await get(t, browser, '/dashboard/users');
+    const adminId = /action="\/dashboard\/users\/([^/"]+)\/roles" class="inline" aria-label="Roles of admin\+/.exec(
+      page.body,
+    )?.[1];
+    assert.ok(adminId, 'the admin row has a roles form');
+    const demoted = await post(t, browser, `/dashboard/users/${adminId}/roles`, { 'role:viewer': 'on' });
+    assert.equal(demoted.statusCode, 409);
+    assert.match(demoted.body, /last admin/);
   });
 });
 
