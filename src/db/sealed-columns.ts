@@ -18,6 +18,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'webhook_endpoints', key: 'id', column: 'secret_sealed' },
   { table: 'webhook_endpoints', key: 'id', column: 'previous_secret_sealed' },
   { table: 'user_two_factor', key: 'user_id', column: 'secret_sealed' },
+  { table: 'webhook_endpoints', key: 'id', column: 'url_sealed' },
 ];
 
 export const sealedColumnName = (c: SealedColumn) => `${c.table}.${c.column}`;

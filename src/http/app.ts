@@ -7,7 +7,8 @@ import { AppError } from '../app/errors.ts';
 import { dashboardRoutes } from './dashboard/plugin.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerBodyParsers } from './plugins/body-parsers.ts';
-import { registerErrors } from './plugins/errors.ts';
+import { frameworkErrorHandler, registerErrors } from './plugins/errors.ts';
+import { registerInputGuard } from './plugins/input-guard.ts';
 import { registerRequestId, requestIdFor } from './plugins/request-id.ts';
 import { registerRequestMetrics } from './plugins/request-metrics.ts';
 import { registerServiceVersion } from './plugins/service-version.ts';
@@ -48,6 +49,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
     genReqId: requestIdFor,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     bodyLimit: BODY_LIMIT_BYTES,
+    frameworkErrors: frameworkErrorHandler,
     // Every route is also served under /api (DESIGN.md): the prefix is dropped before routing.
     rewriteUrl: (req) => {
       const url = req.url ?? '/';
@@ -64,6 +66,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   registerRequestId(app);
   registerServiceVersion(app);
   registerBodyParsers(app);
+  registerInputGuard(app);
   registerAuth(app, services.ctx);
 
   await app.register(rateLimit, {

@@ -131,7 +131,14 @@ if (!command) {
   process.stderr.write(`usage: cli <${Object.keys(commands).join('|')}> ...\n`);
   process.exit(2);
 }
-const result = await command(args);
+let result: CommandResult;
+try {
+  result = await command(args);
+} catch (error) {
+  // One line that says why (a database that cannot be opened, a data folder in use), never `undefined`.
+  const message = error instanceof Error && error.message !== '' ? error.message : String(error);
+  result = { stderr: `${name}: ${message}\n`, exitCode: 1 };
+}
 if (result.stdout) process.stdout.write(result.stdout);
 if (result.stderr) process.stderr.write(result.stderr);
 process.exitCode = result.exitCode;

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type { AppContext } from '../app/context.ts';
+import { sealWebhookDestinations } from '../app/system/seal-destinations.ts';
 import { openPool } from '../db/client.ts';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../db/embedded.ts';
 import { type JobQueueHandle, openJobQueue } from '../db/job-queue.ts';
@@ -39,6 +40,7 @@ export async function openRuntime(
   logger: Logger,
   options: { migrate?: boolean } = {},
 ): Promise<Runtime> {
+  const encryptor = encryptorFor(config);
   let embedded: EmbeddedServer | undefined;
   let databaseUrl = config.databaseUrl;
   if (databaseUrl === undefined) {
@@ -47,13 +49,17 @@ export async function openRuntime(
   }
   const database = openPool(databaseUrl);
   try {
-    if (options.migrate !== false) await runMigrations(database.pool);
+    if (options.migrate !== false) {
+      await runMigrations(database.pool);
+      // Destinations written before they were sealed at rest (migration 0018) are sealed now.
+      const sealed = await sealWebhookDestinations({ db: database.db, encryptor });
+      if (sealed > 0) logger.info({ sealed }, 'webhook destinations sealed at rest');
+    }
   } catch (error) {
     await database.close();
     await embedded?.stop();
     throw error;
   }
-  const encryptor = encryptorFor(config);
   // Only worker processes supervise queues and fire schedules; every process can enqueue.
   const jobQueue = await openJobQueue(databaseUrl, logger, { supervise: config.role !== 'api' });
   const metrics = processMetrics({ version: SERVICE_VERSION, role: config.role });
@@ -69,7 +75,7 @@ export async function openRuntime(
     logger,
     jobs: jobQueue.queue,
     encryptor,
-    mailer: fileDropMailer(path.join(config.dataDir, 'outbox')),
+    mailer: fileDropMailer(path.join(config.dataDir, 'outbox'), config.smtpFrom),
     metrics: workers ? withHeartbeat(metrics.metrics, workers.beat) : metrics.metrics,
     ...(sandboxBanks ? { sandboxBanks } : {}),
     softwareId: `payops ${SERVICE_VERSION}`,

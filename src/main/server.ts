@@ -5,6 +5,7 @@
  * (the only listener of a ROLE=worker process).
  */
 import './instrument.ts';
+import type { FastifyInstance } from 'fastify';
 import { fxRatesProvider } from '../app/system/fx-rates.ts';
 import { buildApp } from '../http/app.ts';
 import { buildOpsApp } from '../http/ops-app.ts';
@@ -14,7 +15,8 @@ import { createLogger } from '../platform/logger.ts';
 import { stopTracing } from '../platform/tracing.ts';
 import { startWorkers } from '../workers/runner.ts';
 import { traceJobs } from '../workers/traced-jobs.ts';
-import { openRuntime, SERVICE_VERSION } from './runtime.ts';
+import { openRuntime, type Runtime, SERVICE_VERSION } from './runtime.ts';
+import { startupFailureLine } from './startup-failure.ts';
 
 let config: ReturnType<typeof loadConfig>;
 try {
@@ -42,7 +44,19 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     else pendingSignal ??= signal;
   });
 }
-const runtime = await openRuntime(config, logger);
+/** A start that cannot go on: one line on stderr saying why (the detail at debug level), exit 1. */
+function failStart(error: unknown): never {
+  logger.debug({ err: error }, 'start-up failed');
+  process.stderr.write(`payops: cannot start: ${startupFailureLine(error, config)}\n`);
+  process.exit(1);
+}
+
+let runtime: Runtime;
+try {
+  runtime = await openRuntime(config, logger);
+} catch (error) {
+  failStart(error);
+}
 const fx = fxRatesProvider(config.fxRatesUrl, logger);
 
 const metricsEndpoint = { render: () => runtime.metrics.render(), token: config.metricsToken };
@@ -52,21 +66,31 @@ const services: HttpServices = {
   version: SERVICE_VERSION,
   ...(runtime.workers ? { workers: runtime.workers } : {}),
 };
-const app =
-  config.role === 'worker'
-    ? undefined
-    : await buildApp(config.metricsPort === undefined ? { ...services, metrics: metricsEndpoint } : services);
-const opsApp =
-  config.metricsPort === undefined ? undefined : await buildOpsApp({ ...services, metrics: metricsEndpoint });
-if (config.role !== 'api') {
-  await startWorkers(runtime.ctx, traceJobs(runtime.jobQueue.boss));
-  runtime.workers?.started(runtime.jobQueue.boss);
+let app: FastifyInstance | undefined;
+let opsApp: FastifyInstance | undefined;
+try {
+  app =
+    config.role === 'worker'
+      ? undefined
+      : await buildApp(config.metricsPort === undefined ? { ...services, metrics: metricsEndpoint } : services);
+  opsApp = config.metricsPort === undefined ? undefined : await buildOpsApp({ ...services, metrics: metricsEndpoint });
+  if (config.role !== 'api') {
+    await startWorkers(runtime.ctx, traceJobs(runtime.jobQueue.boss));
+    runtime.workers?.started(runtime.jobQueue.boss);
+  }
+  if (app) {
+    fx.start();
+    await app.listen({ port: config.port, host: config.host });
+  }
+  await opsApp?.listen({ port: config.metricsPort ?? 0, host: config.host });
+} catch (error) {
+  // The database (an embedded one above all) is stopped before exiting, never left behind.
+  fx.stop();
+  await app?.close().catch(() => {});
+  await opsApp?.close().catch(() => {});
+  await runtime.close().catch((err: unknown) => logger.error({ err }, 'error while stopping after a failed start'));
+  failStart(error);
 }
-if (app) {
-  fx.start();
-  await app.listen({ port: config.port, host: config.host });
-}
-await opsApp?.listen({ port: config.metricsPort ?? 0, host: config.host });
 logger.info(
   {
     role: config.role,

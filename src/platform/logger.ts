@@ -22,6 +22,9 @@ const SECRET_FIELDS = [
   'previousMasterKeys',
   'metricsToken',
   'pin',
+  'smtpUrl',
+  'privateKey',
+  'passphrase',
 ];
 
 const REDACT_PATHS = [

@@ -422,3 +422,70 @@ test('the maker behind an OAuth token is its grant user; an approver session can
   assertError(await decide(t, sb.sessionToken, approval.id, 'approve'), 403, 'maker_cannot_approve');
   assert.equal((await decide(t, alice.sessionToken, approval.id, 'approve')).statusCode, 200);
 });
+
+test('the queue: pending by default, other statuses on request, keyset pages oldest first, members only', async () => {
+  const sb = await provisionAndLogin(t);
+  const alice = await addUser(t, sb, 'Alice', ['approver']);
+  const other = await provisionAndLogin(t);
+  await createPolicy(t, sb, { name: 'one', minAmount: '1' });
+  const docs = [];
+  for (let i = 0; i < 3; i++) {
+    docs.push(await submitted(t, sb, payment(sb)));
+    clock.advance(1000);
+  }
+  const queue = (query: string, token = alice.sessionToken) =>
+    t.request({
+      method: 'GET',
+      url: `/approvals?platformId=${sb.platformId}&companyId=${sb.companyId}${query}`,
+      headers: { 'x-session-token': token },
+    });
+  const first = await approvalOf(t, sb, docs[0]!.id);
+  assert.equal((await decide(t, alice.sessionToken, first.id, 'approve')).statusCode, 200);
+
+  const page1 = (await queue('&limit=1')).json() as { items: Approval[]; nextCursor: string | null };
+  assert.deepEqual(
+    page1.items.map((a) => a.documentId),
+    [docs[1]!.id],
+  );
+  assert.ok(page1.nextCursor);
+  const page2 = (await queue(`&limit=1&cursor=${page1.nextCursor}`)).json() as {
+    items: Approval[];
+    nextCursor: string | null;
+  };
+  assert.deepEqual(
+    page2.items.map((a) => a.documentId),
+    [docs[2]!.id],
+  );
+  assert.equal(page2.nextCursor, null);
+  const approved = (await queue('&status=approved')).json() as { items: Approval[] };
+  assert.deepEqual(
+    approved.items.map((a) => a.id),
+    [first.id],
+  );
+  assertError(await queue('&status=maybe'), 400, 'bad_request');
+  assertError(await queue('&cursor=!!'), 400, 'bad_request');
+  // Another company's admin, an API key: refused.
+  assertError(await queue('', other.sessionToken), 403, 'forbidden');
+  const byKey = await t.request({
+    method: 'GET',
+    url: `/approvals?platformId=${sb.platformId}&companyId=${sb.companyId}`,
+    headers: { 'x-api-key': sb.apiKey },
+  });
+  assertError(byKey, 403, 'forbidden');
+  assertError(
+    await t.request({
+      method: 'GET',
+      url: `/approvals/${first.id}`,
+      headers: { 'x-session-token': other.sessionToken },
+    }),
+    404,
+    'not_found',
+  );
+  const one = await t.request({
+    method: 'GET',
+    url: `/approvals/${first.id}`,
+    headers: { 'x-session-token': alice.sessionToken },
+  });
+  assert.equal(one.statusCode, 200, one.body);
+  assert.equal((one.json() as Approval).status, 'approved');
+});

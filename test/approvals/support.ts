@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { authenticateSession } from '../../src/app/identity/authenticate.ts';
-import { enableTwoFactor, setupTwoFactor } from '../../src/app/identity/two-factor.ts';
 import { totpCode } from '../../src/domain/identity/totp.ts';
 import { nextIp, type provisionAndLogin, type TestApp } from '../harness.ts';
 
@@ -50,15 +49,23 @@ export async function adminId(t: TestApp, sb: Sandbox): Promise<string> {
 }
 
 /**
- * Enrols TOTP for a signed-in user and answers the secret. The enabling code is taken 30 s back (the
- * one step either side RFC 6238 allows), so the code of the current step is still unused for the test.
+ * Enrols TOTP for a signed-in user through the identity routes (POST /2fa/setup, /2fa/enable) and
+ * answers the secret. The enabling code is the previous step's (RFC 6238 accepts one step either
+ * side), so the current step's code is still unused when the test approves with it.
  */
 export async function enrolTwoFactor(t: TestApp, user: User): Promise<string> {
-  const session = await authenticateSession(t.ctx, user.sessionToken);
-  assert.ok(session);
-  const { secret } = await setupTwoFactor(t.ctx, session);
-  const earlier = { ...t.ctx, clock: { now: () => new Date(t.ctx.clock.now().getTime() - 30_000) } };
-  await enableTwoFactor(earlier, session, totpCode(secret, earlier.clock.now()));
+  const headers = { 'x-session-token': user.sessionToken };
+  const setup = await t.request({ method: 'POST', url: '/2fa/setup', headers, payload: {} });
+  assert.equal(setup.statusCode, 200, setup.body);
+  const { secret } = setup.json() as { secret: string };
+  const earlier = new Date(t.ctx.clock.now().getTime() - 30_000);
+  const enable = await t.request({
+    method: 'POST',
+    url: '/2fa/enable',
+    headers,
+    payload: { code: totpCode(secret, earlier) },
+  });
+  assert.equal(enable.statusCode, 200, enable.body);
   return secret;
 }
 

@@ -7,6 +7,7 @@ import type { BankChannel, OutboundFile } from '../../src/channels/channel.ts';
 import { createSftpChannel, type SftpChannelConfig } from '../../src/channels/sftp.ts';
 import { parseBankFile } from '../../src/domain/inbound/index.ts';
 import { generateSshKey, startSftpServer, type TestSftpServer } from '../support/sftp-server.ts';
+import { sharedCorpusMissing } from '../support/shared-corpus.ts';
 
 /**
  * The SFTP channel against a real SFTP server (ssh2's Server on 127.0.0.1, test/support/sftp-server.ts):
@@ -212,7 +213,9 @@ describe('SFTP security', () => {
 });
 
 describe('SFTP pickup', () => {
-  test('fetchInbound returns what the bank wrote; the pain.002 parses; acknowledge archives it', async () => {
+  test('fetchInbound returns what the bank wrote; the pain.002 parses; acknowledge archives it', {
+    skip: sharedCorpusMissing,
+  }, async () => {
     emptyDir('/out');
     const pain002 = readFileSync(PAIN002);
     writeFileSync(server.local('/out/PSR_20170515_KOBE.xml'), pain002);
@@ -300,7 +303,9 @@ describe('SFTP pickup', () => {
 });
 
 describe('SFTP failures do not hang', () => {
-  test('a server that drops the connection mid-download gives an error, the file stays for the next poll', async () => {
+  test('a server that drops the connection mid-download gives an error, the file stays for the next poll', {
+    skip: sharedCorpusMissing,
+  }, async () => {
     emptyDir('/out');
     writeFileSync(server.local('/out/PSR_DROP.xml'), readFileSync(PAIN002));
     const ch = channel();
@@ -363,7 +368,9 @@ describe('SFTP failures do not hang', () => {
 });
 
 describe('fetched files go through the real parser', () => {
-  test('the pain.002 fetched over SFTP parses to its status report (AC01 rejection)', async () => {
+  test('the pain.002 fetched over SFTP parses to its status report (AC01 rejection)', {
+    skip: sharedCorpusMissing,
+  }, async () => {
     emptyDir('/out');
     writeFileSync(server.local('/out/PSR_PARSE.xml'), readFileSync(PAIN002));
     const [file] = await channel().fetchInbound();

@@ -6,6 +6,7 @@ import { insertDocument, insertPaymentLines, nextJournalNo } from '../../src/db/
 import { parseBankFile } from '../../src/domain/inbound/index.ts';
 import { answerDeadline } from '../../src/domain/lifecycle/index.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { sharedCorpusMissing } from '../support/shared-corpus.ts';
 
 /**
  * Reconciliation of real bank shapes: a corpus camt.054 debit notification (read in place, never
@@ -26,7 +27,9 @@ before(async () => {
 });
 after(() => t.close());
 
-test('a corpus camt.054 clears the outbound lines it books, one to one, with evidence naming it', async () => {
+test('a corpus camt.054 clears the outbound lines it books, one to one, with evidence naming it', {
+  skip: sharedCorpusMissing,
+}, async () => {
   const content = readFileSync(FILE, 'utf8');
   const parsed = parseBankFile(content);
   assert.ok(parsed.ok && parsed.kind === 'statement');

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { countHit, deleteExpiredCounters } from '../../src/db/repositories/rate-limits.ts';
 import { PRODUCTION_SUBMITS_PER_MINUTE } from '../../src/http/routes/journal-submit.ts';
 import { assertError, nextIp, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 
@@ -93,4 +94,16 @@ test('the production submit limit of a company is shared by both processes', asy
   const retryAfter = Number(limited.headers['retry-after']);
   assert.ok(retryAfter >= 1 && retryAfter <= 60, String(limited.headers['retry-after']));
   assertError(await submit(two), 429, 'rate_limited');
+});
+
+test('a window that ended starts over at one hit, and ended windows are swept', async () => {
+  const key = `probe:${randomBytes(4).toString('hex')}`;
+  const t0 = new Date('2026-01-01T00:00:00.000Z');
+  assert.equal((await countHit(one.ctx.db, key, 60_000, t0)).hits, 1);
+  const second = await countHit(two.ctx.db, key, 60_000, new Date(t0.getTime() + 59_000));
+  assert.deepEqual(second, { hits: 2, resetAt: new Date(t0.getTime() + 60_000) });
+  const fresh = await countHit(one.ctx.db, key, 60_000, new Date(t0.getTime() + 60_000));
+  assert.deepEqual(fresh, { hits: 1, resetAt: new Date(t0.getTime() + 120_000) });
+  assert.ok((await deleteExpiredCounters(one.ctx.db, new Date(t0.getTime() + 121_000), 1000)) >= 1);
+  assert.equal((await countHit(one.ctx.db, key, 60_000, new Date(t0.getTime() + 121_000))).hits, 1);
 });

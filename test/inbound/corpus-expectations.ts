@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sharedCorpusMissing } from '../support/shared-corpus.ts';
 
 /**
  * What the shared corpus says about each file, read from ../shared/corpus/PROVENANCE.md (never copied):
@@ -37,6 +38,7 @@ export const EXCEPTIONS: Record<string, { outcome: 'parsed' | 'partial'; why: st
 };
 
 export function loadCorpus(folders: string[]): CorpusFile[] {
+  if (sharedCorpusMissing) return [];
   const provenance = readFileSync(path.join(corpusRoot, 'PROVENANCE.md'), 'utf8');
   const described = new Map<string, string>();
   let section = '';

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import { type ParseBankFileResult, parseBankFile } from '../../src/domain/inbound/index.ts';
+import { sharedCorpusMissing } from '../support/shared-corpus.ts';
 import { loadCorpus } from './corpus-expectations.ts';
 
 /**
@@ -135,7 +136,7 @@ describe('fuzzing', () => {
     );
   });
 
-  test('mutated corpus files give a typed result', () => {
+  test('mutated corpus files give a typed result', { skip: sharedCorpusMissing }, () => {
     fc.assert(
       fc.property(fc.nat({ max: corpus.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 6 }), (i, ms) => {
         assertTyped(safeParse(mutate(corpus[i] as Uint8Array, ms)));

@@ -5,6 +5,7 @@ import { listPaymentLines } from '../../src/db/repositories/journal-documents.ts
 import type { OutboundStatus } from '../../src/domain/lifecycle/index.ts';
 import { assertError, body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { deliverNow } from '../support/deliver.ts';
+import { sharedCorpusMissing } from '../support/shared-corpus.ts';
 import { corpusFile, pain002, type SeedLine, seedOutbound } from './payment-status-helpers.ts';
 
 let t: TestApp;
@@ -78,7 +79,9 @@ const seed = (lineSpecs: Array<Partial<SeedLine>>, status: OutboundStatus = 'con
   });
 };
 
-test('a corpus pain.002 rejecting every transaction: the payment is rejected, each line with its reason', async () => {
+test('a corpus pain.002 rejecting every transaction: the payment is rejected, each line with its reason', {
+  skip: sharedCorpusMissing,
+}, async () => {
   const doc = await seedOutbound(t.ctx, scope(), {
     messageId: 'MSGID12345678912',
     status: 'sent',
@@ -154,7 +157,9 @@ test('a corpus pain.002 rejecting every transaction: the payment is rejected, ea
   assert.equal(await countRows('activity_events'), events);
 });
 
-test('a corpus acknowledgement (ACSP): converted moves to sent, lines stay pending with evidence', async () => {
+test('a corpus acknowledgement (ACSP): converted moves to sent, lines stay pending with evidence', {
+  skip: sharedCorpusMissing,
+}, async () => {
   const doc = await seedOutbound(t.ctx, scope(), {
     messageId: '7eeebed9a7cd4dd7af8733c68af34412',
     lines: ['5777', '5776', '5785'].map((e) => ({ endToEndId: e, amount: '10.00', currency: 'USD' })),
@@ -349,7 +354,9 @@ test('a pain.002 sent to /journal/ingest is journaled and matched the same way',
   assertError(unmatched, 422, 'unmatched_report');
 });
 
-test('scope and format: another company 403, unknown company 404, a statement 422, key required', async () => {
+test('scope and format: another company 403, unknown company 404, a statement 422, key required', {
+  skip: sharedCorpusMissing,
+}, async () => {
   const doc = await seed([{}]);
   const content = pain002({ messageId: 'R-SCOPE', originalMessageId: doc.messageId!, groupStatus: 'ACSC' });
   assertError(await postStatus(content, other.companyId), 403, 'forbidden');

@@ -11,6 +11,7 @@ import { APPROVAL_STATUSES, type ApprovalStatus } from '../../domain/lifecycle/i
 import type { AppContext } from '../context.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { assertPlatform, requireCompanyMember, requireSession } from '../identity/access.ts';
+import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, encodeCursor } from '../pagination.ts';
 import { hasSecondFactor } from './second-factor.ts';
@@ -109,7 +110,8 @@ export async function listQueue(ctx: AppContext, principal: Principal, query: Qu
   requireCompanyMember(session, query.platformId, query.companyId);
   const status = statusOf(query.status);
   const limit = Math.min(Math.max(query.limit ?? DEFAULT_LIMIT, 1), MAX_LIMIT);
-  const scope = { platformId: query.platformId, companyId: query.companyId };
+  // A company that does not exist is 404, one of another platform 403 (a workspace admin names any).
+  const scope = await companyScope(ctx, principal, query.companyId, query.platformId);
   const rows = await listApprovals(ctx.db, scope, status, afterOf(query.cursor), limit + 1);
   const more = rows.length > limit;
   const pageRows = more ? rows.slice(0, limit) : rows;

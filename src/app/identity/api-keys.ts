@@ -3,8 +3,9 @@ import { insertApiKey, listActiveApiKeys, revokeApiKey } from '../../db/reposito
 import { randomSecret, sha256Hex } from '../../platform/secrets.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { decodeCursor, page } from '../pagination.ts';
+import { plainText } from '../plain-text.ts';
 import { requireWorkspaceAdmin } from './access.ts';
 import { forgetApiKey } from './authenticate.ts';
 import type { Principal } from './principal.ts';
@@ -39,8 +40,7 @@ export async function issueApiKey(
 
 export async function createApiKey(ctx: AppContext, principal: Principal, platformId: string, label: string) {
   const session = requireWorkspaceAdmin(principal, platformId);
-  const trimmed = label.trim();
-  if (trimmed === '' || trimmed.length > 200) throw badRequest('label must be 1 to 200 characters');
+  const trimmed = plainText(label, 'label');
   return ctx.db.transaction((tx) => issueApiKey(ctx, tx, platformId, trimmed, session.user.id));
 }
 

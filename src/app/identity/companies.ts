@@ -2,8 +2,9 @@ import { findCompany, insertCompany, listCompanies } from '../../db/repositories
 import { setSessionCompanyContext } from '../../db/repositories/sessions.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { AppError, badRequest } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import { decodeCursor, page } from '../pagination.ts';
+import { plainText } from '../plain-text.ts';
 import { requireWorkspaceAdmin } from './access.ts';
 import type { Principal } from './principal.ts';
 
@@ -32,9 +33,7 @@ export async function listPlatformCompanies(
 
 export async function createCompany(ctx: AppContext, principal: Principal, platformId: string, name: string) {
   const session = requireWorkspaceAdmin(principal, platformId);
-  const trimmed = name.trim();
-  if (trimmed === '') throw badRequest('name must not be empty');
-  if (trimmed.length > COMPANY_NAME_MAX) throw badRequest(`name is longer than ${COMPANY_NAME_MAX} characters`);
+  const trimmed = plainText(name, 'name', COMPANY_NAME_MAX);
   const company = await ctx.db.transaction(async (tx) => {
     const created = await insertCompany(tx, {
       id: ctx.ids.next('comp'),

@@ -1,4 +1,5 @@
 import { badRequest } from '../errors.ts';
+import { hasControlCharacters, plainText } from '../plain-text.ts';
 
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}\.[^\s@]{2,}$/;
 export const PASSWORD_MIN = 8;
@@ -6,7 +7,8 @@ export const PASSWORD_MAX = 256;
 
 export function normaliseEmail(email: string): string {
   const value = email.trim().toLowerCase();
-  if (!EMAIL.test(value) || value.length > 320) throw badRequest('invalid email address', { field: 'email' });
+  if (!EMAIL.test(value) || value.length > 320 || hasControlCharacters(value))
+    throw badRequest('invalid email address', { field: 'email' });
   return value;
 }
 
@@ -20,7 +22,5 @@ export function checkPassword(password: string): void {
 }
 
 export function checkName(name: string): string {
-  const value = name.trim();
-  if (value === '' || value.length > 200) throw badRequest('name must be 1 to 200 characters', { field: 'name' });
-  return value;
+  return plainText(name, 'name');
 }

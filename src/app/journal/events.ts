@@ -5,6 +5,7 @@ import {
   listChainNewest,
 } from '../../db/repositories/activity-events.ts';
 import { findConnection } from '../../db/repositories/connections.ts';
+import { maskedDestination } from '../../domain/webhooks/index.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, badRequest } from '../errors.ts';
 import { companyScope } from '../identity/company-scope.ts';
@@ -23,6 +24,18 @@ export type EventsQuery = {
   documentId?: string | undefined;
 };
 
+/**
+ * An event's metadata as read back: a webhook destination is shown masked. Entries written before
+ * destinations were sealed hold the plain URL, and the hash chain forbids rewriting them, so they are
+ * masked here (their `hash` then covers the stored, unmasked value; verify-audit reads the store).
+ */
+function metadataView(row: ActivityEventRow): ActivityEventRow['metadata'] {
+  const metadata = row.metadata as Record<string, unknown> | null;
+  if (!row.type.startsWith('webhook.') || !metadata || typeof metadata.url !== 'string') return row.metadata;
+  const transport = typeof metadata.transport === 'string' ? metadata.transport : 'slack';
+  return { ...metadata, url: maskedDestination(metadata.url, transport) };
+}
+
 export function eventView(row: ActivityEventRow) {
   return {
     id: row.id,
@@ -31,7 +44,7 @@ export function eventView(row: ActivityEventRow) {
     type: row.type,
     message: row.message,
     actorUserId: row.actorUserId,
-    metadata: row.metadata,
+    metadata: metadataView(row),
     createdAt: row.createdAt.toISOString(),
     expiresAt: row.expiresAt?.toISOString() ?? null,
     prevHash: row.prevHash,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
+  findInboundByAccountStatement,
   findInboundByDigest,
   findInboundByStatementKey,
   insertDocument,
@@ -241,6 +242,17 @@ function replay(existing: JournalDocumentRow[]): IngestResult {
   return { status: 200, body: { ...documentView(first), deduped: true, ingest } };
 }
 
+/**
+ * A statement's identity across files: its content without what the file around it says, the message id
+ * of the camt group header and the copy/duplicate mark of a statement sent again. The same statement in
+ * two files has one key; a corrected statement (any entry or balance differs) has another.
+ */
+function statementKeyOf(s: NormalisedStatement): string {
+  return createHash('sha256')
+    .update(JSON.stringify({ ...s, messageId: null, copyDuplicate: null }))
+    .digest('hex');
+}
+
 async function journalBlock(
   ctx: AppContext,
   tx: Tx,
@@ -317,24 +329,30 @@ async function journalBlock(
   }
 
   const s = block.statement;
-  const statementKey = createHash('sha256').update(JSON.stringify(s)).digest('hex');
+  const statementKey = statementKeyOf(s);
   const messageId = s.messageId ?? s.statementId;
-  if (messageId !== null) {
-    const same = await findInboundByStatementKey(tx, scope, messageId, statementKey);
-    if (same) {
-      return {
-        statement: {
-          index: block.index,
-          kind: 'deduped',
-          documentId: same.id,
-          journalNo: same.journalNo,
-          account: block.account,
-          message: `statement already journaled as ${same.journalNo}`,
-        },
-        document: same,
-        created: false,
-      };
-    }
+  const accountKey = accountKeyOf(s) ?? null;
+  // Already journaled, from this file or another: by its account and period when it names an account
+  // (another file has another message id), else by message id.
+  const same =
+    accountKey !== null
+      ? await findInboundByAccountStatement(tx, scope, accountKey, s.toDate, statementKey)
+      : messageId !== null
+        ? await findInboundByStatementKey(tx, scope, messageId, statementKey)
+        : undefined;
+  if (same) {
+    return {
+      statement: {
+        index: block.index,
+        kind: 'deduped',
+        documentId: same.id,
+        journalNo: same.journalNo,
+        account: block.account,
+        message: `statement already journaled as ${same.journalNo}`,
+      },
+      document: same,
+      created: false,
+    };
   }
 
   const journalNo = await nextJournalNo(tx, scope.companyId, 'inbound');
@@ -352,7 +370,7 @@ async function journalBlock(
     accountCurrency: s.accountCurrency,
     payloadSealed: ctx.encryptor.encrypt(JSON.stringify(s)),
     warnings: block.warnings,
-    details: { statementKey, accountKey: accountKeyOf(s) ?? null },
+    details: { statementKey, accountKey },
   });
   const account = await recordStatement(
     ctx,

@@ -13,6 +13,7 @@ import { badRequest, notFound } from '../errors.ts';
 import { requireWorkspaceAdmin } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, page } from '../pagination.ts';
+import { plainText } from '../plain-text.ts';
 import { revokeGrantIn } from './revoke-grant.ts';
 
 /** At most this many redirect URIs per client: one per port an application may listen on. */
@@ -32,8 +33,7 @@ export async function registerClient(
   input: { name: string; redirectUris: string[] },
 ): Promise<ClientView> {
   const session = requireWorkspaceAdmin(principal, platformId);
-  const name = input.name.trim();
-  if (name === '' || name.length > 200) throw badRequest('name must be 1 to 200 characters', { field: 'name' });
+  const name = plainText(input.name, 'name');
   if (input.redirectUris.length === 0 || input.redirectUris.length > MAX_REDIRECT_URIS) {
     throw badRequest(`redirectUris must hold 1 to ${MAX_REDIRECT_URIS} URIs`, { field: 'redirectUris' });
   }

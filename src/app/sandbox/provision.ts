@@ -9,6 +9,7 @@ import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, badRequest } from '../errors.ts';
 import { issueApiKey } from '../identity/api-keys.ts';
+import { plainText } from '../plain-text.ts';
 import { firstPaymentRequest } from './first-payment.ts';
 
 /** Banks a sandbox may be provisioned against: the demo bank, which answers like a real one. */
@@ -33,9 +34,8 @@ export async function provisionSandbox(ctx: AppContext, input: ProvisionInput) {
   if (!ctx.config.sandbox) throw new AppError(404, 'not_found', 'sandbox provisioning is not available here');
   const bank = demoBank(input.bankKey ?? 'demo');
   if (!bank) throw badRequest(`bankKey must be a demo bank: ${DEMO_BANK_KEYS.join(', ')}`);
-  const companyName = (input.companyName ?? 'Sandbox Company').trim();
-  if (companyName === '' || companyName.length > 200) throw badRequest('companyName must be 1 to 200 characters');
-  const label = (input.label ?? 'sandbox').trim() || 'sandbox';
+  const companyName = plainText(input.companyName ?? 'Sandbox Company', 'companyName');
+  const label = input.label === undefined || input.label.trim() === '' ? 'sandbox' : plainText(input.label, 'label');
 
   const now = ctx.clock.now();
   const platformId = ctx.ids.next('plat');

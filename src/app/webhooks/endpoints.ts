@@ -8,6 +8,7 @@ import {
   type WebhookEndpointRow,
 } from '../../db/repositories/webhooks.ts';
 import {
+  maskedDestination,
   minAmountText,
   overlapHours,
   SECRET_PREFIX,
@@ -22,6 +23,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, page } from '../pagination.ts';
+import { hasControlCharacters } from '../plain-text.ts';
 import { actorOf, endpointFor, validationFailed, webhookScope } from './access.ts';
 import { endpointView } from './views.ts';
 
@@ -94,7 +96,7 @@ async function checkRegistration(ctx: AppContext, input: RegisterInput) {
   if (input.emailTo !== undefined) {
     if (transport !== 'email')
       throw validationFailed('body.emailTo', 'email_transport_only', 'emailTo needs transport email');
-    if (!EMAIL.test(input.emailTo))
+    if (!EMAIL.test(input.emailTo) || hasControlCharacters(input.emailTo))
       throw validationFailed('body.emailTo', 'invalid_email', 'emailTo is not an email address');
   }
   let filter: WebhookFilter | null = null;
@@ -134,7 +136,8 @@ export async function registerEndpoint(ctx: AppContext, principal: Principal, in
       id: ctx.ids.next('wh'),
       platformId: scope.platformId,
       companyId: scope.companyId,
-      url: checked.url,
+      url: maskedDestination(checked.url, checked.transport),
+      urlSealed: ctx.encryptor.encrypt(checked.url),
       eventTypes: checked.eventTypes,
       transport: checked.transport,
       emailTo: checked.emailTo,

@@ -31,6 +31,11 @@ function errorText(error: unknown): string {
   return (code && !message.includes(code) ? `${code}: ${message}` : message).slice(0, 500);
 }
 
+/** Where the delivery goes: the sealed destination (the plain column holds only its masked form). */
+function destination(ctx: AppContext, d: ClaimedDelivery): string {
+  return d.urlSealed === null ? d.url : ctx.encryptor.decrypt(d.urlSealed);
+}
+
 /** The live signing secrets: the current one, and the previous one during a rotation overlap. */
 function liveSecrets(ctx: AppContext, d: ClaimedDelivery, now: Date): string[] {
   const secrets = [ctx.encryptor.decrypt(d.secretSealed)];
@@ -58,18 +63,22 @@ async function httpsAttempt(
     'x-delivery-sequence': String(d.sequence),
     'x-signature': signatureHeader(rawBody, liveSecrets(ctx, d, now), Math.floor(now.getTime() / 1000)),
   };
-  const res = await transports.http.send(d.url, { headers, body: rawBody, timeoutMs: ATTEMPT_TIMEOUT_MS });
+  const res = await transports.http.send(destination(ctx, d), {
+    headers,
+    body: rawBody,
+    timeoutMs: ATTEMPT_TIMEOUT_MS,
+  });
   const ok = res.status >= 200 && res.status < 300;
   return { ok, responseStatus: res.status, error: ok ? null : `HTTP ${res.status}` };
 }
 
-async function slackAttempt(transports: WebhookTransports, d: ClaimedDelivery, event: EventEnvelope) {
+async function slackAttempt(ctx: AppContext, transports: WebhookTransports, d: ClaimedDelivery, event: EventEnvelope) {
   const text = `*${event.type}* | ${eventSummary(event)}\nevent ${event.id} | company ${event.companyId ?? '-'} | sequence ${d.sequence}`;
   const body = JSON.stringify({
     text,
     blocks: [{ type: 'section', text: { type: 'mrkdwn', text } }],
   });
-  const res = await transports.http.send(d.url, {
+  const res = await transports.http.send(destination(ctx, d), {
     headers: { 'content-type': 'application/json', 'user-agent': 'payops-webhooks/1' },
     body,
     timeoutMs: ATTEMPT_TIMEOUT_MS,
@@ -101,7 +110,7 @@ async function attempt(
   let result: Omit<Outcome, 'durationMs'>;
   try {
     if (!isEnvelope(event)) result = { ok: false, responseStatus: null, error: 'the event is no longer available' };
-    else if (d.transport === 'slack') result = await slackAttempt(transports, d, event);
+    else if (d.transport === 'slack') result = await slackAttempt(ctx, transports, d, event);
     else if (d.transport === 'email') result = await emailAttempt(transports, d, event, recipients);
     else result = await httpsAttempt(ctx, transports, d, event, now);
   } catch (error) {

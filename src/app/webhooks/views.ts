@@ -1,12 +1,16 @@
 import type { WebhookDeliveryRow, WebhookEndpointRow } from '../../db/repositories/webhooks.ts';
+import { maskedDestination } from '../../domain/webhooks/index.ts';
 
-/** The endpoint body of DESIGN.md (Route bodies); never the secret. */
+/**
+ * The endpoint body of DESIGN.md (Route bodies); never the signing secret, and the destination with its
+ * secret parts masked (masked again here for a row written before destinations were sealed).
+ */
 export function endpointView(row: WebhookEndpointRow) {
   const filter = row.filterPredicate;
   return {
     id: row.id,
     companyId: row.companyId,
-    url: row.url,
+    url: maskedDestination(row.url, row.transport),
     eventTypes: row.eventTypes ?? null,
     enabled: row.status === 'enabled',
     status: row.status,

@@ -7,7 +7,7 @@ import {
   outboundStatusOf,
 } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { journalDocuments, paymentLines } from '../schema/index.ts';
+import { accountStatements, bankAccounts, journalDocuments, paymentLines } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
 /** A document as the application sees it: search_text belongs to the database (its trigger and indexes). */
@@ -156,6 +156,44 @@ export async function findInboundByDigest(
       ),
     )
     .orderBy(journalDocuments.blockIndex);
+}
+
+/**
+ * An inbound statement document already journaled for this bank account (accountKey, as
+ * record-statement keys it) and period end with this statement key (details.statementKey), whichever file
+ * brought it: found through the account's statements (account_statements_account_idx).
+ */
+export async function findInboundByAccountStatement(
+  q: Executor,
+  scope: CompanyScope,
+  accountKey: string,
+  toDate: string | null,
+  statementKey: string,
+): Promise<JournalDocumentRow | undefined> {
+  const sameAccountAndPeriod = q
+    .select({ id: accountStatements.documentId })
+    .from(accountStatements)
+    .innerJoin(bankAccounts, eq(bankAccounts.id, accountStatements.accountId))
+    .where(
+      and(
+        inCompany(bankAccounts, scope),
+        eq(bankAccounts.accountKey, accountKey),
+        toDate === null ? isNull(accountStatements.toDate) : eq(accountStatements.toDate, toDate),
+      ),
+    );
+  const rows = await q
+    .select()
+    .from(journalDocuments)
+    .where(
+      and(
+        inCompany(journalDocuments, scope),
+        eq(journalDocuments.direction, 'inbound'),
+        inArray(journalDocuments.id, sameAccountAndPeriod),
+        sql`${journalDocuments.details}->>'statementKey' = ${statementKey}`,
+      ),
+    )
+    .limit(1);
+  return rows[0];
 }
 
 /** An inbound statement document already journaled with this statement key (details.statementKey). */

@@ -161,6 +161,7 @@ export type ClaimedDelivery = {
   sequence: number;
   attempt: number;
   url: string;
+  urlSealed: string | null;
   transport: string;
   emailTo: string | null;
   secretSealed: string;
@@ -177,7 +178,7 @@ export type ClaimedDelivery = {
 export async function claimDueDeliveries(tx: Executor, now: Date, limit: number): Promise<ClaimedDelivery[]> {
   const result = await tx.execute(sql`
     SELECT d.id, d.platform_id, d.company_id, d.endpoint_id, d.event_id, d.event_type, d.sequence, d.attempt,
-           e.url, e.transport, e.email_to, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until,
+           e.url, e.url_sealed, e.transport, e.email_to, e.secret_sealed, e.previous_secret_sealed, e.previous_secret_until,
            o.payload
       FROM webhook_deliveries d
       JOIN webhook_endpoints e ON e.id = d.endpoint_id
@@ -196,6 +197,7 @@ export async function claimDueDeliveries(tx: Executor, now: Date, limit: number)
     sequence: Number(r.sequence),
     attempt: Number(r.attempt),
     url: r.url as string,
+    urlSealed: (r.url_sealed as string | null) ?? null,
     transport: r.transport as string,
     emailTo: (r.email_to as string | null) ?? null,
     secretSealed: r.secret_sealed as string,
@@ -305,4 +307,23 @@ export async function failedDeliveriesSince(
     .from(webhookDeliveries)
     .where(and(eq(webhookDeliveries.platformId, scope.platformId), inArray(webhookDeliveries.id, ids)))
     .orderBy(asc(webhookDeliveries.sequence));
+}
+
+/**
+ * Endpoints whose destination is not sealed yet (written before migration 0018). Deployment-wide on
+ * purpose, like rekey: the start-up pass that seals them touches only these two columns.
+ */
+export async function unsealedDestinations(
+  q: Executor,
+  limit: number,
+): Promise<{ id: string; url: string; transport: string }[]> {
+  const result = await q.execute<{ id: string; url: string; transport: string }>(
+    sql`SELECT id, url, transport FROM webhook_endpoints WHERE url_sealed IS NULL ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+  );
+  return result.rows;
+}
+
+/** Seals one destination and keeps only its masked form in the plain column. */
+export async function sealDestination(q: Executor, id: string, masked: string, sealed: string): Promise<void> {
+  await q.execute(sql`UPDATE webhook_endpoints SET url = ${masked}, url_sealed = ${sealed} WHERE id = ${id}`);
 }

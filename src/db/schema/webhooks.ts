@@ -27,7 +27,11 @@ export const webhookEndpoints = pgTable(
     companyId: text('company_id')
       .notNull()
       .references(() => companies.id, { onDelete: 'cascade' }),
+    // What the API shows: the destination with its secret parts masked (domain/webhooks/mask-url.ts).
     url: text('url').notNull(),
+    // The destination itself, sealed: a Slack incoming-webhook URL (and any URL carrying credentials or
+    // a token) is a bearer secret. Null only for rows written before migration 0018 until start-up seals them.
+    urlSealed: text('url_sealed'),
     // null: every event type.
     eventTypes: jsonb('event_types').$type<string[]>(),
     transport: text('transport').notNull(),

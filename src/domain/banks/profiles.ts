@@ -27,8 +27,15 @@ const BASE: BankFlavour = {
   unstructuredMaxLength: 140,
 };
 
+/**
+ * A bank that honours batch booking (`BtchBookg` true: one debit per PmtInf; Nordea DK/NO, Danske, the
+ * German DK banks, domain.md §2.1) books each block as one amount, which has one currency: such a bank gets
+ * one block per currency unless its profile groups even finer.
+ */
 function flavour(over: Partial<BankFlavour>): BankFlavour {
-  return { ...BASE, ...over };
+  const f = { ...BASE, ...over };
+  if (f.batchBooking === 'true' && over.grouping === undefined) f.grouping = 'per-currency';
+  return f;
 }
 
 export const BANK_PROFILES: readonly BankProfile[] = [

@@ -1,5 +1,6 @@
 import { isSEPACountry } from 'ibantools';
 import type { Payment } from '../canonical/types.ts';
+import { findPaymentType } from './payment-types.ts';
 import type { BankProfile } from './types.ts';
 
 /** Which type was chosen for a payment that named none, and why (for preview and convert-async). */
@@ -73,4 +74,23 @@ export function selectPaymentType(payment: Payment, profile: BankProfile): Candi
   const all = candidates(payment, profile);
   const offered = all.find((c) => profile.paymentTypes.includes(c.code));
   return offered ?? all[0] ?? { code: 'XB_SWIFT', confidence: 'low', reason: 'payment has no transactions' };
+}
+
+/**
+ * The channel of a raw payment's type as preparePayments will settle it: the declared type's, else the
+ * one selectPaymentType picks from the raw transactions (what it reads, currencies, IBAN countries,
+ * schemes and references, is no text a character set changes, so the pick is the same as after
+ * normalisation). Undefined when the type is unknown or the raw data cannot be read that way.
+ */
+export function rawPaymentChannel(raw: Record<string, unknown>, profile: BankProfile): string | undefined {
+  const declared = raw['paymentType'];
+  if (typeof declared === 'string' && declared.trim() !== '') return findPaymentType(declared)?.channel;
+  if (declared !== undefined) return undefined;
+  const txs = raw['transactions'];
+  if (!Array.isArray(txs)) return undefined;
+  try {
+    return findPaymentType(selectPaymentType({ transactions: txs } as Payment, profile).code)?.channel;
+  } catch {
+    return undefined;
+  }
 }

@@ -1,9 +1,19 @@
 import type { CharsetName } from '../validation/charset.ts';
-import { checkCharset } from '../validation/charset.ts';
+import { checkCharset, fitToLimit } from '../validation/charset.ts';
 import type { IssueSink } from '../validation/issue.ts';
 
 /** Shared pieces of the normaliser: the context, the known keys of each object and the field readers. */
-export type Ctx = { unknown: string[]; issues: IssueSink; charset: CharsetName };
+export type Ctx = {
+  unknown: string[];
+  issues: IssueSink;
+  /** The character set of the text being read: the bank's, or SEPA's for a cross-border transaction. */
+  charset: CharsetName;
+  /** Set when cross-border transactions are told apart (isCrossBorder): at a bank whose set is not SEPA's. */
+  crossBorder: CrossBorder | undefined;
+};
+
+/** The bank's country, and the channel of a raw payment's type (declared, or as it will be selected). */
+export type CrossBorder = { bankCountry: string; channelOf: (payment: Record<string, unknown>) => string | undefined };
 
 export const TOP_KEYS = new Set(['schemaVersion', 'messageId', 'creationDateTime', 'initiatingParty', 'payments']);
 export const INITIATING_KEYS = new Set(['name', 'organisationId']);
@@ -150,11 +160,12 @@ export function arr(v: unknown, base: string, rel: string, key: string, ctx: Ctx
 
 /**
  * A free-text field in the bank's character set: transliterated where safe (warning naming the
- * replacements), kept and reported where not. Returns the value to use.
+ * replacements), kept and reported where not; `max`, the field's ISO length, bounds what a transliteration
+ * may add (fitToLimit). Returns the value to use.
  */
-export function txt(v: unknown, base: string, rel: string, key: string, ctx: Ctx): string | undefined {
+export function txt(v: unknown, base: string, rel: string, key: string, ctx: Ctx, max?: number): string | undefined {
   if (typeof v !== 'string') return str(v, base, rel, key, ctx);
-  const r = checkCharset(v, ctx.charset);
+  const r = fitToLimit(v, checkCharset(v, ctx.charset), max);
   if (r.kind === 'ok') return v;
   const path = at(base, rel, key);
   if (r.kind === 'transliterated') {

@@ -46,7 +46,7 @@ function remittance(v: unknown, base: string, rel: string, ctx: Ctx): Remittance
   const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
   const clean = unknownKeys(o, REMITTANCE_KEYS, base, rel, ctx);
-  const u = txt(o['unstructured'], base, rel, 'unstructured', ctx);
+  const u = txt(o['unstructured'], base, rel, 'unstructured', ctx, 140);
   const ref = str(o['creditorReference'], base, rel, 'creditorReference', ctx);
   const refType = str(o['creditorReferenceType'], base, rel, 'creditorReferenceType', ctx);
   const rawDocs = o['referredDocuments'];
@@ -86,7 +86,7 @@ function splitPayment(v: unknown, base: string, rel: string, ctx: Ctx): SplitPay
   const vat = str(o['vatAmount'], base, rel, 'vatAmount', ctx);
   const inv = str(o['invoiceNumber'], base, rel, 'invoiceNumber', ctx);
   const taxId = str(o['taxId'], base, rel, 'taxId', ctx);
-  const text = txt(o['text'], base, rel, 'text', ctx);
+  const text = txt(o['text'], base, rel, 'text', ctx, 33);
   if (clean && vat === o['vatAmount'] && inv === o['invoiceNumber'] && taxId === o['taxId'] && text === o['text'])
     return o as SplitPayment;
   const r: SplitPayment = {};
@@ -104,7 +104,7 @@ function regulatory(v: unknown, base: string, rel: string, ctx: Ctx): Regulatory
   const code = str(o['code'], base, rel, 'code', ctx);
   const amount = str(o['amount'], base, rel, 'amount', ctx);
   const currency = str(o['currency'], base, rel, 'currency', ctx);
-  const information = txt(o['information'], base, rel, 'information', ctx);
+  const information = txt(o['information'], base, rel, 'information', ctx, 35);
   const country = str(o['authorityCountry'], base, rel, 'authorityCountry', ctx);
   if (
     clean &&
@@ -136,7 +136,7 @@ export function transaction(o: Rec, base: string, ctx: Ctx): Transaction {
   const ud = o['ultimateDebtor'] === undefined ? undefined : party(o['ultimateDebtor'], base, ULTIMATE_DEBTOR, ctx);
   const uc =
     o['ultimateCreditor'] === undefined ? undefined : party(o['ultimateCreditor'], base, ULTIMATE_CREDITOR, ctx);
-  const instrDbtr = txt(o['instructionForDebtorAgent'], base, rel, 'instructionForDebtorAgent', ctx);
+  const instrDbtr = txt(o['instructionForDebtorAgent'], base, rel, 'instructionForDebtorAgent', ctx, 140);
   const rem = o['remittance'] === undefined ? undefined : remittance(o['remittance'], base, 'remittance', ctx);
   const purpose = str(o['purposeCode'], base, rel, 'purposeCode', ctx);
   const reg =

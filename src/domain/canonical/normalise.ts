@@ -1,6 +1,6 @@
-import type { CharsetName } from '../validation/charset.ts';
+import { type CharsetName, isCrossBorder } from '../validation/charset.ts';
 import type { IssueSink } from '../validation/issue.ts';
-import type { Ctx, Rec } from './normalise-fields.ts';
+import type { CrossBorder, Ctx, Rec } from './normalise-fields.ts';
 import {
   arr,
   DEBTOR,
@@ -44,6 +44,19 @@ export type NormaliseResult = { payment: CanonicalPayment; unknownFieldsDropped:
  */
 type Shell = { ends: number[]; plain: boolean };
 
+/** The country of a raw transaction's creditor account (its IBAN's), else of the creditor. */
+function creditorCountry(t: Rec): string | undefined {
+  const c = t['creditor'];
+  if (!isRecord(c)) return undefined;
+  const a = c['account'];
+  const iban = isRecord(a) ? a['iban'] : undefined;
+  if (typeof iban === 'string') {
+    const compact = iban.replace(/\s+/g, '');
+    if (compact.length >= 2) return compact.slice(0, 2).toUpperCase();
+  }
+  return typeof c['country'] === 'string' ? c['country'] : undefined;
+}
+
 /** Payments are always copied (there are few): later steps fill defaults into them. */
 function payment(o: Rec, base: string, ctx: Ctx, shell?: Shell): Payment {
   const rel = '';
@@ -81,12 +94,24 @@ function payment(o: Rec, base: string, ctx: Ctx, shell?: Shell): Payment {
     }
     return r;
   }
+  // A type that can cross borders: each transaction's text in the set of where it goes.
+  const crossBorder = ctx.crossBorder;
+  const channel = crossBorder !== undefined && ctx.charset !== 'sepa' ? crossBorder.channelOf(o) : undefined;
   if (txs) {
     for (let i = 0; i < txs.length; i++) {
       const tp = `${base}.transactions[${i}]`;
       const t = txs[i];
-      if (isRecord(t)) r.transactions.push(transaction(t, tp, ctx));
-      else {
+      if (isRecord(t)) {
+        const own = ctx.charset;
+        if (
+          channel !== undefined &&
+          isCrossBorder(channel, (crossBorder as CrossBorder).bankCountry, creditorCountry(t))
+        ) {
+          ctx.charset = 'sepa';
+        }
+        r.transactions.push(transaction(t, tp, ctx));
+        ctx.charset = own;
+      } else {
         ctx.issues.add('generic', 'invalid_type', tp, `expected an object, got ${typeName(t)}`);
         // Keep the index stable so later paths still point at the submitted element.
         r.transactions.push(INVALID_TRANSACTION);
@@ -96,8 +121,17 @@ function payment(o: Rec, base: string, ctx: Ctx, shell?: Shell): Payment {
   return r;
 }
 
-export function normaliseCanonical(raw: unknown, issues: IssueSink, charset: CharsetName = 'sepa'): NormaliseResult {
-  return normaliseWith(raw, issues, charset, undefined);
+/**
+ * `crossBorder` makes a transaction of a cross-border type (SWIFT, or SEPA and TARGET2 to another country)
+ * read its text in the SEPA set rather than the bank's `charset`.
+ */
+export function normaliseCanonical(
+  raw: unknown,
+  issues: IssueSink,
+  charset: CharsetName = 'sepa',
+  crossBorder?: CrossBorder,
+): NormaliseResult {
+  return normaliseWith(raw, issues, charset, undefined, crossBorder);
 }
 
 export type ShellResult = NormaliseResult & Shell;
@@ -105,7 +139,7 @@ export type ShellResult = NormaliseResult & Shell;
 /** Everything but the transactions (see `Shell`); the caller normalises and checks those itself. */
 export function normaliseShell(raw: unknown, issues: IssueSink, charset: CharsetName): ShellResult {
   const shell: Shell = { ends: [], plain: true };
-  return { ...normaliseWith(raw, issues, charset, shell), ...shell };
+  return { ...normaliseWith(raw, issues, charset, shell, undefined), ...shell };
 }
 
 function normaliseWith(
@@ -113,8 +147,9 @@ function normaliseWith(
   issues: IssueSink,
   charset: CharsetName,
   shell: Shell | undefined,
+  crossBorder: CrossBorder | undefined,
 ): NormaliseResult {
-  const ctx: Ctx = { unknown: [], issues, charset };
+  const ctx: Ctx = { unknown: [], issues, charset, crossBorder };
   const out: CanonicalPayment = { schemaVersion: CURRENT_SCHEMA_VERSION, payments: [] };
   if (!isRecord(raw)) {
     issues.add('generic', 'invalid_type', '', `expected a canonical payment object, got ${typeName(raw)}`);
@@ -131,7 +166,7 @@ function normaliseWith(
   if (ip) {
     unknownKeys(ip, INITIATING_KEYS, '', 'initiatingParty', ctx);
     const r: InitiatingParty = {};
-    const name = txt(ip['name'], '', 'initiatingParty', 'name', ctx);
+    const name = txt(ip['name'], '', 'initiatingParty', 'name', ctx, 140);
     if (name !== undefined) r.name = name;
     if (ip['organisationId'] !== undefined) {
       const id = orgId(ip['organisationId'], '', 'initiatingParty.organisationId', ctx);

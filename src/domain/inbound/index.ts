@@ -25,6 +25,8 @@
  * A file whose every block failed is `unparseable_file` (message lists each block's reason); a file
  * where some blocks failed is ok with those blocks `ok: false` (the journal's "quarantined", HTTP 207).
  * Suggested HTTP mapping: empty / unrecognised_format -> 400, unparseable_file -> 422, too_large -> 413.
+ * A transaction's `direction` is its own (camt TxDtls/CdtDbtInd, else the entry's); `entryDirection` is the
+ * entry's, the one balances and entry sums use. They differ in batches that net credits and debits.
  * Integrity warnings (balance_mismatch, summary_mismatch, sequence_gap, sequence_duplicate, ...) never
  * change the outcome; they travel with their statement.
  *

@@ -28,6 +28,7 @@ export function newTransaction(
     direction,
     entryAmount,
     entryCurrency: currency,
+    entryDirection: direction,
     batch: null,
     reversal: false,
     status: 'booked',

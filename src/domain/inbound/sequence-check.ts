@@ -4,6 +4,8 @@ import type { StatementBlock } from './types.ts';
  * Gap and duplicate detection between consecutive statements of one account in a file
  * (camt ElctrncSeqNb, MT940 :28C: statement number[/page]), plus "opening = previous closing".
  * Warnings go on the later statement; statements are never dropped for it.
+ * An account is its IBAN (or other id) and its currency: a multi-currency account is one sub-account per
+ * currency, each numbering its own statements (eleven currencies may each send statement 1).
  */
 type Seq = { number: number; page: number | null };
 
@@ -27,10 +29,12 @@ export function applySequenceChecks(blocks: StatementBlock[]): void {
     const s = block.statement;
     const account = s.accountIban ?? s.accountOther;
     if (!account) continue;
+    const currency = s.accountCurrency ?? s.closingBalance?.currency ?? s.openingBalance?.currency ?? '';
+    const key = `${account} ${currency}`;
     const seq = parseSeq(s.sequenceNumber);
-    const prev = last.get(account);
+    const prev = last.get(key);
     if (prev) {
-      const label = `statement ${block.index + 1} (${account})`;
+      const label = `statement ${block.index + 1} (${account}${currency ? ` ${currency}` : ''})`;
       if (seq && prev.seq) {
         const samePage = seq.number === prev.seq.number && seq.page === prev.seq.page;
         const nextPage =
@@ -66,7 +70,7 @@ export function applySequenceChecks(blocks: StatementBlock[]): void {
       }
     }
     const cl = s.closingBalance;
-    last.set(account, {
+    last.set(key, {
       seq,
       closing: cl ? { amount: cl.amount, direction: cl.direction, currency: cl.currency } : null,
       index: block.index,

@@ -49,10 +49,17 @@ export type StatementTransaction = {
   mandateId: string | null;
   amount: string | null;
   currency: string;
+  /**
+   * What this transaction did to the account: camt TxDtls/CdtDbtInd when the detail has one, else the
+   * entry's. A batch that nets credits and debits (returns, sweeps) has transactions of both directions
+   * in one entry; matching a payment needs each one's own. The entry's is `entryDirection`.
+   */
   direction: Direction;
   /** Entry amount (for a batch, the batch total) in `entryCurrency`; the transaction's own share is `amount`. */
   entryAmount: string;
   entryCurrency: string;
+  /** Direction of the entry (Ntry/CdtDbtInd, :61: mark) the transaction belongs to: the one balances add up with. */
+  entryDirection: Direction;
   batch: { messageId: string | null; paymentInfoId: string | null; count: number | null; total: string | null } | null;
   reversal: boolean;
   /** booked, pending, info (camt Sts) - MT940 entries are booked, MT942 entries pending. */

@@ -162,6 +162,34 @@ function transliterate(value: string, charset: CharsetName): CharsetResult {
 }
 
 /**
+ * Whether a transaction leaves the country's own clearing: every SWIFT payment, and a SEPA or TARGET2
+ * (RTGS) payment to an account in another country. Such a payment passes through other banks in the
+ * SEPA/SWIFT Latin set, so the bank's national letters (Nordic, Danish, Polish, German sets) and `&` are
+ * transliterated for it like for a bank whose set is SEPA's (domain.md §2.1); a domestic one keeps them.
+ */
+export function isCrossBorder(channel: string, bankCountry: string, creditorCountry: string | undefined): boolean {
+  if (channel === 'SWIFT') return true;
+  if (channel !== 'SEPA' && channel !== 'RTGS') return false;
+  return creditorCountry !== undefined && creditorCountry !== bankCountry;
+}
+
+/**
+ * A transliteration that made a text longer than its field allows (ß -> ss, æ -> ae), cut back to the
+ * field's limit. The limit applies to what the caller wrote: a 140-character remittance with a ß is valid,
+ * and the bank gets its first 140 characters, the warning saying so. A text already over the limit is left
+ * for the length check to refuse.
+ */
+export function fitToLimit(original: string, r: CharsetResult, max: number | undefined): CharsetResult {
+  if (r.kind !== 'transliterated' || max === undefined || r.value.length <= max || original.length > max) return r;
+  return {
+    kind: 'transliterated',
+    value: r.value.slice(0, max),
+    replacements: r.replacements,
+    message: `${r.message}; the replaced text was cut to the field's ${max} characters`,
+  };
+}
+
+/**
  * Per-character classes of a charset for scanning loops (the fused converter reads a field once to check
  * it and to learn whether it needs escaping), indexed by UTF-16 unit so a scan needs no range test:
  * 0 allowed ASCII, CHAR_WIDE allowed beyond ASCII, CHAR_ESCAPE allowed but escaped in XML (`&`),

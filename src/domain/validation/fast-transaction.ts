@@ -4,13 +4,20 @@ import { currencyExponent } from '../money/currencies.ts';
 import { formatMinor, plainMinor } from '../money/money.ts';
 import { creditorNeedsBic, needsRegulatoryReport } from './bank-rules.ts';
 import type { CharsetName } from './charset.ts';
-import { CHAR_REFUSED, charsetClasses, checkOutside } from './charset.ts';
+import { CHAR_REFUSED, charsetClasses, checkOutside, fitToLimit, isCrossBorder } from './charset.ts';
 import { isCountryCode } from './countries.ts';
 import { isExternalCode } from './formats.ts';
 import { isValidIban } from './iban.ts';
 import type { IssueSink } from './issue.ts';
 import type { Getter } from './payment-type-rules.ts';
-import { checkAccount, checkReference, meetsRequirements } from './payment-type-rules.ts';
+import {
+  checkAccount,
+  checkReference,
+  isSepaScheme,
+  meetsRequirements,
+  overSepaAmount,
+  SEPA_NAME_MAX,
+} from './payment-type-rules.ts';
 import type { PaymentPlan } from './plan.ts';
 import { isBlank } from './text-rules.ts';
 import type { UniqueIds } from './unique-ids.ts';
@@ -107,16 +114,24 @@ export type TxRun = {
   plan: PaymentPlan;
   type: PaymentTypeEntry;
   requirements: Getter[][];
+  /** The character set of the transaction being read (readTransaction sets it) and its classes. */
   charset: CharsetName;
   classes: Uint8Array;
+  /** The bank's own set, for a domestic transaction. */
+  ownCharset: CharsetName;
+  ownClasses: Uint8Array;
+  /** The declared type's channel where its transactions may cross borders (isCrossBorder), else undefined. */
+  crossChannel: string | undefined;
   /** `payments[i]`, for the rare issue path. */
   base: string;
   /** The bank's November 2026 address rule applies here and wants town and country in every address. */
   townAndCountry: boolean;
   /** The type is XB_SWIFT, whose amounts from a threshold on need a reporting code. */
   reported: boolean;
-  /** Generic (Max140Text) and bank name limits folded into one. */
+  /** Generic (Max140Text), bank and SEPA scheme name limits folded into one. */
   nameLimit: number;
+  /** The type belongs to the SEPA scheme: its amount limit applies (payment-type-rules.ts). */
+  sepa: boolean;
   unstructuredLimit: number;
   seenEndToEnd: UniqueIds;
   /** Transliteration warnings: (transaction, FIELD_ id) pairs and their messages (transliterationWarnings). */
@@ -149,10 +164,14 @@ export function transactionRun(
     requirements,
     charset: f.charset,
     classes: charsetClasses(f.charset),
+    ownCharset: f.charset,
+    ownClasses: charsetClasses(f.charset),
+    crossChannel: f.charset !== 'sepa' ? type.channel : undefined,
     base: `payments[${plan.index}]`,
     townAndCountry: addressRule && f.addressMode !== 'any',
     reported: type.code === 'XB_SWIFT',
-    nameLimit: Math.min(genericNameMax, f.nameMaxLength),
+    nameLimit: Math.min(genericNameMax, f.nameMaxLength, isSepaScheme(type) ? SEPA_NAME_MAX : genericNameMax),
+    sepa: isSepaScheme(type),
     unstructuredLimit: Math.min(140, f.unstructuredMaxLength),
     seenEndToEnd,
     warned: [],
@@ -217,6 +236,16 @@ export function inCharset(s: string, classes: Uint8Array): boolean {
   return (acc & CHAR_REFUSED) === 0;
 }
 
+/** The ISO length of each field, which a transliteration may not push a text past (as the normaliser's txt). */
+const ISO_LIMITS: Record<number, number> = {
+  [FIELD_NAME]: 140,
+  [FIELD_STREET]: 70,
+  [FIELD_BUILDING]: 16,
+  [FIELD_POST_CODE]: 16,
+  [FIELD_TOWN]: 35,
+  [FIELD_UNSTRUCTURED]: 140,
+};
+
 /**
  * Where the normaliser reports a transliterated field, from the closing bracket of the transaction's index:
  * a path is then the payment's prefix, the index and this (two joins; a batch can have thousands).
@@ -255,7 +284,7 @@ export function transliterationWarnings(run: TxRun, sink: IssueSink): void {
  * it: transliterated, with its warning recorded; undefined when some character has no safe replacement.
  */
 export function transliterate(v: string, run: TxRun, field: number, j: number): string | undefined {
-  const r = checkOutside(v, run.charset);
+  const r = fitToLimit(v, checkOutside(v, run.charset), ISO_LIMITS[field]);
   if (r.kind === 'invalid') return undefined;
   if (r.kind === 'ok') return v;
   run.warned.push(j, field);
@@ -313,7 +342,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   }
   const exponent = run.exponent;
   const minor = plainMinor(amount, exponent);
-  if (minor <= 0) return false;
+  if (minor <= 0 || (run.sepa && overSepaAmount(minor, exponent))) return false;
 
   // The creditor, in the normaliser's order (name, country, address, account, agent) so warnings keep theirs.
   const name = c['name'];
@@ -358,6 +387,11 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   }
   const iban = account['iban'];
   if (typeof iban !== 'string' || keyCount(account) !== 1 || !isValidIban(iban)) return false;
+  if (run.crossChannel !== undefined) {
+    const crossBorder = isCrossBorder(run.crossChannel, run.profile.countryCode, iban.slice(0, 2));
+    run.charset = crossBorder ? 'sepa' : run.ownCharset;
+    run.classes = crossBorder ? SEPA : run.ownClasses;
+  }
   let bic: string | undefined;
   if (agent !== undefined) {
     const b = agent['bic'];

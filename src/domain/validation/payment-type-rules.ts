@@ -11,6 +11,7 @@ import { isValidRfReference } from '../references/rf-reference.ts';
 import { isValidBankgiro, isValidOcr, isValidPlusgiro } from '../references/swedish.ts';
 import type { IssueSink } from './issue.ts';
 import type { PaymentPlan } from './plan.ts';
+import { minorAt } from './plan.ts';
 import { isBlank } from './text-rules.ts';
 
 /** Built only when an issue is raised: the clean path allocates no path strings. */
@@ -89,6 +90,63 @@ export function meetsRequirements(tx: Transaction, requirements: Getter[][]): bo
   return true;
 }
 
+/**
+ * The EPC SEPA rulebooks' limits, for every type of the SEPA scheme (channel SEPA): party names of at most
+ * 70 characters (ISO allows 140) and amounts up to 999,999,999.99 EUR. A bank refuses the file otherwise.
+ */
+export const SEPA_NAME_MAX = 70;
+const SEPA_AMOUNT_MAX_MINOR = 99_999_999_999n;
+const SEPA_AMOUNT_MAX_TEXT = '999,999,999.99';
+
+export function isSepaScheme(type: PaymentTypeEntry): boolean {
+  return type.channel === 'SEPA';
+}
+
+/** A name over the SEPA limit that the generic and bank levels (140, the bank's own) left unreported. */
+function sepaName(sink: IssueSink, type: PaymentTypeEntry, name: string | undefined, path: string): void {
+  if (name === undefined || name.length <= SEPA_NAME_MAX || sink.hasErrorAt(path)) return;
+  sink.add(
+    'payment-type',
+    'too_long',
+    path,
+    `${type.code} (SEPA) names have at most ${SEPA_NAME_MAX} characters, got ${name.length}`,
+    type.code,
+  );
+}
+
+function sepaPaymentLimits(sink: IssueSink, type: PaymentTypeEntry, plan: PaymentPlan, base: string): void {
+  if (!isSepaScheme(type)) return;
+  sepaName(sink, type, plan.payment.debtor?.name, `${base}.debtor.name`);
+  sepaName(sink, type, plan.payment.ultimateDebtor?.name, `${base}.ultimateDebtor.name`);
+}
+
+function sepaTransactionLimits(
+  sink: IssueSink,
+  type: PaymentTypeEntry,
+  plan: PaymentPlan,
+  j: number,
+  tb: string,
+): void {
+  const tx = plan.payment.transactions[j] as Transaction;
+  sepaName(sink, type, tx.creditor?.name, `${tb}.creditor.name`);
+  sepaName(sink, type, tx.ultimateCreditor?.name, `${tb}.ultimateCreditor.name`);
+  sepaName(sink, type, tx.ultimateDebtor?.name, `${tb}.ultimateDebtor.name`);
+  if (tx.currency === 'EUR' && !sink.hasErrorAt(`${tb}.amount`) && minorAt(plan, j) > SEPA_AMOUNT_MAX_MINOR) {
+    sink.add(
+      'payment-type',
+      'invalid_amount',
+      `${tb}.amount`,
+      `${type.code} (SEPA) amounts are at most ${SEPA_AMOUNT_MAX_TEXT} EUR`,
+      type.code,
+    );
+  }
+}
+
+/** isSepaScheme's amount limit for the fused converter, in minor units of EUR. */
+export function overSepaAmount(minor: number, exponent: number): boolean {
+  return exponent === 2 && minor > Number(SEPA_AMOUNT_MAX_MINOR);
+}
+
 /** Payment-type level without the per-transaction checks: type known, payment-level requires, charge bearer. */
 export function checkPaymentTypeHeader(sink: IssueSink, plan: PaymentPlan): void {
   const base = `payments[${plan.index}]`;
@@ -103,6 +161,7 @@ export function checkPaymentTypeHeader(sink: IssueSink, plan: PaymentPlan): void
     requirePaymentField(sink, type, plan, base, req.split('|'));
   }
   fixedChargeBearer(sink, type, plan, base);
+  sepaPaymentLimits(sink, type, plan, base);
 }
 
 function unknownType(sink: IssueSink, base: string, code: string): void {
@@ -326,6 +385,8 @@ export function checkPaymentTypes(sink: IssueSink, plans: PaymentPlan[]): void {
     }
     checkRequires(sink, type, plan, base);
     fixedChargeBearer(sink, type, plan, base);
+    sepaPaymentLimits(sink, type, plan, base);
+    const sepa = isSepaScheme(type);
     const txs = p.transactions;
     for (let j = 0; j < txs.length; j++) {
       const tx = txs[j] as Transaction;
@@ -342,6 +403,7 @@ export function checkPaymentTypes(sink: IssueSink, plans: PaymentPlan[]): void {
       if (type.referenceRule !== undefined || tx.remittance?.creditorReference !== undefined)
         checkReference(sink, type, tx, txPath(base, j));
       if (type.accountRule !== undefined) checkAccount(sink, type, tx, txPath(base, j));
+      if (sepa) sepaTransactionLimits(sink, type, plan, j, txPath(base, j));
     }
   }
 }

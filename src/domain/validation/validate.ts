@@ -1,4 +1,4 @@
-import type { AutoSelection } from '../banks/select-type.ts';
+import { type AutoSelection, rawPaymentChannel } from '../banks/select-type.ts';
 import type { BankProfile, PainVersion } from '../banks/types.ts';
 import { normaliseCanonical } from '../canonical/normalise.ts';
 import type { CanonicalPayment } from '../canonical/types.ts';
@@ -33,7 +33,10 @@ export function runValidation(
   company: CompanySettings | undefined,
 ): ValidationRun {
   const sink = new IssueSink(profile.key);
-  const { payment: doc, unknownFieldsDropped } = normaliseCanonical(raw, sink, profile.flavour.charset);
+  const { payment: doc, unknownFieldsDropped } = normaliseCanonical(raw, sink, profile.flavour.charset, {
+    bankCountry: profile.countryCode,
+    channelOf: (payment) => rawPaymentChannel(payment, profile),
+  });
   const { plans, autoSelected, autoFilled } = preparePayments(doc, profile, now, company);
   checkGeneric(doc, plans, sink, profile.flavour.charset, 140);
   checkBank(sink, profile, painVersion, plans);

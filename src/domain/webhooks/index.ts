@@ -169,3 +169,4 @@ export const WEBHOOK_EVENT_TYPES = [
 ] as const;
 export const TRANSPORTS = ['https', 'slack', 'email'] as const;
 export const URL_MAX_LENGTH = 2048;
+export { maskedDestination } from './mask-url.ts';

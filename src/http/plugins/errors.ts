@@ -13,6 +13,8 @@ const FRAMEWORK_CODES: Record<string, [number, string, string]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'the request body is larger than this route accepts'],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'this content type is not accepted here'],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request', 'the content length does not match the body'],
+  FST_ERR_BAD_URL: [400, 'bad_request', 'the URL is not valid (a malformed percent-encoding)'],
+  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', 'a path parameter is longer than any id this API issues'],
 };
 
 const CODE_BY_STATUS: Record<number, string> = {
@@ -80,6 +82,16 @@ function routeTable(app: FastifyInstance) {
     routes.push({ methods, pattern: new RegExp(`^${source}/?$`) });
   });
   return (path: string) => [...new Set(routes.filter((r) => r.pattern.test(path)).flatMap((r) => r.methods))];
+}
+
+/**
+ * Errors the router raises before any route or hook runs (a malformed percent-encoding, an
+ * over-long path parameter): Fastify's `frameworkErrors` option, answered in the same envelope.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const { status, body } = toEnvelope(error);
+  request.log.info({ errorCode: body.error.code, status }, 'request refused');
+  void reply.status(status).type('application/json').send(body);
 }
 
 export function registerErrors(app: FastifyInstance): void {

@@ -172,7 +172,7 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
           companyId: Id,
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000 })),
           cursor: Cursor,
-          since: Type.Optional(Type.Integer({ minimum: 0 })),
+          since: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
           connectionId: Type.Optional(Type.String({ maxLength: 64 })),
           documentId: Type.Optional(Type.String({ maxLength: 64 })),
         }),

@@ -115,7 +115,10 @@ function readRemittance(t: Tree, tx: number, out: StatementTransaction): void {
   if (docs) out.referredDocuments = docs;
 }
 
-/** The counterparty is the debtor of a credit and the creditor of a debit. */
+/**
+ * The counterparty is the debtor of a credit and the creditor of a debit, by the transaction's own
+ * direction: a debit inside a credit batch (a return, a sweep) pays its creditor, not its debtor.
+ */
 function readCounterparty(t: Tree, tx: number, direction: Direction, out: StatementTransaction): void {
   const parties = t.child(tx, N.RltdPties);
   const agents = t.child(tx, N.RltdAgts);
@@ -387,7 +390,7 @@ export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurre
       tr.chargeAmount = charges.amount;
       tr.chargeCurrency = charges.currency;
     }
-    readCounterparty(t, tx, direction, tr);
+    readCounterparty(t, tx, txDirection, tr);
     readRemittance(t, tx, tr);
     const rtr = t.child(tx, N.RtrInf);
     if (rtr >= 0) tr.returnReason = codeOrProprietary(t, t.child(rtr, N.Rsn)) ?? t.textAt(rtr, N.AddtlInf);

@@ -1,3 +1,4 @@
+import { parseAmountText } from '../decimal.ts';
 import {
   checkBalances,
   checkSummary,
@@ -59,7 +60,18 @@ function readBalance(t: Tree, bal: number, index: number): Balance {
   };
 }
 
-function readFileSummary(t: Tree, sum: number, currency: string | null): Partial<EntrySummary> {
+/**
+ * TxsSummry as far as it is given. Its Sum elements are schema DecimalNumber, which may be signed: a bank
+ * that writes its debit total as "-120.00" means debits of 120.00 (the summary's sums are magnitudes, as
+ * the entries' are), so the sign is dropped there; a negative credit or total sum says nothing we can
+ * check and is left out with an ignored_field warning. Neither refuses the statement.
+ */
+function readFileSummary(
+  t: Tree,
+  sum: number,
+  currency: string | null,
+  warnings: IntegrityWarning[],
+): Partial<EntrySummary> {
   if (sum < 0) return {};
   const out: Partial<EntrySummary> = {};
   const count = (n: number) => {
@@ -69,6 +81,13 @@ function readFileSummary(t: Tree, sum: number, currency: string | null): Partial
   const amount = (n: number, path: string) => {
     const s = t.child(n, N.Sum);
     if (s < 0) return undefined;
+    const raw = t.trimmed(s);
+    if (raw.startsWith('-')) {
+      const magnitude = currency ? parseAmountText(raw.slice(1), currency) : undefined;
+      if (magnitude && n === t.child(sum, N.TtlDbtNtries)) return magnitude.text;
+      warnings.push({ code: 'ignored_field', message: `${path} "${raw}" is negative: not checked` });
+      return undefined;
+    }
     const attrs = t.attrs[s] as string;
     const a = readAmount(t, s, path, currency, attrs || (currency ? `Ccy="${currency}"` : ''));
     return a ? a.text : undefined;
@@ -117,8 +136,8 @@ export function mapStatement(
   const accountCurrency = t.textAt(acct, N.Ccy) ?? totals.currency ?? balances[0]?.currency ?? null;
   const { opening: openingBalance, closing: closingBalance, paired } = pickOpeningClosing(balances, PAIRS);
   const computed = computedSummary(totals);
-  const fileSummary = readFileSummary(t, t.child(header, N.TxsSummry), accountCurrency);
   const warnings: IntegrityWarning[] = [];
+  const fileSummary = readFileSummary(t, t.child(header, N.TxsSummry), accountCurrency, warnings);
   const hasFileSummary = Object.keys(fileSummary).length > 0;
   if (hasFileSummary) warnings.push(...checkSummary(fileSummary, computed, label));
   // Notifications (camt.054) and many intraday reports carry no balances by design; a statement must.

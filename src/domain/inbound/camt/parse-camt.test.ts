@@ -69,6 +69,47 @@ describe('camt batch-booked entries', () => {
     assert.deepEqual(warnings, []);
   });
 
+  test('a batch that nets credits and debits takes each counterparty from its own transaction side', () => {
+    const party = (cd: string, e2e: string, amount: string) =>
+      `<TxDtls><Refs><EndToEndId>${e2e}</EndToEndId></Refs><Amt Ccy="EUR">${amount}</Amt><CdtDbtInd>${cd}</CdtDbtInd><RltdPties><Dbtr><Nm>Debtor ${e2e}</Nm></Dbtr><DbtrAcct><Id><IBAN>DE02100100109307118603</IBAN></Id></DbtrAcct><Cdtr><Nm>Creditor ${e2e}</Nm></Cdtr><CdtrAcct><Id><IBAN>NL91ABNA0417164300</IBAN></Id></CdtrAcct></RltdPties><RltdAgts><DbtrAgt><FinInstnId><BIC>PBNKDEFFXXX</BIC></FinInstnId></DbtrAgt><CdtrAgt><FinInstnId><BIC>ABNANL2A</BIC></FinInstnId></CdtrAgt></RltdAgts></TxDtls>`;
+    const batch = `<NtryDtls>${party('CRDT', 'IN', '50.00')}${party('DBIT', 'OUT', '20.00')}</NtryDtls>`;
+    const xml = doc(stmt(`${bal('OPBD', '100.00')}${bal('CLBD', '130.00')}${ntry('30.00', 'CRDT', batch)}`));
+    const { statement, warnings } = first(parseBankFile(xml));
+    assert.deepEqual(
+      statement.transactions.map((t) => [
+        t.endToEndId,
+        t.direction,
+        t.counterpartyName,
+        t.counterpartyIban,
+        t.counterpartyBic,
+      ]),
+      [
+        ['IN', 'credit', 'Debtor IN', 'DE02100100109307118603', 'PBNKDEFFXXX'],
+        ['OUT', 'debit', 'Creditor OUT', 'NL91ABNA0417164300', 'ABNANL2A'],
+      ],
+    );
+    assert.deepEqual(warnings, []);
+  });
+
+  test("direction is the transaction's own; the entry's stays visible as entryDirection", () => {
+    const tx = (cd: string, e2e: string, amount: string) =>
+      `<TxDtls><Refs><EndToEndId>${e2e}</EndToEndId></Refs><Amt Ccy="EUR">${amount}</Amt>${cd ? `<CdtDbtInd>${cd}</CdtDbtInd>` : ''}</TxDtls>`;
+    const batch = `<NtryDtls>${tx('CRDT', 'A', '50.00')}${tx('DBIT', 'B', '20.00')}${tx('', 'C', '0.00')}</NtryDtls>`;
+    const xml = doc(stmt(`${bal('OPBD', '100.00')}${bal('CLBD', '130.00')}${ntry('30.00', 'CRDT', batch)}`));
+    const { statement, warnings } = first(parseBankFile(xml));
+    assert.deepEqual(
+      statement.transactions.map((t) => [t.endToEndId, t.direction, t.entryDirection, t.entryAmount]),
+      [
+        ['A', 'credit', 'credit', '30.00'],
+        ['B', 'debit', 'credit', '30.00'],
+        ['C', 'credit', 'credit', '30.00'],
+      ],
+    );
+    // The balances add up with the entry's direction (100 + 30 = 130): no balance_mismatch.
+    assert.deepEqual(warnings, []);
+    assert.equal(statement.entrySummary.creditSum, '30.00');
+  });
+
   test('TxDtls without amounts get null and a warning instead of copies of the total', () => {
     const batch = `<NtryDtls><Btch><NbOfTxs>2</NbOfTxs></Btch>${txDtls(null, 'A')}${txDtls(null, 'B')}</NtryDtls>`;
     const xml = doc(stmt(`${bal('OPBD', '100.00')}${bal('CLBD', '70.00')}${ntry('30.00', 'DBIT', batch)}`));
@@ -164,6 +205,27 @@ describe('camt amounts, balances and shapes', () => {
     );
   });
 
+  test('a signed TxsSummry Sum (schema DecimalNumber) does not refuse the statement', () => {
+    const ns10 = 'urn:iso:std:iso:20022:tech:xsd:camt.053.001.10';
+    const summary = (debit: string, credit: string) =>
+      `<TxsSummry><TtlCdtNtries><NbOfNtries>1</NbOfNtries><Sum>${credit}</Sum></TtlCdtNtries><TtlDbtNtries><NbOfNtries>1</NbOfNtries><Sum>${debit}</Sum></TtlDbtNtries></TxsSummry>`;
+    const body = (s: string) =>
+      stmt(`${bal('OPBD', '10.00')}${bal('CLBD', '12.00')}${s}${ntry('5.00', 'CRDT')}${ntry('3.00', 'DBIT')}`);
+    // The debit total written with its sign means debits of 3.00: checked, and it agrees.
+    const ok = first(parseBankFile(doc(body(summary('-3.00', '5.00')), ns10)));
+    assert.deepEqual(ok.warnings, []);
+    assert.deepEqual([ok.statement.entrySummary.source, ok.statement.entrySummary.debitSum], ['file', '3.00']);
+    // A wrong signed debit total is still a mismatch; a negative credit total is left out, with a warning.
+    assert.deepEqual(
+      first(parseBankFile(doc(body(summary('-4.00', '5.00')), ns10))).warnings.map((w) => w.code),
+      ['summary_mismatch'],
+    );
+    assert.deepEqual(
+      first(parseBankFile(doc(body(summary('-3.00', '-5.00')), ns10))).warnings.map((w) => w.code),
+      ['ignored_field'],
+    );
+  });
+
   test('references, bank codes, charges, FX, reversal and structured remittance are kept', () => {
     const details = `<NtryDtls><TxDtls><Refs><AcctSvcrRef>TX-REF</AcctSvcrRef><InstrId>I1</InstrId><EndToEndId>E1</EndToEndId><TxId>T1</TxId></Refs>
       <AmtDtls><InstdAmt><Amt Ccy="USD">12.00</Amt><CcyXchg><SrcCcy>USD</SrcCcy><TrgtCcy>EUR</TrgtCcy><XchgRate>0.9</XchgRate></CcyXchg></InstdAmt><TxAmt><Amt Ccy="EUR">10.80</Amt></TxAmt></AmtDtls>
@@ -216,6 +278,24 @@ describe('camt amounts, balances and shapes', () => {
     assert.deepEqual(
       r.map((x) => x.warnings.map((w) => w.code)),
       [[], ['sequence_duplicate'], ['sequence_gap']],
+    );
+  });
+
+  test('each currency of a multi-currency account numbers its own statements', () => {
+    const s = (ccy: string, n: number) =>
+      stmt(`${bal('OPBD', '1.00')}${bal('CLBD', '1.00')}`.replaceAll('"EUR"', `"${ccy}"`))
+        .replace('<Ccy>EUR</Ccy>', `<Ccy>${ccy}</Ccy>`)
+        .replace('<ElctrncSeqNb>7<', `<ElctrncSeqNb>${n}<`);
+    const r = statements(parseBankFile(doc(s('EUR', 1) + s('USD', 1) + s('SEK', 1) + s('USD', 2) + s('USD', 2))));
+    assert.deepEqual(
+      r.map((x) => [x.statement.accountCurrency, x.warnings.map((w) => w.code)]),
+      [
+        ['EUR', []],
+        ['USD', []],
+        ['SEK', []],
+        ['USD', []],
+        ['USD', ['sequence_duplicate']],
+      ],
     );
   });
 });

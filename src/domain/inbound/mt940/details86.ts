@@ -91,13 +91,24 @@ const SUBFIELD_START = /^(\d{3})?\s*([?~<>])\d\d/;
 
 const SEPA_KEYWORDS = /(EREF|KREF|MREF|CRED|DEBT|SVWZ|ABWA|ABWE|IBAN|BIC|COAM|OAMT)\+/g;
 
-function sepaKeywords(purpose: string): Record<string, string> | null {
+/**
+ * The SEPA keywords of a German purpose text, whose subfields (?20, ?21, ...) begin at the offsets
+ * `subfieldStarts` (joined without a separator: banks wrap mid-word at the subfield width).
+ */
+function sepaKeywords(purpose: string, subfieldStarts: readonly number[]): Record<string, string> | null {
   SEPA_KEYWORDS.lastIndex = 0;
   const hits: { key: string; start: number; end: number }[] = [];
   for (let m = SEPA_KEYWORDS.exec(purpose); m; m = SEPA_KEYWORDS.exec(purpose)) {
-    // A keyword only counts at the start or after a space/separator (so "ABCREF+" is text).
+    // A keyword only counts at the start of a subfield or after a space/separator (so "ABCREF+" is
+    // text, while "?20EREF+NOTPROVIDED?21SVWZ+..." has two keywords though a letter precedes SVWZ+).
     const before = m.index === 0 ? ' ' : purpose[m.index - 1];
-    if (before === ' ' || before === '\n' || m.index === 0 || /[^A-Za-z]/.test(before ?? '')) {
+    if (
+      before === ' ' ||
+      before === '\n' ||
+      m.index === 0 ||
+      /[^A-Za-z]/.test(before ?? '') ||
+      subfieldStarts.includes(m.index)
+    ) {
       hits.push({ key: m[1] as string, start: m.index, end: m.index + m[0].length });
     }
   }
@@ -138,14 +149,18 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     from = m.index + m[0].length;
   }
   if (open >= 0) appendSubfield(fields, open, body.slice(from));
-  const purposeParts: string[] = [];
+  let purpose = '';
+  const subfieldStarts: number[] = [];
   // German purpose runs ?20-?29 (+?60-?63); ING PL keeps ~29 for the counterparty account.
   const lastPurpose = mark === '?' ? 29 : 28;
-  for (let n = 20; n <= lastPurpose; n++) if (fields.has(n)) purposeParts.push(fields.get(n) as string);
-  for (let n = 60; n <= 63; n++) if (fields.has(n)) purposeParts.push(fields.get(n) as string);
-  const purpose = purposeParts.join('');
+  for (let n = 20; n <= 63; n = n === lastPurpose ? 60 : n + 1) {
+    const part = fields.get(n);
+    if (part === undefined) continue;
+    subfieldStarts.push(purpose.length);
+    purpose += part;
+  }
   d.bookingText = nonEmpty(fields.get(0));
-  const kw = sepaKeywords(purpose);
+  const kw = sepaKeywords(purpose, subfieldStarts);
   if (kw) {
     d.endToEndId = nonEmpty(kw.EREF);
     d.mandateId = nonEmpty(kw.MREF);
@@ -229,6 +244,8 @@ const SWIFT_KEYS: readonly string[] = [
   'RREF',
   'STRD',
   'USTD',
+  // ASB (NZ) writes the counterparty's account after its name: "/BENM/name\n/ACNO/12-3011-0334130-37".
+  'ACNO',
 ];
 const EREF = 0;
 const MARF = 1;
@@ -246,6 +263,61 @@ const IBAN = 12;
 const BIC = 13;
 const ACCW = 14;
 const CNTP = 15;
+// REMI's ING subfields: /REMI/USTD//text/ (unstructured), /REMI/STRD/CUR/reference/ (structured).
+const USTD = SWIFT_KEYS.indexOf('USTD');
+const STRD = SWIFT_KEYS.indexOf('STRD');
+// The ordering party (payer) and the beneficiary: the counterparty on a credit and on a debit.
+const ORDP = SWIFT_KEYS.indexOf('ORDP');
+const BENM = SWIFT_KEYS.indexOf('BENM');
+const ACNO = SWIFT_KEYS.indexOf('ACNO');
+
+const BIC_SHAPE = /^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/;
+/** An account number as banks write it: digits, letters and separators, no space, some digits. */
+const ACCOUNT_SHAPE = /^(?=(?:.*\d){6})[A-Z0-9.-]{6,34}$/;
+
+/**
+ * The party of /ORDP/ or /BENM/, as `raw` (the value with its line breaks) writes it. Three layouts:
+ * - empty, the party in the keys that follow: Rabobank, ABN ("/ORDP//NAME/J. Doe/ADDR/...");
+ * - one line like ING's CNTP, "account/BIC/name/city" (ING IBP), or just a name ("/ORDP/J. Doe");
+ * - the SWIFT party on lines, each after the first opened by "/" (Komercijalna Banka): the account, the
+ *   name, then the payment's own details, kept as the remittance (a REMI after them adds to it).
+ * Keys read later (NAME, IBAN, CNTP, REMI) do not replace what is set here, nor this what they set.
+ */
+function readParty(d: Details, raw: string): void {
+  const lines = raw.split('\n').map((l) => l.trim());
+  if (lines.length > 2 && lines.slice(1).every((l) => l.startsWith('/'))) {
+    const account = nonEmpty(lines[0]?.replace(/\s+/g, ''));
+    if (account !== null) {
+      d.counterpartyAccount ??= account;
+      if (IBAN_SHAPE.test(account)) d.counterpartyIban ??= account;
+    }
+    d.counterpartyName ??= nonEmpty(lines[1]?.replace(/^\/+|\/+$/g, ''));
+    const details = lines
+      .slice(2)
+      .map((l) => l.replace(/^\/+|\/+$/g, '').trim())
+      .filter((l) => l !== '')
+      .join(' ');
+    if (details !== '') d.remittance ??= details;
+    return;
+  }
+  const value = lines.join('');
+  const parts = value.split('/').map((p) => p.trim());
+  let i = 0;
+  const first = (parts[0] as string).replace(/\s+/g, '');
+  if (parts.length > 1 && ACCOUNT_SHAPE.test(first)) {
+    d.counterpartyAccount ??= first;
+    if (IBAN_SHAPE.test(first)) d.counterpartyIban ??= first;
+    i = 1;
+    if (BIC_SHAPE.test(parts[1] ?? '')) {
+      d.counterpartyBic ??= parts[1] as string;
+      i = 2;
+    }
+    d.counterpartyName ??= nonEmpty(parts[i]);
+    d.counterpartyAddress ??= nonEmpty(parts.slice(i + 1).join(' '));
+    return;
+  }
+  d.counterpartyName ??= nonEmpty(value);
+}
 
 function assignSwiftTag(d: Details, key: number, value: string | null): void {
   if (value === null) return;
@@ -268,8 +340,26 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       d.txCode ??= value;
       break;
     case REMI:
-      d.remittance = d.remittance === null ? value : `${d.remittance} ${value}`;
+    case USTD: {
+      // ING writes the unstructured text after an empty subfield: "/REMI/USTD//text/" (USTD's value is
+      // "/text"), "/REMI///text/" (REMI's is "//text"). A single leading "/" of REMI is text ("/INV/123").
+      const skip = key === USTD ? (value.charCodeAt(0) === 47 ? 1 : 0) : value.startsWith('//') ? 2 : 0;
+      if (skip === value.length) break;
+      const text = skip === 0 ? value : value.slice(skip);
+      d.remittance = d.remittance === null ? text : `${d.remittance} ${text}`;
       break;
+    }
+    case STRD: {
+      // "/REMI/STRD/CUR/1234567890123456/": the reference's issuer or type, then the reference (camt's
+      // Strd/CdtrRefInf, kept as the creditor reference as camt's is).
+      const slash = value.indexOf('/');
+      const type = slash < 0 ? null : nonEmpty(value.slice(0, slash));
+      const reference = nonEmpty(slash < 0 ? value : value.slice(slash + 1).replace(/^\/+/, ''));
+      if (reference === null || d.creditorReference !== null) break;
+      d.creditorReference = reference;
+      d.creditorReferenceType = type;
+      break;
+    }
     case RTRN:
       d.returnReason ??= value;
       break;
@@ -289,6 +379,7 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       d.counterpartyBic ??= value;
       break;
     case ACCW:
+    case ACNO:
       d.counterpartyAccount ??= value;
       break;
     case CNTP: {
@@ -491,6 +582,21 @@ function valueAt(a: number, b: number): string | null {
   return from === a ? text.slice(a, b) : out + text.slice(from, b);
 }
 
+/**
+ * Where the value that runs from `a` up to `b` (the next key's "/" or the field's end) ends: a value loses
+ * its trailing slashes (breaks among them do not count). ING closes every value with one ("/EREF/ABC//CNTP/"),
+ * Rabobank does not ("/EREF/ABC/CNTP/"), and the last value of either may end with some.
+ */
+function valueEnd(a: number, b: number, end: number): number {
+  while (b > a && (fUnits[b - 1 - fBase] === 47 || isBreak(b - 1, end))) b--;
+  return b;
+}
+
+/** The field's text from `a` to `b` with its line breaks as "\n" (a party's layout is in its lines). */
+function partyValue(a: number, b: number): string {
+  return fText.slice(a, b).replace(/\r\n/g, '\n');
+}
+
 /** The /TAG/ field text.slice(start, end), set with setField (or setOwnField). */
 function parseSwiftTags(text: string, start: number, end: number, into: Details | null): Details {
   const d = empty('swift-tags', into);
@@ -505,17 +611,16 @@ function parseSwiftTags(text: string, start: number, end: number, into: Details 
       slash = slashes.find(text, slash + 1, end);
       continue;
     }
-    if (key >= 0) assignSwiftTag(d, key, valueAt(valueStart, slash));
+    if (key === ORDP || key === BENM) readParty(d, partyValue(valueStart, valueEnd(valueStart, slash, end)));
+    else if (key >= 0) assignSwiftTag(d, key, valueAt(valueStart, valueEnd(valueStart, slash, end)));
     if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
     key = k;
     valueStart = keyClose + 1;
     slash = keyClose;
   }
-  if (key >= 0) {
-    // The last value loses its trailing slashes (breaks among them do not count).
-    let last = end;
-    while (last > valueStart && (fUnits[last - 1 - fBase] === 47 || isBreak(last - 1, end))) last--;
-    assignSwiftTag(d, key, valueAt(valueStart, last));
+  if (key === ORDP || key === BENM) readParty(d, partyValue(valueStart, valueEnd(valueStart, end, end)));
+  else if (key >= 0) {
+    assignSwiftTag(d, key, valueAt(valueStart, valueEnd(valueStart, end, end)));
     if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
   }
   d.counterpartyAccount ??= d.counterpartyIban;

@@ -5,7 +5,8 @@ import { type TextWindow, windowFor } from './text-window.ts';
 /**
  * The :61: statement line: 6!n[4!n]2a[1!a]15d1!a3!c16x[//16x][34x]
  *   value date YYMMDD, optional entry date MMDD, mark C/D/RC/RD (EC/ED: expected), optional funds
- *   code (third letter of the currency), amount with a decimal comma, type N/F/S + 3 characters,
+ *   code (third letter of the currency), amount with a decimal comma (or point, as some banks write),
+ *   type N/F/S + 3 characters,
  *   customer reference (NONREF when none), "//" bank reference, second line: supplementary details.
  */
 export type Line61 = {
@@ -137,7 +138,7 @@ export const scanned: ScannedLine61 = {
 /**
  * Reads the :61: field text.slice(start, end), whose first line feed is at `nl` (`end` when it has none),
  * into `scanned`, with the same result as the regular
- * expression /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:,\d*)?)([NFS][A-Z0-9]{3})?(.*)$/ on its
+ * expression /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:[,.]\d*)?)([NFS][A-Z0-9]{3})?(.*)$/ on its
  * trimmed first line (no backtracking can change its match: each optional part is taken whenever it can
  * be), by index in the source text: no line, match array or capture strings are cut per statement line.
  * False when the line does not match (line61Error gives the message).
@@ -195,7 +196,10 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
   if (wholeDigits === 0) return false;
   let amount: string;
   let plainUnits = -1;
-  if (i < n && (u[i - o] as number) === 44 /* , */) {
+  // SWIFT writes a decimal comma; several banks (Rabobank's old format, Standard Bank) write a point. No
+  // :61: subfield after the amount starts with either (the type code is a letter), so both are the mark.
+  const decimalMark = i < n ? (u[i - o] as number) : -1;
+  if (decimalMark === 44 /* , */ || decimalMark === 46 /* . */) {
     const comma = i++;
     while (i < n && isDigit(u[i - o] as number)) i++;
     // The shape decimal.ts reads without BigInt formatting: /^(?:0|[1-9]\d{0,14})\.\d\d$/.

@@ -40,6 +40,35 @@ describe(':61: statement line', () => {
   });
 });
 
+describe(':61: amounts with a decimal point', () => {
+  test('the cents stay in the amount, not in the customer reference, and the balances add up', () => {
+    const r = parsed(
+      statement([
+        ':60F:C030106EUR000000000000.00',
+        ':61:030109C000000043985.66NMSC170059286',
+        ':86:Spaarpot kantine',
+        ':61:0301090109DR52.58NTRFNONREF//B1',
+        ':62F:C030109EUR000000043933.08',
+      ]),
+    );
+    const { statement: s, warnings } = only(r);
+    assert.deepEqual(
+      s.transactions.map((t) => [t.direction, t.amount, t.customerRef, t.swiftTypeCode, t.bankRef]),
+      [
+        ['credit', '43985.66', '170059286', 'NMSC', null],
+        ['debit', '52.58', 'NONREF', 'NTRF', 'B1'],
+      ],
+    );
+    assert.deepEqual(
+      warnings.map((w) => w.code),
+      [],
+    );
+    const l = parseLine61('030109C12.5NMSCREF');
+    assert.ok(typeof l !== 'string');
+    assert.equal(l.amount, '12.5');
+  });
+});
+
 describe(':86: dialects', () => {
   test('German ?-subfields with GVC and SEPA keywords', () => {
     const d = parseDetails86(
@@ -50,6 +79,19 @@ describe(':86: dialects', () => {
       [d.txCode, d.bookingText, d.endToEndId, d.remittance, d.counterpartyBic, d.counterpartyIban, d.counterpartyName],
       ['166', 'SEPA-GUTSCHRIFT', 'E2E-1', 'Rechnung 4711', 'COBADEFFXXX', 'DE89370400440532013000', 'Max Mustermann'],
     );
+  });
+
+  test('a SEPA keyword opening a German subfield counts even when the subfield before ends in a letter', () => {
+    const d = parseDetails86(
+      '166?00SEPA-GUTSCHRIFT?20EREF+NOTPROVIDED?21SVWZ+RECHNUNG 12?22MREF+M-1?23CRED+DE98ZZZ09999999999',
+    );
+    assert.deepEqual(
+      [d.endToEndId, d.remittance, d.mandateId, d.creditorId],
+      ['NOTPROVIDED', 'RECHNUNG 12', 'M-1', 'DE98ZZZ09999999999'],
+    );
+    // Inside a subfield, letters before a keyword still make it text (a word wrapped mid-way, "ABCREF+").
+    const t = parseDetails86('166?00SEPA-GUTSCHRIFT?20EREF+E2E-1?21SVWZ+TEXT ABCSVWZ+X');
+    assert.deepEqual([t.endToEndId, t.remittance], ['E2E-1', 'TEXT ABCSVWZ+X']);
   });
 
   test('Polish ~ subfields (ING PL) and > subfields', () => {
@@ -76,6 +118,55 @@ describe(':86: dialects', () => {
     assert.deepEqual(
       [c.counterpartyIban, c.counterpartyName, c.counterpartyAddress],
       ['NL91ABNA0417164300', 'Shop BV', 'Utrecht'],
+    );
+  });
+
+  test('ING /TAG/ values closed by "/": no value keeps the closing slash, and REMI USTD/STRD are read', () => {
+    const d = parseDetails86(
+      '/RTRN/MS03//EREF/EV1234REP1T1//MARF/MND\n-EV01//CSID/NL32ZZZ999999991234//CNTP/NL32INGB0000012345/INGBNL2A/J.Janssen///REMI/USTD//Factuurnr 123456/',
+    );
+    assert.deepEqual(
+      [d.returnReason, d.endToEndId, d.mandateId, d.creditorId, d.counterpartyName, d.remittance],
+      ['MS03', 'EV1234REP1T1', 'MND-EV01', 'NL32ZZZ999999991234', 'J.Janssen', 'Factuurnr 123456'],
+    );
+    const s = parseDetails86(
+      '/EREF/E2E-7//CNTP/NL32INGB0000012345/INGBNL2A/J.J\nanssen///REMI/STRD/CUR/9001123412341234/',
+    );
+    assert.deepEqual(
+      [s.endToEndId, s.counterpartyName, s.creditorReferenceType, s.creditorReference, s.remittance],
+      ['E2E-7', 'J.Janssen', 'CUR', '9001123412341234', null],
+    );
+    // ING's IBP layout leaves the REMI subtype empty; a single leading "/" of another bank's REMI is text.
+    assert.equal(parseDetails86('/PREF/M000000002222222//REMI///TOTAAL 1 POSTEN/').remittance, 'TOTAAL 1 POSTEN');
+    assert.equal(parseDetails86('/REMI//INV/1511682351 1.12.2016').remittance, '/INV/1511682351 1.12.2016');
+    // Rabobank does not close its values: "/EREF/ABC/NAME/..." is unchanged.
+    const r = parseDetails86('/EREF/ABC/BENM//NAME/Jane Doe/REMI/Factuur 7/ISDT/2014-06-02');
+    assert.deepEqual([r.endToEndId, r.counterpartyName, r.remittance], ['ABC', 'Jane Doe', 'Factuur 7']);
+  });
+
+  test('/BENM/ and /ORDP/ give the counterparty in each layout banks write', () => {
+    // The SWIFT party on "/" lines: account, name, then the payment's details.
+    const k = parseDetails86(
+      '/BENM/300000000000133\n/KOMERCIJALNA BANKA AD\n/Mesecna provizija//1603\n/Nadomest 11.2020',
+    );
+    assert.deepEqual(
+      [k.counterpartyAccount, k.counterpartyName, k.remittance],
+      ['300000000000133', 'KOMERCIJALNA BANKA AD', 'Mesecna provizija//1603 Nadomest 11.2020'],
+    );
+    // ING IBP: account/BIC/name, like CNTP.
+    const i = parseDetails86('/BENM/NL50INGB00012345\n67/INGBNL2A/ING Bank N.V. inzake WeB///EREF/EV45451//');
+    assert.deepEqual(
+      [i.counterpartyIban, i.counterpartyBic, i.counterpartyName, i.endToEndId],
+      ['NL50INGB0001234567', 'INGBNL2A', 'ING Bank N.V. inzake WeB', 'EV45451'],
+    );
+    // A name alone, the account in /ACNO/ (ASB NZ); the ordering party on a credit the same way.
+    const a = parseDetails86('/BAI/399/MISCELLANEOUS CREDIT\n/ORDP/test rate\n/ACNO/12-3011-0334122-37');
+    assert.deepEqual([a.counterpartyName, a.counterpartyAccount], ['test rate', '12-3011-0334122-37']);
+    // Rabobank's empty party value leaves the keys that follow to say it.
+    const r = parseDetails86('/ORDP//NAME/COMPANY B V/ADDR/STATIONSSTRAAT 79/REMI/2037');
+    assert.deepEqual(
+      [r.counterpartyName, r.counterpartyAddress, r.remittance],
+      ['COMPANY B V', 'STATIONSSTRAAT 79', '2037'],
     );
   });
 
