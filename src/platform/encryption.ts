@@ -1,9 +1,11 @@
 import { createCipheriv, createDecipheriv, createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
 import { randomBytesFromPool } from './random-pool.ts';
 
 /**
  * Payload encryption at rest: AES-256-GCM with a key id stored beside the ciphertext so keys can
- * rotate. Format: `<keyId>:<iv b64>:<tag b64>:<ciphertext b64>`. The first key encrypts; every key
+ * rotate. Format: `<keyId>:<iv b64>:<tag b64>:<ciphertext b64>`, or with `:gz` after it when the
+ * plaintext was gzipped before sealing (large statements and files: sealCompressed). The first key encrypts; every key
  * decrypts what it sealed (MASTER_KEYS; `npm run cli -- rekey` moves old values to the first key).
  */
 export type Encryptor = {
@@ -13,6 +15,10 @@ export type Encryptor = {
   readonly keyId: string;
   /** The ids of every key this encryptor can decrypt with, the encrypting one first. */
   readonly keyIds: readonly string[];
+  /** The encrypting key, for a worker thread of this process that seals large values (sealCompressed). */
+  readonly sealingKey: Buffer;
+  /** The same value sealed under the encrypting key, compressed as it was (for rekey). */
+  reseal(sealed: string): string;
 };
 
 export function keyIdOf(key: Buffer): string {
@@ -25,6 +31,7 @@ export function createEncryptor(current: Buffer, previous: Buffer[] = []): Encry
   return {
     keyId: currentId,
     keyIds: [...keys.keys()],
+    sealingKey: current,
     encrypt(plaintext) {
       const iv = randomBytesFromPool(12);
       const cipher = createCipheriv('aes-256-gcm', current, iv);
@@ -32,14 +39,38 @@ export function createEncryptor(current: Buffer, previous: Buffer[] = []): Encry
       return `${currentId}:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${body.toString('base64')}`;
     },
     decrypt(sealed) {
-      const [keyId, iv, tag, body] = sealed.split(':');
+      const [keyId, iv, tag, body, compression] = sealed.split(':');
       const key = keyId ? keys.get(keyId) : undefined;
       if (!key || iv === undefined || tag === undefined || body === undefined) {
         throw new Error(`cannot decrypt payload sealed with key ${keyId ?? '?'}`);
       }
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
       decipher.setAuthTag(Buffer.from(tag, 'base64'));
-      return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+      const plain = Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]);
+      return (compression === 'gz' ? gunzipSync(plain) : plain).toString('utf8');
+    },
+    reseal(sealed) {
+      const [keyId, iv, tag, body, compression] = sealed.split(':');
+      const key = keyId ? keys.get(keyId) : undefined;
+      if (!key || iv === undefined || tag === undefined || body === undefined) {
+        throw new Error(`cannot decrypt payload sealed with key ${keyId ?? '?'}`);
+      }
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64'));
+      const plain = Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]);
+      return compression === 'gz' ? sealCompressed(current, plain) : this.encrypt(plain.toString('utf8'));
     },
   };
+}
+
+/**
+ * Seals bytes that are already gzipped (a large statement's JSON or a received file, compressed in
+ * the ingest's file worker): `decrypt` gives back the text. Statements compress about tenfold, so
+ * the row, the copies on the way to it and the database's work shrink alike (docs/adr/0029).
+ */
+export function sealCompressed(key: Buffer, gzipped: Buffer): string {
+  const iv = randomBytesFromPool(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const body = Buffer.concat([cipher.update(gzipped), cipher.final()]);
+  return `${keyIdOf(key)}:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${body.toString('base64')}:gz`;
 }

@@ -1,7 +1,8 @@
 /**
  * Names and labels refuse control characters (CR, LF, tab, NUL, DEL, C1, U+2028/9) with 400
  * `bad_request` naming the field, and nothing is written; e-mails are composed by nodemailer, so a
- * line break in a subject or recipient can never add a header (`Evil Co\r\nBcc: ...`).
+ * line break in a subject or recipient can never add a header (`Evil Co\r\nBcc: ...`). Also from the
+ * same hostile walk (issue 26): listing the users of a company outside the session is refused.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -178,5 +179,22 @@ describe('e-mails are composed by a library that encodes headers', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('listing the users of a company outside the session', () => {
+  test("another platform's company is 403 and an unknown company 404, never an empty list", async () => {
+    const other = await provisionAndLogin(t);
+    const list = (companyId: string) =>
+      t.request({
+        method: 'GET',
+        url: `/users?platformId=${a.platformId}&companyId=${companyId}`,
+        headers: session(),
+      });
+    assertError(await list(other.companyId), 403, 'forbidden');
+    assertError(await list('comp_00000000000000000000000000'), 404, 'not_found');
+    const own = await list(a.companyId);
+    assert.equal(own.statusCode, 200, own.body);
+    assert.ok((own.json() as { users: unknown[] }).users.length > 0);
   });
 });

@@ -39,7 +39,14 @@ export async function recordStatement(
   ctx: AppContext,
   tx: Tx,
   scope: CompanyScope,
-  input: { documentId: string; statement: NormalisedStatement; bankKey: string | null; environment: string },
+  input: {
+    documentId: string;
+    /** The statement's header: its transactions are counted by `transactionCount`, not read. */
+    statement: NormalisedStatement;
+    transactionCount: number;
+    bankKey: string | null;
+    environment: string;
+  },
   audit: AuditEvent[],
 ): Promise<{ accountId: string; created: boolean } | null> {
   const s = input.statement;
@@ -108,7 +115,7 @@ export async function recordStatement(
     sequenceNumber: s.sequenceNumber,
     opening: balanceSummary(s.openingBalance),
     closing: balanceSummary(s.closingBalance),
-    txCount: s.transactions.length,
+    txCount: input.transactionCount,
     createdAt: now,
   });
   return { accountId: account.id, created };

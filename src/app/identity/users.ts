@@ -7,6 +7,7 @@ import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, badRequest, forbidden, notFound } from '../errors.ts';
 import { assertPlatform, requireCompanyAdmin, requireCompanyMember } from './access.ts';
+import { companyScope } from './company-scope.ts';
 import type { Principal } from './principal.ts';
 import { checkName, checkPassword, normaliseEmail } from './validation.ts';
 
@@ -18,6 +19,9 @@ export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 export async function listUsers(ctx: AppContext, principal: Principal, platformId: string, companyId: string) {
   requireCompanyMember(principal, platformId, companyId);
+  // A workspace admin names any company: one of another platform is 403 and an unknown one 404, as on
+  // every other route, never an empty list that says the company exists elsewhere or not at all.
+  await companyScope(ctx, principal, companyId, platformId);
   const rows = await listCompanyUsers(ctx.db, { platformId, companyId });
   return { users: rows.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: u.roles, status: u.status })) };
 }

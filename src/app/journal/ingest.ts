@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
   findInboundByAccountStatement,
@@ -11,7 +10,7 @@ import {
   nextJournalNo,
 } from '../../db/repositories/journal-documents.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
-import { type NormalisedStatement, type ParseBankFileResult, parseBankFile } from '../../domain/inbound/index.ts';
+import type { NormalisedStatement } from '../../domain/inbound/index.ts';
 import { inSpan } from '../../platform/tracing.ts';
 import { accountKeyOf, recordStatement, signedAmount } from '../accounts/record-statement.ts';
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
@@ -20,12 +19,13 @@ import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
 import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
-import { reconcileStatement } from '../recon/reconcile-statement.ts';
+import { type PreparedHandle, prepareInWorker, readUploadInWorker } from '../inbound/file-worker.ts';
+import type { PreparedBlock, PreparedFile } from '../inbound/prepare-file.ts';
+import { reconcileStatement, type StatementEntries } from '../recon/reconcile-statement.ts';
 import { type DocumentView, documentView } from './document-view.ts';
-import { contentDigest, journalStatusReport } from './payment-status.ts';
+import { journalStatusReport } from './payment-status.ts';
 
-type StatementFile = Extract<ParseBankFileResult, { kind: 'statement' }>;
-type Block = StatementFile['blocks'][number];
+type StatementFile = Extract<PreparedFile, { kind: 'statement' }>;
 
 export type IngestStatement = {
   index: number;
@@ -103,11 +103,11 @@ function statusOf(block: IngestBlock): 200 | 201 | 207 {
   return 207;
 }
 
-function statementSummary(format: string, s: NormalisedStatement): string {
+function statementSummary(format: string, s: NormalisedStatement, transactionCount: number): string {
   const account = s.accountIban ?? s.accountOther ?? 'unknown account';
   const period = s.fromDate || s.toDate ? ` ${s.fromDate ?? '?'}..${s.toDate ?? '?'}` : '';
   const closing = s.closingBalance ? `, closing ${signedAmount(s.closingBalance)} ${s.closingBalance.currency}` : '';
-  return `${format} ${account} ${s.accountCurrency ?? ''}${period}: ${s.transactions.length} entries${closing}`.replace(
+  return `${format} ${account} ${s.accountCurrency ?? ''}${period}: ${transactionCount} entries${closing}`.replace(
     /\s+/g,
     ' ',
   );
@@ -119,10 +119,29 @@ function statementSummary(format: string, s: NormalisedStatement): string {
  * POST /inbound/payment-status. All of a file in one transaction, serialised per content digest, so
  * the same content twice (even at once) is journaled once: the repeat answers 200 deduped with the
  * first document unchanged and nothing re-run.
+ *
+ * The route's JSON body arrives in the file worker as an upload (file-worker.ts) and is read and
+ * checked there, so the event loop never decodes or parses the file.
  */
-export async function ingestFile(ctx: AppContext, principal: Principal, input: IngestInput): Promise<IngestResult> {
-  const scope = await companyScope(ctx, principal, input.companyId, input.platformId);
-  return ingestForCompany(ctx, scope, input);
+export async function ingestUploadedBody(ctx: AppContext, principal: Principal, upload: number): Promise<IngestResult> {
+  const body = await readUploadInWorker(upload);
+  if (!body.ok) throw new AppError(body.status, body.code, body.message, body.details);
+  try {
+    const scope = await companyScope(ctx, principal, body.fields.companyId, body.fields.platformId);
+    const input: IngestInput = { ...body.fields, content: '' };
+    if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
+    if (body.empty) throw new AppError(400, 'empty_body', 'the file is empty');
+    return await inSpan('journal.ingest', async () => {
+      const handle = await body.prepare(ctx.encryptor.sealingKey);
+      try {
+        return countIngest(ctx, await ingestPrepared(ctx, scope, input, handle));
+      } finally {
+        handle.release();
+      }
+    });
+  } finally {
+    body.discard();
+  }
 }
 
 /** The same ingest for a caller that already holds the company's scope (bank channels, the demo bank). */
@@ -140,13 +159,28 @@ function countIngest(ctx: AppContext, result: IngestResult): IngestResult {
 async function ingestParsed(ctx: AppContext, scope: CompanyScope, input: IngestInput): Promise<IngestResult> {
   if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
   if (input.content.trim() === '') throw new AppError(400, 'empty_body', 'the file is empty');
-  const parsed = parseBankFile(input.content);
+  // Parsing and sealing happen in the file worker thread; the event loop stays free (docs/adr/0029).
+  const handle = await prepareInWorker(input.content, ctx.encryptor.sealingKey);
+  try {
+    return await ingestPrepared(ctx, scope, input, handle);
+  } finally {
+    handle.release();
+  }
+}
+
+async function ingestPrepared(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: IngestInput,
+  handle: PreparedHandle,
+): Promise<IngestResult> {
+  const parsed = handle.file;
   if (!parsed.ok) throw parseFailure(parsed.error.code, parsed.error.message);
   const importSource = input.importSource ?? 'api';
 
   if (parsed.kind === 'status-report') {
     const journaled = await journalStatusReport(ctx, scope, {
-      content: input.content,
+      content: parsed.content,
       report: parsed.report,
       sourceFormat: parsed.sourceFormat,
       bankKey: input.bankKey ?? null,
@@ -173,7 +207,7 @@ async function ingestParsed(ctx: AppContext, scope: CompanyScope, input: IngestI
     };
   }
 
-  return ingestStatements(ctx, scope, input, parsed, importSource);
+  return ingestStatements(ctx, scope, input, parsed, handle, importSource);
 }
 
 async function ingestStatements(
@@ -181,9 +215,10 @@ async function ingestStatements(
   scope: CompanyScope,
   input: IngestInput,
   file: StatementFile,
+  handle: PreparedHandle,
   importSource: string,
 ): Promise<IngestResult> {
-  const digest = contentDigest(input.content);
+  const digest = file.digest;
   const environment = input.environment ?? 'production';
   const bankKey = input.bankKey ?? null;
   const alerts: IngestAlert[] = file.alerts.map((a) => ({
@@ -208,12 +243,13 @@ async function ingestStatements(
     for (const block of file.blocks) {
       const outcome = await journalBlock(ctx, tx, scope, audit, {
         block,
+        entries: handle.entriesOf(block.index),
         file,
         digest,
         environment,
         bankKey,
         importSource,
-        rawFile: first === undefined ? input.content : null,
+        fileSealed: first === undefined ? file.fileSealed : null,
       });
       statements.push(outcome.statement);
       if (outcome.created) first ??= outcome.document;
@@ -242,30 +278,21 @@ function replay(existing: JournalDocumentRow[]): IngestResult {
   return { status: 200, body: { ...documentView(first), deduped: true, ingest } };
 }
 
-/**
- * A statement's identity across files: its content without what the file around it says, the message id
- * of the camt group header and the copy/duplicate mark of a statement sent again. The same statement in
- * two files has one key; a corrected statement (any entry or balance differs) has another.
- */
-function statementKeyOf(s: NormalisedStatement): string {
-  return createHash('sha256')
-    .update(JSON.stringify({ ...s, messageId: null, copyDuplicate: null }))
-    .digest('hex');
-}
-
 async function journalBlock(
   ctx: AppContext,
   tx: Tx,
   scope: CompanyScope,
   audit: AuditEvent[],
   input: {
-    block: Block;
+    block: PreparedBlock;
+    entries: StatementEntries;
     file: StatementFile;
     digest: string;
     environment: string;
     bankKey: string | null;
     importSource: string;
-    rawFile: string | null;
+    /** The received file, sealed: kept on the first document the file creates. */
+    fileSealed: string | null;
   },
 ): Promise<{ statement: IngestStatement; document: JournalDocumentRow; created: boolean }> {
   const { block, file } = input;
@@ -281,7 +308,7 @@ async function journalBlock(
     importSource: input.importSource,
     contentDigest: input.digest,
     blockIndex: block.index,
-    fileSealed: input.rawFile === null ? null : ctx.encryptor.encrypt(input.rawFile),
+    fileSealed: input.fileSealed,
     createdAt: now,
     updatedAt: now,
     expiresAt: retentionUntil(now, input.environment),
@@ -328,8 +355,8 @@ async function journalBlock(
     };
   }
 
-  const s = block.statement;
-  const statementKey = statementKeyOf(s);
+  const s = block.header;
+  const statementKey = block.statementKey;
   const messageId = s.messageId ?? s.statementId;
   const accountKey = accountKeyOf(s) ?? null;
   // Already journaled, from this file or another: by its account and period when it names an account
@@ -363,12 +390,12 @@ async function journalBlock(
     journalNo,
     status: 'ingested',
     messageId,
-    transactionCount: s.transactions.length,
+    transactionCount: block.transactionCount,
     totals: s.accountCurrency ? [{ currency: s.accountCurrency, amount: s.entrySummary.totalSum }] : [],
-    summary: statementSummary(file.format, s),
+    summary: statementSummary(file.format, s, block.transactionCount),
     accountIban: s.accountIban,
     accountCurrency: s.accountCurrency,
-    payloadSealed: ctx.encryptor.encrypt(JSON.stringify(s)),
+    payloadSealed: block.payloadSealed,
     warnings: block.warnings,
     details: { statementKey, accountKey },
   });
@@ -376,7 +403,13 @@ async function journalBlock(
     ctx,
     tx,
     scope,
-    { documentId: id, statement: s, bankKey: input.bankKey, environment: input.environment },
+    {
+      documentId: id,
+      statement: s,
+      transactionCount: block.transactionCount,
+      bankKey: input.bankKey,
+      environment: input.environment,
+    },
     audit,
   );
   // Every booked entry is evidence for an outbound payment line: reconcile in the same transaction.
@@ -384,7 +417,7 @@ async function journalBlock(
     ctx,
     tx,
     scope,
-    { documentId: id, statement: s, source: file.format, environment: input.environment },
+    { documentId: id, entries: input.entries, source: file.format, environment: input.environment },
     audit,
   );
   audit.push({

@@ -6,7 +6,6 @@ import {
   updatePaymentLineStates,
 } from '../../db/repositories/journal-documents.ts';
 import { lineStatesOf, listReconCandidates, type ReconCandidate } from '../../db/repositories/recon-lines.ts';
-import type { NormalisedStatement } from '../../domain/inbound/types.ts';
 import {
   documentTransition,
   type LineEvent,
@@ -14,8 +13,7 @@ import {
   lineSettled,
   lineTransition,
 } from '../../domain/lifecycle/index.ts';
-import { matchEntries } from '../../domain/recon/match-entries.ts';
-import { bookingEvidence, statementEntries } from '../../domain/recon/statement-entries.ts';
+import type { StatementMatchOutcome } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
@@ -38,6 +36,19 @@ type LineNews = {
 export type StatementRecon = { cleared: number; reversed: number; ambiguous: number };
 
 /**
+ * A statement's booked entries, wherever they are held: matched against candidate lines on request.
+ * A large file's entries stay in the ingest's file worker (app/inbound/file-worker.ts), so only the
+ * lines go there and only the matches come back.
+ */
+export type StatementEntries = {
+  /** Whether any entry is booked (nothing to match otherwise). */
+  hasEntries: boolean;
+  /** End-to-end ids of returns and reversals: lines a booking already cleared may be named by them. */
+  returned: string[];
+  match(lines: ReconLine[], context: { source: string; documentId: string }): Promise<StatementMatchOutcome>;
+};
+
+/**
  * Reconciles one journaled statement against the company's open payment lines, in the ingest
  * transaction: booked debits clear their lines, returns and reversals reject them, and a rule with more
  * than one candidate matches nothing: those lines stay pending with the reason as a note, and their
@@ -52,14 +63,12 @@ export async function reconcileStatement(
   ctx: AppContext,
   tx: Tx,
   scope: CompanyScope,
-  input: { documentId: string; statement: NormalisedStatement; source: string; environment: string },
+  input: { documentId: string; entries: StatementEntries; source: string; environment: string },
   audit: AuditEvent[],
 ): Promise<StatementRecon> {
   const none = { cleared: 0, reversed: 0, ambiguous: 0 };
-  const { entries, sources } = statementEntries(input.statement);
-  if (entries.length === 0) return none;
-  const returned = entries.filter((e) => e.reversal && e.endToEndId !== null).map((e) => e.endToEndId!);
-  const candidates = await listReconCandidates(tx, scope, input.environment, ctx.clock.now(), returned);
+  if (!input.entries.hasEntries) return none;
+  const candidates = await listReconCandidates(tx, scope, input.environment, ctx.clock.now(), input.entries.returned);
   if (candidates.length === 0) return none;
 
   const lines: ReconLine[] = candidates.map((c) => ({
@@ -75,7 +84,7 @@ export async function reconcileStatement(
     // confirm it, so the line ends with evidence from both files.
     settled: c.state === 'cleared' && bookedByStatement(c),
   }));
-  const result = matchEntries(lines, entries);
+  const result = await input.entries.match(lines, { source: input.source, documentId: input.documentId });
 
   const news = new Map<string, LineNews[]>();
   const add = (c: ReconCandidate, item: Omit<LineNews, 'index' | 'endToEndId'>) => {
@@ -85,11 +94,7 @@ export async function reconcileStatement(
   };
   for (const m of result.matches) {
     const c = candidates[m.line]!;
-    const evidence = bookingEvidence(sources[m.entry]!, entries[m.entry]!, {
-      source: input.source,
-      documentId: input.documentId,
-      rule: m.rule,
-    });
+    const evidence = m.evidence;
     if (m.rule === 'reversal') {
       add(c, { event: { type: 'reversed' }, evidence: () => ({ ...evidence, reversal: true }) });
     } else {

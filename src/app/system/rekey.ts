@@ -64,7 +64,7 @@ async function rekeyColumn(
       const changes = rows.map((row) => ({
         key: row.key,
         from: row.sealed,
-        to: encryptor.encrypt(encryptor.decrypt(row.sealed)),
+        to: encryptor.reseal(row.sealed),
       }));
       return { rows: rows.length, last: rows.at(-1)?.key ?? null, written: await replaceSealed(tx, c, changes) };
     });

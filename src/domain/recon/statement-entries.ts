@@ -1,49 +1,54 @@
-import type { NormalisedStatement, StatementTransaction } from '../inbound/types.ts';
+import type { StatementTransaction } from '../inbound/types.ts';
 import { currencyExponent } from '../money/currencies.ts';
 import { decimalToMinor } from '../money/money.ts';
 import type { ReconEntry } from './types.ts';
 
 /**
- * The booked transactions of a normalised statement as matcher entries, with the transaction each
- * came from (for the evidence). Pending and information-only entries prove nothing and are left out;
- * so is a transaction whose amount cannot be read exactly.
+ * One transaction as a matcher entry, or undefined: pending and information-only entries prove nothing
+ * and are left out; so is a transaction whose amount cannot be read exactly.
  */
-export function statementEntries(statement: NormalisedStatement): {
-  entries: ReconEntry[];
-  sources: StatementTransaction[];
-} {
-  const entries: ReconEntry[] = [];
-  const sources: StatementTransaction[] = [];
-  for (const tx of statement.transactions) {
-    if (tx.status !== 'booked') continue;
-    const currency = tx.amount !== null ? tx.currency : tx.entryCurrency;
-    const exponent = currencyExponent(currency);
-    const text = tx.amount ?? tx.entryAmount;
-    const minor = exponent === undefined ? undefined : decimalToMinor(text, exponent);
-    if (minor === undefined) continue;
-    const batchWithoutDetails =
-      tx.batch !== null &&
-      tx.endToEndId === null &&
-      tx.instructionId === null &&
-      (tx.amount === null || tx.amount === tx.entryAmount);
-    entries.push({
-      endToEndId: tx.endToEndId,
-      instructionId: tx.instructionId,
-      messageId: tx.batch?.messageId ?? null,
-      paymentInfoId: tx.paymentInfoId ?? tx.batch?.paymentInfoId ?? null,
-      amountMinor: minor < 0n ? -minor : minor,
-      currency,
-      direction: tx.direction,
-      counterpartyIban: tx.counterpartyIban,
-      bookingDate: tx.bookingDate ?? tx.valueDate,
-      // A return of our payment comes back as a reversal or as a credit with a return reason.
-      reversal: tx.reversal || (tx.direction === 'credit' && tx.returnReason !== null),
-      batchWithoutDetails,
-    });
-    sources.push(tx);
-  }
-  return { entries, sources };
+export function entryOf(tx: StatementTransaction): ReconEntry | undefined {
+  if (tx.status !== 'booked') return undefined;
+  const currency = tx.amount !== null ? tx.currency : tx.entryCurrency;
+  const exponent = currencyExponent(currency);
+  const text = tx.amount ?? tx.entryAmount;
+  const minor = exponent === undefined ? undefined : decimalToMinor(text, exponent);
+  if (minor === undefined) return undefined;
+  const batchWithoutDetails =
+    tx.batch !== null &&
+    tx.endToEndId === null &&
+    tx.instructionId === null &&
+    (tx.amount === null || tx.amount === tx.entryAmount);
+  return {
+    endToEndId: tx.endToEndId,
+    instructionId: tx.instructionId,
+    messageId: tx.batch?.messageId ?? null,
+    paymentInfoId: tx.paymentInfoId ?? tx.batch?.paymentInfoId ?? null,
+    amountMinor: minor < 0n ? -minor : minor,
+    currency,
+    direction: tx.direction,
+    counterpartyIban: tx.counterpartyIban,
+    bookingDate: tx.bookingDate ?? tx.valueDate,
+    // A return of our payment comes back as a reversal or as a credit with a return reason.
+    reversal: tx.reversal || (tx.direction === 'credit' && tx.returnReason !== null),
+    batchWithoutDetails,
+  };
 }
+
+/** The fields of a transaction its booking evidence quotes (bookingEvidence): all a matched entry needs kept. */
+export type EvidenceSource = Pick<
+  StatementTransaction,
+  'amount' | 'entryAmount' | 'acctSvcrRef' | 'bankRef' | 'returnReason' | 'additionalInfo'
+>;
+
+export const evidenceSourceOf = (tx: StatementTransaction): EvidenceSource => ({
+  amount: tx.amount,
+  entryAmount: tx.entryAmount,
+  acctSvcrRef: tx.acctSvcrRef,
+  bankRef: tx.bankRef,
+  returnReason: tx.returnReason,
+  additionalInfo: tx.additionalInfo,
+});
 
 export type BookingEvidence = {
   source: string;
@@ -60,7 +65,7 @@ export type BookingEvidence = {
 
 /** The evidence a matched statement transaction gives its line: which document and entry proved it. */
 export function bookingEvidence(
-  tx: StatementTransaction,
+  tx: EvidenceSource,
   entry: ReconEntry,
   context: { source: string; documentId: string; rule: string },
 ): BookingEvidence {

@@ -1,0 +1,174 @@
+import { Worker } from 'node:worker_threads';
+import type { StatementMatchOutcome } from '../../domain/recon/statement-match.ts';
+import type { ReconLine } from '../../domain/recon/types.ts';
+import type { StatementEntries } from '../recon/reconcile-statement.ts';
+import type { WorkerReply, WorkerRequest } from './file-worker-thread.ts';
+import type { IngestFields, PreparedFile } from './prepare-file.ts';
+
+/**
+ * Bank files are parsed off the event loop: one worker thread per process (started on first use,
+ * never keeping the process alive) parses each ingested file with the streaming parser, seals its
+ * payloads and keeps its booked entries; the ingest's transaction then only sends the candidate
+ * lines there and gets the matches back. A 50 MB statement costs the event loop a copy of its text
+ * and of the sealed values, not the seconds of parsing and sealing (docs/adr/0029).
+ */
+export type PreparedHandle = {
+  file: PreparedFile;
+  /** The booked entries of one statement block, matched in the worker. */
+  entriesOf(block: number): StatementEntries;
+  /** Drops what the worker keeps of the file; idempotent. */
+  release(): void;
+};
+
+const WORKER_HEAP_MB = 320;
+
+type Pending = { resolve(value: unknown): void; reject(error: Error): void };
+
+let worker: Worker | undefined;
+const pending = new Map<number, Pending>();
+let seq = 0;
+let fileIds = 0;
+
+function failAll(error: Error) {
+  for (const p of pending.values()) p.reject(error);
+  pending.clear();
+}
+
+function theWorker(): Worker {
+  if (worker) return worker;
+  // A small old generation makes the worker collect its garbage (a file's text, decoded and parsed,
+  // is several copies of it for a moment) instead of growing the process; 64 MiB bodies fit.
+  const started = new Worker(new URL('./file-worker-thread.ts', import.meta.url), {
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+  });
+  started.unref();
+  started.on('message', (reply: WorkerReply) => {
+    const p = pending.get(reply.seq);
+    if (!p) return;
+    pending.delete(reply.seq);
+    if (reply.ok) p.resolve(reply.value);
+    else p.reject(new Error(`file worker: ${reply.message}`));
+  });
+  // A worker that dies (out of memory, a bug) fails what it held; the next file starts a new one.
+  const gone = (error: Error) => {
+    if (worker === started) worker = undefined;
+    failAll(error);
+  };
+  started.on('error', gone);
+  started.on('exit', (code) => gone(new Error(`file worker exited with code ${code}`)));
+  worker = started;
+  return started;
+}
+
+function call<T>(request: WorkerRequest & { seq: number }): Promise<T> {
+  const w = theWorker();
+  return new Promise<T>((resolve, reject) => {
+    pending.set(request.seq, { resolve: resolve as (v: unknown) => void, reject });
+    // While a request is out, the worker keeps the process alive: its answer is awaited.
+    w.ref();
+    try {
+      w.postMessage(request);
+    } catch (error) {
+      pending.delete(request.seq);
+      reject(error as Error);
+    }
+  }).finally(() => {
+    if (pending.size === 0) worker?.unref();
+  });
+}
+
+async function prepareFileId(file: number, content: string | undefined, sealingKey: Buffer): Promise<PreparedHandle> {
+  const prepared = await call<PreparedFile>({
+    op: 'prepare',
+    seq: ++seq,
+    file,
+    key: sealingKey,
+    ...(content === undefined ? {} : { content }),
+  });
+  let released = false;
+  return {
+    file: prepared,
+    entriesOf(block) {
+      const b =
+        prepared.ok && prepared.kind === 'statement' ? prepared.blocks.find((x) => x.index === block) : undefined;
+      const ok = b?.ok === true ? b : undefined;
+      return {
+        hasEntries: ok?.hasEntries ?? false,
+        returned: ok?.returned ?? [],
+        match: (lines: ReconLine[], context: { source: string; documentId: string }) =>
+          call<StatementMatchOutcome>({ op: 'match', seq: ++seq, file, block, lines, context }),
+      };
+    },
+    release() {
+      if (released) return;
+      released = true;
+      worker?.postMessage({ op: 'release', file } satisfies WorkerRequest);
+    },
+  };
+}
+
+/** Parses and seals a bank file in the worker thread. */
+export function prepareInWorker(content: string, sealingKey: Buffer): Promise<PreparedHandle> {
+  return prepareFileId(++fileIds, content, sealingKey);
+}
+
+export type ReadBody =
+  | {
+      ok: true;
+      fields: IngestFields;
+      /** Only whitespace: nothing to ingest. */
+      empty: boolean;
+      /** Parses and seals the file the body carried (once the caller's access is checked). */
+      prepare(sealingKey: Buffer): Promise<PreparedHandle>;
+      /** Drops the file when it is not prepared after all; idempotent. */
+      discard(): void;
+    }
+  | { ok: false; status: number; code: string; message: string; details?: Record<string, unknown> };
+
+/**
+ * A request body streamed into the worker thread chunk by chunk as it arrives (the ingest route's
+ * body parser): the event loop never holds, decodes or parses a large body; the worker does.
+ */
+export type Upload = { file: number; push(chunk: Buffer): void; abort(): void };
+
+/** Drops whatever the worker still holds of a file (an upload a failed request never read). */
+export function releaseFile(file: number): void {
+  worker?.postMessage({ op: 'release', file } satisfies WorkerRequest);
+}
+
+export function startUpload(): Upload {
+  const file = ++fileIds;
+  const w = theWorker();
+  return {
+    file,
+    push(chunk) {
+      w.postMessage({ op: 'chunk', file, bytes: chunk } satisfies WorkerRequest);
+    },
+    abort() {
+      w.postMessage({ op: 'release', file } satisfies WorkerRequest);
+    },
+  };
+}
+
+/** Reads an uploaded POST /journal/ingest JSON body in the worker; the file stays there. */
+export async function readUploadInWorker(file: number): Promise<ReadBody> {
+  const read = await call<{ ok: true; fields: IngestFields; empty: boolean } | Extract<ReadBody, { ok: false }>>({
+    op: 'read-json',
+    seq: ++seq,
+    file,
+  });
+  if (!read.ok) return read;
+  let done = false;
+  return {
+    ...read,
+    prepare(sealingKey) {
+      done = true;
+      return prepareFileId(file, undefined, sealingKey);
+    },
+    discard() {
+      if (done) return;
+      done = true;
+      worker?.postMessage({ op: 'release', file } satisfies WorkerRequest);
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import { matchEntries } from './match-entries.ts';
+import { type BookingEvidence, bookingEvidence, type EvidenceSource } from './statement-entries.ts';
+import type { MatchRule, ReconEntry, ReconLine } from './types.ts';
+
+/** What matching a statement's entries against open lines found, with each match's evidence made. */
+export type StatementMatchOutcome = {
+  matches: { line: number; rule: MatchRule; evidence: BookingEvidence }[];
+  ambiguous: { line: number; reason: string }[];
+};
+
+/**
+ * Matches the booked entries of one statement against the candidate lines and makes the evidence of
+ * each match from the transaction it came from. Pure, so it runs where the entries are: in the
+ * ingest's file worker for a large file, in the caller's thread for a small one.
+ */
+export function matchStatement(
+  lines: readonly ReconLine[],
+  entries: readonly ReconEntry[],
+  sources: readonly EvidenceSource[],
+  context: { source: string; documentId: string },
+): StatementMatchOutcome {
+  const result = matchEntries(lines, entries);
+  return {
+    matches: result.matches.map((m) => ({
+      line: m.line,
+      rule: m.rule,
+      evidence: bookingEvidence(sources[m.entry]!, entries[m.entry]!, { ...context, rule: m.rule }),
+    })),
+    ambiguous: result.ambiguous.map((a) => ({ line: a.line, reason: a.reason })),
+  };
+}
+
+/** The end-to-end ids the statement returns or reverses: lines already cleared may be named by them. */
+export const returnedEndToEndIds = (entries: readonly ReconEntry[]): string[] =>
+  entries.filter((e) => e.reversal && e.endToEndId !== null).map((e) => e.endToEndId!);

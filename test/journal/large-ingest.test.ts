@@ -1,0 +1,109 @@
+/**
+ * Large files are parsed off the event loop (issue 26, docs/adr/0029): a 50 MB camt.053 (generated
+ * here, never committed) is ingested by the real server process while /health is probed beside it.
+ * Every probe answers 200, the slowest within 100 ms on an idle machine: the bound is stretched by the
+ * machine's run queue (load average over cores), since a process that is not scheduled answers
+ * nothing however free its event loop is. The ingest adds less than 400 MB to the server's peak
+ * resident memory, and the statement is journaled whole. A body over the documented limit (64 MiB)
+ * is refused with 413 payload_too_large.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { availableParallelism, loadavg } from 'node:os';
+import { after, before, test } from 'node:test';
+import { freePort } from '../../src/platform/free-port.ts';
+import { freshDatabase } from '../harness.ts';
+import { largeCamt053 } from '../support/large-camt.ts';
+import { type Running, startServer, stopServer, waitForHealth } from '../support/server-process.ts';
+
+const MB = 1024 * 1024;
+let database: Awaited<ReturnType<typeof freshDatabase>>;
+let server: Running;
+let sandbox: { apiKey: string; companyId: string };
+
+before(async () => {
+  database = await freshDatabase();
+  server = startServer('.tmp/large-ingest', await freePort(), {
+    DATABASE_URL: database.url,
+    MASTER_KEY: randomBytes(32).toString('base64'),
+    SANDBOX: 'true',
+    ROLE: 'api',
+    LOG_LEVEL: 'warn',
+  });
+  await waitForHealth(server);
+  const provisioned = await fetch(`${server.base}/sandbox/provision`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  });
+  assert.equal(provisioned.status, 201);
+  sandbox = (await provisioned.json()) as { apiKey: string; companyId: string };
+});
+after(async () => {
+  await stopServer(server);
+  await database.drop();
+});
+
+/** Peak resident memory of a process so far (VmHWM), in MB. */
+const peakRssMb = (pid: number) =>
+  Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+
+test('a 50 MB statement: /health answers throughout, the ingest adds under 400 MB, every entry journaled', async (t) => {
+  const { xml, entries } = largeCamt053(50 * MB);
+  const body = Buffer.from(JSON.stringify({ companyId: sandbox.companyId, content: xml }));
+  assert.ok(body.length > 50 * MB && body.length < 64 * MB, `${body.length} bytes`);
+
+  const baseline = peakRssMb(server.child.pid!);
+  const probes: number[] = [];
+  let ingesting = true;
+  const probing = (async () => {
+    while (ingesting) {
+      const started = performance.now();
+      const res = await fetch(`${server.base}/health`);
+      await res.arrayBuffer();
+      assert.equal(res.status, 200);
+      probes.push(performance.now() - started);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  const started = performance.now();
+  const res = await fetch(`${server.base}/journal/ingest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
+    body,
+  });
+  const ingestMs = performance.now() - started;
+  const answer = (await res.json()) as { journalNo: string; transactionCount: number; ingest: { ingested: number } };
+  ingesting = false;
+  await probing;
+
+  assert.equal(res.status, 201, JSON.stringify(answer).slice(0, 500));
+  assert.equal(answer.ingest.ingested, 1);
+  assert.equal(answer.transactionCount, entries);
+  const slowest = Math.max(...probes);
+  const stretch = Math.max(1, loadavg()[0]! / availableParallelism());
+  const peak = peakRssMb(server.child.pid!);
+  t.diagnostic(
+    `50 MB ingest: ${Math.round(ingestMs)} ms, ${probes.length} /health probes, slowest ${Math.round(slowest)} ms, server peak RSS ${Math.round(peak)} MB (${Math.round(baseline)} MB before the ingest)`,
+  );
+  assert.ok(probes.length >= 10, `only ${probes.length} probes`);
+  assert.ok(slowest < 100 * stretch, `a /health probe took ${Math.round(slowest)} ms (load ${loadavg()[0]})`);
+  assert.ok(peak - baseline < 400, `server peak RSS ${Math.round(peak)} MB, ${Math.round(baseline)} MB before`);
+
+  const doc = await fetch(`${server.base}/journal/documents?companyId=${sandbox.companyId}&direction=inbound`, {
+    headers: { 'x-api-key': sandbox.apiKey },
+  });
+  assert.equal(doc.status, 200);
+});
+
+test('a body over the 64 MiB limit: 413 payload_too_large in the envelope', async () => {
+  const res = await fetch(`${server.base}/journal/ingest`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': sandbox.apiKey },
+    body: Buffer.alloc(64 * MB + 1, 32),
+  });
+  assert.equal(res.status, 413);
+  const body = (await res.json()) as { error: { code: string } };
+  assert.equal(body.error.code, 'payload_too_large');
+});
