@@ -181,7 +181,7 @@ export async function provisionAndLogin(t: TestApp, remoteAddress = nextIp()) {
     apiKey: string;
     companyId: string;
     platformId: string;
-    dashboardLogin: { email: string; password: string };
+    dashboardLogin: { url: string; email: string; password: string };
     /** A complete, valid POST /journal/payments request to the demo bank (test environment). */
     firstPayment: {
       headers: Record<string, string>;

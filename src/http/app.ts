@@ -4,6 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { AppError } from '../app/errors.ts';
+import { dashboardRoutes } from './dashboard/plugin.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerBodyParsers } from './plugins/body-parsers.ts';
 import { frameworkErrorHandler, registerErrors } from './plugins/errors.ts';
@@ -122,5 +123,6 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(oauthTokenRoutes, services);
   await app.register(oauthAuthorizeRoutes, services);
   await app.register(oauthAdminRoutes, services);
+  await app.register(dashboardRoutes, services);
   return app;
 }

@@ -177,6 +177,35 @@ test('connectionId narrows to the channel: its own events and its bank’s in it
   assertError(await events(`connectionId=${connectionB}`), 404, 'connection_not_found');
 });
 
+test('documentId narrows to the events naming that document (the dashboard timeline), in both modes', async () => {
+  const about = async (s: typeof a, type: string, documentId: string) =>
+    t.ctx.db.transaction((tx) =>
+      recordEvent(t.ctx, tx, {
+        platformId: s.platformId,
+        companyId: s.companyId,
+        type,
+        message: `${type} of ${documentId}`,
+        metadata: { documentId },
+      }),
+    );
+  await about(a, 'doc.one.submitted', 'doc_timeline_1');
+  await about(a, 'doc.two.submitted', 'doc_timeline_2');
+  await about(a, 'doc.one.executed', 'doc_timeline_1');
+  await about(b, 'doc.one.elsewhere', 'doc_timeline_1');
+  const page = body<Page>(await events('documentId=doc_timeline_1'));
+  assert.deepEqual(
+    page.items.map((e) => e.type),
+    ['doc.one.executed', 'doc.one.submitted'],
+  );
+  const since = body<Page>(await events('documentId=doc_timeline_1&since=0'));
+  assert.deepEqual(
+    since.items.map((e) => e.type),
+    ['doc.one.submitted', 'doc.one.executed'],
+  );
+  assert.deepEqual(body<Page>(await events('documentId=doc_unknown')).items, []);
+  assertError(await events(`documentId=doc_timeline_1&connectionId=${connectionA}`), 400, 'bad_request');
+});
+
 test('the chain verifies; tampering with one stored event makes the verifier and the CLI fail at that seq', async () => {
   const scope = { platformId: a.platformId, companyId: a.companyId };
   const seqs = await allSeqs();

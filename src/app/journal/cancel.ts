@@ -5,6 +5,7 @@ import { documentTransition, outboundStatusOf } from '../../domain/lifecycle/ind
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
+import { requireCompanyAdmin } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
 import { documentView } from './document-view.ts';
 import { companySubmitContext } from './submit-request.ts';
@@ -19,8 +20,11 @@ import { companySubmitContext } from './submit-request.ts';
  * `converted` with delivery `queued`.
  */
 export async function cancelDocument(ctx: AppContext, principal: Principal, input: { companyId: string; id: string }) {
-  if (principal.kind !== 'key') throw new AppError(403, 'forbidden', 'this route takes an API key');
+  // The API route takes an API key; the dashboard cancels for a company admin's browser session.
+  if (principal.kind === 'token') throw new AppError(403, 'forbidden', 'this route takes an API key');
+  if (principal.kind === 'session') requireCompanyAdmin(principal, principal.platformId, input.companyId);
   const { platformId } = principal;
+  const actorUserId = principal.kind === 'session' ? principal.user.id : null;
   const scope = { platformId, companyId: input.companyId };
   const cancelled = await ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now();
@@ -32,6 +36,7 @@ export async function cancelDocument(ctx: AppContext, principal: Principal, inpu
       companyId: input.companyId,
       type: 'payment.cancelled',
       message: `${row.journalNo} cancelled before delivery`,
+      actorUserId,
       metadata: { documentId: row.id, journalNo: row.journalNo, messageId: row.messageId, status: row.status },
       bankKey: row.bankKey,
       environment: row.environment,

@@ -1,6 +1,6 @@
 import {
   type ActivityEventRow,
-  type ChannelNarrowing,
+  type EventNarrowing,
   listChainAfter,
   listChainNewest,
 } from '../../db/repositories/activity-events.ts';
@@ -21,6 +21,7 @@ export type EventsQuery = {
   cursor?: string | undefined;
   since?: number | undefined;
   connectionId?: string | undefined;
+  documentId?: string | undefined;
 };
 
 /**
@@ -64,13 +65,17 @@ function seqCursor(cursor: string | undefined): number | undefined {
  * nextCursor means truncated. `since=<seq>`: oldest first after that seq; nextCursor is the next
  * `since` value, null once caught up. `connectionId` narrows to one channel (the repository's
  * ChannelNarrowing); an id that is not one of the company's connections is 404 connection_not_found.
+ * `documentId` narrows to the events of one document (its status timeline); an unknown id finds none.
  */
 export async function listEvents(ctx: AppContext, principal: Principal, query: EventsQuery) {
   if (query.since !== undefined && query.cursor !== undefined && query.cursor !== '')
     throw badRequest('since and cursor cannot be used together', { fields: ['since', 'cursor'] });
+  if (query.connectionId !== undefined && query.documentId !== undefined)
+    throw badRequest('connectionId and documentId cannot be used together', { fields: ['connectionId', 'documentId'] });
   const scope = await companyScope(ctx, principal, query.companyId);
   const limit = Math.min(query.limit ?? EVENTS_MAX_LIMIT, EVENTS_MAX_LIMIT);
-  let narrow: ChannelNarrowing | undefined;
+  let narrow: EventNarrowing | undefined =
+    query.documentId === undefined ? undefined : { documentId: query.documentId };
   if (query.connectionId !== undefined) {
     const connection = await findConnection(ctx.db, scope, query.connectionId);
     if (!connection) throw new AppError(404, 'connection_not_found', 'not one of the company’s connections');

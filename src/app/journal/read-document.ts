@@ -1,5 +1,6 @@
+import type { CompanyScope } from '../../db/executor.ts';
 import { findDocumentApproval } from '../../db/repositories/approvals.ts';
-import type { PaymentLineRow } from '../../db/repositories/journal-documents.ts';
+import type { JournalDocumentRow, PaymentLineRow } from '../../db/repositories/journal-documents.ts';
 import { findDocument, listPaymentLines } from '../../db/repositories/journal-documents.ts';
 import { tallyPaymentTypes } from '../../db/repositories/journal-reads.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
@@ -60,6 +61,33 @@ export async function getDocumentPayments(ctx: AppContext, principal: Principal,
   if (principal.kind === 'session') requireCompanyMember(principal, principal.platformId, companyId);
   const { scope, row } = await scopedDocument(ctx, principal, companyId, id);
   if (row.direction !== 'outbound') throw notFound('outbound document');
+  return paymentsOf(ctx, principal, scope, row);
+}
+
+/**
+ * A document as its dashboard page shows it, with one read of the row: what GET /journal/documents/{id}
+ * answers, and for an outbound one what /payments and /file answer (null where those answer 404).
+ */
+export async function readDocumentWhole(ctx: AppContext, principal: Principal, companyId: string, id: string) {
+  if (principal.kind === 'session') requireCompanyMember(principal, principal.platformId, companyId);
+  const { scope, row } = await scopedDocument(ctx, principal, companyId, id);
+  const outbound = row.direction === 'outbound';
+  return {
+    document: {
+      ...documentView(row),
+      ...(row.warnings && row.warnings.length > 0 ? { warnings: row.warnings } : {}),
+      payload: decryptJson(ctx, row.payloadSealed),
+    },
+    payments: outbound ? await paymentsOf(ctx, principal, scope, row) : null,
+    file:
+      outbound && row.fileSealed !== null
+        ? { filename: `${row.journalNo}.xml`, xml: ctx.encryptor.decrypt(row.fileSealed) }
+        : null,
+  };
+}
+
+async function paymentsOf(ctx: AppContext, principal: Principal, scope: CompanyScope, row: JournalDocumentRow) {
+  const companyId = scope.companyId;
   const [lines, approval] = await Promise.all([
     listPaymentLines(ctx.db, scope, row.id),
     findDocumentApproval(ctx.db, scope, row.id),

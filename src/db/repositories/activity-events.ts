@@ -107,7 +107,7 @@ export async function listChainAfter(
   scope: { platformId: string; companyId: string },
   afterSeq: number,
   limit: number,
-  narrow?: ChannelNarrowing,
+  narrow?: EventNarrowing,
 ): Promise<ActivityEventRow[]> {
   return q
     .select()
@@ -130,7 +130,7 @@ export async function listChainNewest(
   scope: { platformId: string; companyId: string },
   beforeSeq: number | undefined,
   limit: number,
-  narrow?: ChannelNarrowing,
+  narrow?: EventNarrowing,
 ): Promise<ActivityEventRow[]> {
   return q
     .select()
@@ -153,8 +153,18 @@ export async function listChainNewest(
  */
 export type ChannelNarrowing = { connectionId: string; bankKeys: string[]; environment: string };
 
-function narrowing(narrow: ChannelNarrowing | undefined) {
+/**
+ * GET /journal/events?documentId= (and the dashboard's document timeline): the events whose metadata
+ * names the document (submit, approval, delivery, bank answers, reconciliation, cancel), read through
+ * activity_events_document_idx.
+ */
+export type DocumentNarrowing = { documentId: string };
+
+export type EventNarrowing = ChannelNarrowing | DocumentNarrowing;
+
+function narrowing(narrow: EventNarrowing | undefined) {
   if (!narrow) return undefined;
+  if ('documentId' in narrow) return sql`(${activityEvents.metadata} ->> 'documentId') = ${narrow.documentId}`;
   return and(
     or(eq(activityEvents.connectionId, narrow.connectionId), inArray(activityEvents.bankKey, narrow.bankKeys)),
     or(isNull(activityEvents.environment), eq(activityEvents.environment, narrow.environment)),

@@ -1,4 +1,4 @@
-import { and, eq, gte, inArray, isNotNull, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { LineState } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { journalDocuments, paymentLines } from '../schema/index.ts';
@@ -100,4 +100,106 @@ export async function lineStatesOf(
     out.set(r.documentId, lines);
   }
   return out;
+}
+
+export type LineStateTally = { cleared: number; rejected: number; pending: number };
+
+/**
+ * The states of the payment lines of the company's outbound documents created since `since` (the
+ * dashboard's overview): read through the documents' company and date index, then each document's lines.
+ */
+export async function tallyLineStates(q: Executor, scope: CompanyScope, since: Date): Promise<LineStateTally> {
+  const { rows } = await q.execute<{ state: string; n: string }>(sql`
+    SELECT l.state, count(*)::text AS n
+      FROM journal_documents d JOIN payment_lines l ON l.document_id = d.id
+     WHERE d.platform_id = ${scope.platformId} AND d.company_id = ${scope.companyId}
+       AND d.direction = 'outbound' AND d.created_at >= ${since.toISOString()}::timestamptz
+     GROUP BY l.state`);
+  const tally: LineStateTally = { cleared: 0, rejected: 0, pending: 0 };
+  for (const r of rows) if (r.state in tally) tally[r.state as keyof LineStateTally] = Number(r.n);
+  return tally;
+}
+
+export type OpenLineRow = {
+  documentId: string;
+  journalNo: string;
+  lineIndex: number;
+  payeeName: string | null;
+  amount: string;
+  currency: string;
+  endToEndId: string | null;
+  state: LineState;
+  evidence: Record<string, unknown> | null;
+  updatedAt: Date;
+};
+
+/**
+ * Pending lines waiting for the bank since before `before`, oldest first (the reconciliation page
+ * and the overview's count), read through payment_lines_open_idx: only lines still in flight.
+ */
+export async function listOverdueLines(
+  q: Executor,
+  scope: CompanyScope,
+  before: Date,
+  limit: number,
+): Promise<OpenLineRow[]> {
+  return q
+    .select({
+      documentId: paymentLines.documentId,
+      journalNo: journalDocuments.journalNo,
+      lineIndex: paymentLines.lineIndex,
+      payeeName: paymentLines.payeeName,
+      amount: paymentLines.amount,
+      currency: paymentLines.currency,
+      endToEndId: paymentLines.endToEndId,
+      state: paymentLines.state,
+      evidence: paymentLines.evidence,
+      updatedAt: paymentLines.updatedAt,
+    })
+    .from(paymentLines)
+    .innerJoin(journalDocuments, eq(journalDocuments.id, paymentLines.documentId))
+    .where(
+      and(
+        inCompany(paymentLines, scope),
+        isNotNull(paymentLines.openUntil),
+        eq(paymentLines.state, 'pending'),
+        lt(paymentLines.updatedAt, before),
+      ),
+    )
+    .orderBy(asc(paymentLines.openUntil))
+    .limit(limit);
+}
+
+/** Rejected lines of the company's outbound documents created since `since`, newest first. */
+export async function listRejectedLines(
+  q: Executor,
+  scope: CompanyScope,
+  since: Date,
+  limit: number,
+): Promise<OpenLineRow[]> {
+  return q
+    .select({
+      documentId: paymentLines.documentId,
+      journalNo: journalDocuments.journalNo,
+      lineIndex: paymentLines.lineIndex,
+      payeeName: paymentLines.payeeName,
+      amount: paymentLines.amount,
+      currency: paymentLines.currency,
+      endToEndId: paymentLines.endToEndId,
+      state: paymentLines.state,
+      evidence: paymentLines.evidence,
+      updatedAt: paymentLines.updatedAt,
+    })
+    .from(journalDocuments)
+    .innerJoin(paymentLines, eq(paymentLines.documentId, journalDocuments.id))
+    .where(
+      and(
+        inCompany(journalDocuments, scope),
+        eq(journalDocuments.direction, 'outbound'),
+        gte(journalDocuments.createdAt, since),
+        eq(paymentLines.state, 'rejected'),
+      ),
+    )
+    .orderBy(desc(paymentLines.updatedAt))
+    .limit(limit);
 }

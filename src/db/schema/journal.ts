@@ -230,7 +230,11 @@ export const activityEvents = pgTable(
     prevHash: text('prev_hash').notNull(),
     hash: text('hash').notNull(),
   },
-  (t) => [uniqueIndex('activity_events_chain_seq_uq').on(t.chainId, t.seq)],
+  (t) => [
+    uniqueIndex('activity_events_chain_seq_uq').on(t.chainId, t.seq),
+    // A document's events (its status timeline on the dashboard, GET /journal/events?documentId=).
+    index('activity_events_document_idx').on(t.chainId, sql`(${t.metadata} ->> 'documentId')`),
+  ],
 );
 
 /** The head of each chain, locked to append: the next event's seq and prevHash. */

@@ -34,12 +34,21 @@ export type Credentialed = {
 };
 export type Public = {
   public: true;
-  /** The route reads a browser session cookie if one is sent (the consent page), never requires it. */
-  browser?: 'optional';
+  /**
+   * 'optional': the route reads a browser session cookie if one is sent (the consent page), never
+   * requires it. 'dashboard': a dashboard page: API credentials are not read; the dashboard's own guard
+   * (src/http/dashboard/guard.ts) requires the browser session cookie, sending a browser without one to
+   * the sign-in page, and takes a form post only with the CSRF token of the page that made the form.
+   */
+  browser?: 'optional' | 'dashboard';
 };
 export type RouteAccess = Public | Credentialed;
 
 const PUBLIC: Public = { public: true };
+/** A dashboard page or form (browser session cookie and CSRF token, checked by the dashboard's guard). */
+const DASHBOARD: Public = { public: true, browser: 'dashboard' };
+/** The dashboard's sign-in pages: open, reading a session cookie if sent (to skip the form). */
+const DASHBOARD_SIGN_IN: Public = { public: true, browser: 'optional' };
 
 /** Refuses every credential: what a route missing from the table gets. */
 export const DENY_ALL: Credentialed = { key: 'forbidden', session: 'forbidden', token: 'never' };
@@ -188,6 +197,43 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /platforms/:platformId/oauth-clients': { key: 'forbidden', session: 'accept', token: 'never' },
   'POST /platforms/:platformId/oauth-clients': { key: 'forbidden', session: 'accept', token: 'never' },
   'DELETE /platforms/:platformId/oauth-clients/:clientId': { key: 'forbidden', session: 'accept', token: 'never' },
+
+  // The tenant dashboard (server-rendered, browser session cookie only; src/http/dashboard)
+  'GET /dashboard/assets/:name': PUBLIC,
+  'GET /dashboard/sign-in': DASHBOARD_SIGN_IN,
+  'POST /dashboard/sign-in': PUBLIC,
+  'POST /dashboard/sign-in/2fa': PUBLIC,
+  'POST /dashboard/sign-out': DASHBOARD,
+  'POST /dashboard/company': DASHBOARD,
+  'GET /dashboard': DASHBOARD,
+  'GET /dashboard/journal': DASHBOARD,
+  'GET /dashboard/journal/:id': DASHBOARD,
+  'GET /dashboard/journal/:id/file': DASHBOARD,
+  'POST /dashboard/journal/:id/cancel': DASHBOARD,
+  'GET /dashboard/reconciliation': DASHBOARD,
+  'GET /dashboard/accounts': DASHBOARD,
+  'GET /dashboard/connections': DASHBOARD,
+  'POST /dashboard/connections': DASHBOARD,
+  'POST /dashboard/connections/:id/:action': DASHBOARD,
+  'GET /dashboard/users': DASHBOARD,
+  'POST /dashboard/users': DASHBOARD,
+  'POST /dashboard/users/:id/:action': DASHBOARD,
+  'POST /dashboard/api-keys': DASHBOARD,
+  'POST /dashboard/api-keys/:id/revoke': DASHBOARD,
+  'GET /dashboard/security': DASHBOARD,
+  'POST /dashboard/security/:area/:id/:action': DASHBOARD,
+  'POST /dashboard/security/2fa/:action': DASHBOARD,
+  'GET /dashboard/approvals': DASHBOARD,
+  'POST /dashboard/approvals/:id/:decision': DASHBOARD,
+  'POST /dashboard/approval-policies': DASHBOARD,
+  'POST /dashboard/approval-policies/:id/delete': DASHBOARD,
+  'GET /dashboard/sandbox': DASHBOARD,
+  'POST /dashboard/sandbox/first-payment': DASHBOARD,
+  'GET /dashboard/webhooks': DASHBOARD,
+  'POST /dashboard/webhooks': DASHBOARD,
+  'GET /dashboard/webhooks/:id': DASHBOARD,
+  'POST /dashboard/webhooks/:id/:action': DASHBOARD,
+  'POST /dashboard/webhooks/:id/deliveries/:deliveryId/redeliver': DASHBOARD,
 };
 
 export function routeKey(method: string, url: string): string {

@@ -156,7 +156,7 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
     const access = request.routeOptions.config.access;
     if (!access) return; // no route matched: the not-found handler answers
     if (!isPublic(access)) request.principal = await resolve(ctx, request, access);
-    else if (access.browser === 'optional') request.browserSession = await browserSession(ctx, request);
+    else if (access.browser !== undefined) request.browserSession = await browserSession(ctx, request);
   });
   // A browser session is taken on a form post only with the CSRF token of the page that made the
   // form (checked once the body is read): another site can make the browser post, not read the page.

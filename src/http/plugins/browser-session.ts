@@ -3,9 +3,10 @@ import { parseCookie, stringifySetCookie } from 'cookie';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
 /**
- * The browser's admin session for the consent page: the same session as X-Session-Token (DESIGN.md,
- * Dashboard), carried in an HttpOnly, SameSite=Strict cookie that only the OAuth consent routes read.
- * Every form the pages post carries a CSRF token; no API route takes the cookie.
+ * The browser's session for the dashboard and the consent page: the same session as X-Session-Token
+ * (DESIGN.md, Dashboard), carried in an HttpOnly, SameSite=Strict cookie that only the dashboard and
+ * the OAuth consent routes read. Every form the pages post carries a CSRF token; no API route takes
+ * the cookie.
  */
 export const SESSION_COOKIE = 'payops_session';
 /** Double-submit token of the sign-in form, before there is a session to bind a CSRF token to. */
@@ -44,6 +45,11 @@ export function setSessionCookie(
   setCookie(reply, SESSION_COOKIE, token, seconds, secure);
 }
 
+/** Signing out: the browser drops the session cookie. */
+export function clearSessionCookie(reply: FastifyReply, secure: boolean): void {
+  setCookie(reply, SESSION_COOKIE, '', 0, secure);
+}
+
 /** A fresh sign-in token, set as a cookie and put in the form: the post must carry both, equal. */
 export function issueSignInToken(reply: FastifyReply, secure: boolean): string {
   const token = randomBytes(32).toString('base64url');
@@ -52,7 +58,7 @@ export function issueSignInToken(reply: FastifyReply, secure: boolean): string {
 }
 
 /**
- * The consent form's CSRF token: an HMAC keyed with the session token itself, which only the server
+ * The CSRF token of the dashboard's and the consent page's forms: an HMAC keyed with the session token itself, which only the server
  * (holding its digest, it recomputes from the cookie) and the cookie's owner can produce.
  */
 export function csrfTokenFor(sessionToken: string): string {

@@ -167,13 +167,14 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
       schema: {
         tags: ['journal'],
         description:
-          'The audit trail. Default: newest first by cursor. since=<seq>: oldest first after that seq, nextCursor is the next since value (null: caught up).',
+          'The audit trail. Default: newest first by cursor. since=<seq>: oldest first after that seq, nextCursor is the next since value (null: caught up). connectionId narrows to one channel, documentId to the events of one document.',
         querystring: Type.Object({
           companyId: Id,
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000 })),
           cursor: Cursor,
           since: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
           connectionId: Type.Optional(Type.String({ maxLength: 64 })),
+          documentId: Type.Optional(Type.String({ maxLength: 64 })),
         }),
         response: errorResponses(400, 401, 403, 404),
       },
