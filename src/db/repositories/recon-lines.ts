@@ -133,20 +133,6 @@ export type OpenLineRow = {
   updatedAt: Date;
 };
 
-/** The columns of an OpenLineRow: a payment line with its document's journal number. */
-const LINE_WITH_DOCUMENT = {
-  documentId: paymentLines.documentId,
-  journalNo: journalDocuments.journalNo,
-  lineIndex: paymentLines.lineIndex,
-  payeeName: paymentLines.payeeName,
-  amount: paymentLines.amount,
-  currency: paymentLines.currency,
-  endToEndId: paymentLines.endToEndId,
-  state: paymentLines.state,
-  evidence: paymentLines.evidence,
-  updatedAt: paymentLines.updatedAt,
-};
-
 /**
  * Pending lines waiting for the bank since before `before`, oldest first (the reconciliation page
  * and the overview's count), read through payment_lines_open_idx: only lines still in flight.
@@ -158,7 +144,18 @@ export async function listOverdueLines(
   limit: number,
 ): Promise<OpenLineRow[]> {
   return q
-    .select(LINE_WITH_DOCUMENT)
+    .select({
+      documentId: paymentLines.documentId,
+      journalNo: journalDocuments.journalNo,
+      lineIndex: paymentLines.lineIndex,
+      payeeName: paymentLines.payeeName,
+      amount: paymentLines.amount,
+      currency: paymentLines.currency,
+      endToEndId: paymentLines.endToEndId,
+      state: paymentLines.state,
+      evidence: paymentLines.evidence,
+      updatedAt: paymentLines.updatedAt,
+    })
     .from(paymentLines)
     .innerJoin(journalDocuments, eq(journalDocuments.id, paymentLines.documentId))
     .where(
@@ -181,7 +178,18 @@ export async function listRejectedLines(
   limit: number,
 ): Promise<OpenLineRow[]> {
   return q
-    .select(LINE_WITH_DOCUMENT)
+    .select({
+      documentId: paymentLines.documentId,
+      journalNo: journalDocuments.journalNo,
+      lineIndex: paymentLines.lineIndex,
+      payeeName: paymentLines.payeeName,
+      amount: paymentLines.amount,
+      currency: paymentLines.currency,
+      endToEndId: paymentLines.endToEndId,
+      state: paymentLines.state,
+      evidence: paymentLines.evidence,
+      updatedAt: paymentLines.updatedAt,
+    })
     .from(journalDocuments)
     .innerJoin(paymentLines, eq(paymentLines.documentId, journalDocuments.id))
     .where(
