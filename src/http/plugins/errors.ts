@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../app/errors.ts';
+import { lingerBeforeClose } from './lingering-close.ts';
 
 /**
  * Every failure answers the contract's envelope `{error: {code, message, details?}}`. Client
@@ -101,6 +102,8 @@ export function registerErrors(app: FastifyInstance): void {
     if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ errorCode: body.error.code, status }, 'request refused');
     if (error instanceof AppError && error.headers) reply.headers(error.headers);
+    // Refused before its body was read (413): let the client read the answer before the close.
+    if (!request.raw.complete) lingerBeforeClose(request.raw.socket);
     return reply.status(status).type('application/json').send(body);
   });
   app.setNotFoundHandler((request, reply) => {
