@@ -133,6 +133,20 @@ export type OpenLineRow = {
   updatedAt: Date;
 };
 
+/** The columns of an OpenLineRow: a payment line with its document's journal number. */
+const LINE_WITH_DOCUMENT = {
+  documentId: paymentLines.documentId,
+  journalNo: journalDocuments.journalNo,
+  lineIndex: paymentLines.lineIndex,
+  payeeName: paymentLines.payeeName,
+  amount: paymentLines.amount,
+  currency: paymentLines.currency,
+  endToEndId: paymentLines.endToEndId,
+  state: paymentLines.state,
+  evidence: paymentLines.evidence,
+  updatedAt: paymentLines.updatedAt,
+};
+
 /**
  * Pending lines waiting for the bank since before `before`, oldest first (the reconciliation page
  * and the overview's count), read through payment_lines_open_idx: only lines still in flight.
@@ -144,18 +158,7 @@ export async function listOverdueLines(
   limit: number,
 ): Promise<OpenLineRow[]> {
   return q
-    .select({
-      documentId: paymentLines.documentId,
-      journalNo: journalDocuments.journalNo,
-      lineIndex: paymentLines.lineIndex,
-      payeeName: paymentLines.payeeName,
-      amount: paymentLines.amount,
-      currency: paymentLines.currency,
-      endToEndId: paymentLines.endToEndId,
-      state: paymentLines.state,
-      evidence: paymentLines.evidence,
-      updatedAt: paymentLines.updatedAt,
-    })
+    .select(LINE_WITH_DOCUMENT)
     .from(paymentLines)
     .innerJoin(journalDocuments, eq(journalDocuments.id, paymentLines.documentId))
     .where(
@@ -178,18 +181,7 @@ export async function listRejectedLines(
   limit: number,
 ): Promise<OpenLineRow[]> {
   return q
-    .select({
-      documentId: paymentLines.documentId,
-      journalNo: journalDocuments.journalNo,
-      lineIndex: paymentLines.lineIndex,
-      payeeName: paymentLines.payeeName,
-      amount: paymentLines.amount,
-      currency: paymentLines.currency,
-      endToEndId: paymentLines.endToEndId,
-      state: paymentLines.state,
-      evidence: paymentLines.evidence,
-      updatedAt: paymentLines.updatedAt,
-    })
+    .select(LINE_WITH_DOCUMENT)
     .from(journalDocuments)
     .innerJoin(paymentLines, eq(paymentLines.documentId, journalDocuments.id))
     .where(
