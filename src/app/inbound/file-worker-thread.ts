@@ -5,6 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import { matchStatement } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
+import { statementLeftovers } from '../../domain/recon/unmatched-entries.ts';
 import { type KeptEntries, prepareFile, readIngestBody } from './prepare-file.ts';
 
 export type WorkerRequest =
@@ -19,11 +20,23 @@ export type WorkerRequest =
       lines: ReconLine[];
       context: { source: string; documentId: string };
     }
+  | {
+      /** The block's entries that matched no line (every one when `afterMatch` is false), docs/adr/0047. */
+      op: 'leftovers';
+      seq: number;
+      file: number;
+      block: number;
+      afterMatch: boolean;
+      account: string;
+      matchedKeys: boolean;
+    }
   | { op: 'release'; file: number };
 
 export type WorkerReply = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; message: string };
 
 const kept = new Map<number, KeptEntries>();
+/** Per file and block, the entries the last match left unmatched (with the ambiguity that stopped them). */
+const unmatchedOf = new Map<number, Map<number, Map<number, string | null>>>();
 /** Files read from a request body, waiting for `prepare` once the caller's access is checked. */
 const texts = new Map<number, string>();
 /** Request bodies arriving chunk by chunk (file-worker.ts, startUpload). */
@@ -33,6 +46,7 @@ const port = parentPort;
 port?.on('message', async (request: WorkerRequest) => {
   if (request.op === 'release') {
     kept.delete(request.file);
+    unmatchedOf.delete(request.file);
     texts.delete(request.file);
     uploads.delete(request.file);
     return;
@@ -62,12 +76,29 @@ port?.on('message', async (request: WorkerRequest) => {
       const prepared = prepareFile(content, Buffer.from(request.key));
       if (prepared.file.ok && prepared.file.kind === 'statement') kept.set(request.file, prepared.kept);
       reply = { seq: request.seq, ok: true, value: prepared.file };
+    } else if (request.op === 'match') {
+      const entries = kept.get(request.file)?.[request.block];
+      const { unmatched, ...outcome } = matchStatement(
+        request.lines,
+        entries?.entries ?? [],
+        entries?.sources ?? [],
+        request.context,
+      );
+      const byBlock = unmatchedOf.get(request.file) ?? new Map();
+      byBlock.set(request.block, unmatched);
+      unmatchedOf.set(request.file, byBlock);
+      reply = { seq: request.seq, ok: true, value: outcome };
     } else {
       const entries = kept.get(request.file)?.[request.block];
+      const byBlock = unmatchedOf.get(request.file);
+      const unmatched = request.afterMatch ? (byBlock?.get(request.block) ?? new Map()) : null;
+      byBlock?.delete(request.block);
       reply = {
         seq: request.seq,
         ok: true,
-        value: matchStatement(request.lines, entries?.entries ?? [], entries?.sources ?? [], request.context),
+        value: entries
+          ? statementLeftovers(entries, unmatched, { account: request.account, matchedKeys: request.matchedKeys })
+          : { unmatched: [], matchedKeys: [] },
       };
     }
   } catch (error) {

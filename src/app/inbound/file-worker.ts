@@ -1,7 +1,9 @@
 import { Worker } from 'node:worker_threads';
 import type { StatementMatchOutcome } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
+import type { StatementLeftovers } from '../../domain/recon/unmatched-entries.ts';
 import type { StatementEntries } from '../recon/reconcile-statement.ts';
+import type { LeftoverSource } from '../recon/record-unmatched.ts';
 import type { WorkerReply, WorkerRequest } from './file-worker-thread.ts';
 import type { IngestFields, PreparedFile } from './prepare-file.ts';
 
@@ -14,8 +16,11 @@ import type { IngestFields, PreparedFile } from './prepare-file.ts';
  */
 export type PreparedHandle = {
   file: PreparedFile;
-  /** The booked entries of one statement block, matched in the worker. */
-  entriesOf(block: number): StatementEntries;
+  /**
+   * The booked entries of one statement block, matched in the worker; and what the match left over
+   * (asked for after reconciling, docs/adr/0047). A new handle per transaction attempt.
+   */
+  entriesOf(block: number): StatementEntries & LeftoverSource;
   /** Drops what the worker keeps of the file; idempotent. */
   release(): void;
 };
@@ -92,11 +97,19 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
       const b =
         prepared.ok && prepared.kind === 'statement' ? prepared.blocks.find((x) => x.index === block) : undefined;
       const ok = b?.ok === true ? b : undefined;
+      // Whether this attempt matched: without a match (no candidate line) every entry is left over.
+      let afterMatch = false;
       return {
         hasEntries: ok?.hasEntries ?? false,
         returned: ok?.returned ?? [],
-        match: (lines: ReconLine[], context: { source: string; documentId: string }) =>
-          call<StatementMatchOutcome>({ op: 'match', seq: ++seq, file, block, lines, context }),
+        match: (lines: ReconLine[], context: { source: string; documentId: string }) => {
+          afterMatch = true;
+          return call<StatementMatchOutcome>({ op: 'match', seq: ++seq, file, block, lines, context });
+        },
+        leftovers: (request) =>
+          ok?.hasEntries
+            ? call<StatementLeftovers>({ op: 'leftovers', seq: ++seq, file, block, afterMatch, ...request })
+            : Promise.resolve({ unmatched: [], matchedKeys: [] }),
       };
     },
     release() {

@@ -12,6 +12,7 @@ import type {
 import { type EvidenceSource, entryOf, evidenceSourceOf } from '../../domain/recon/statement-entries.ts';
 import { returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
 import type { ReconEntry } from '../../domain/recon/types.ts';
+import { type EntryDetails, entryDetailsOf } from '../../domain/recon/unmatched-entries.ts';
 import { sealCompressed } from '../../platform/encryption.ts';
 
 /** A statement block ready to journal: its header, counts, key and sealed payload; no transactions. */
@@ -51,8 +52,11 @@ export type PreparedFile =
     }
   | { ok: true; kind: 'status-report'; sourceFormat: string; report: NormalisedStatusReport; content: string };
 
-/** What stays behind per block for matching: the booked entries and what their evidence quotes. */
-export type KeptEntries = { entries: ReconEntry[]; sources: EvidenceSource[] }[];
+/**
+ * What stays behind per block for matching: the booked entries, what their evidence quotes, and what
+ * an unmatched entry's record quotes (for debits and returns only, docs/adr/0047).
+ */
+export type KeptEntries = { entries: ReconEntry[]; sources: EvidenceSource[]; details: (EntryDetails | null)[] }[];
 
 /**
  * A statement's transactions as JSON, made while the parser streams them: hashed and gzipped in
@@ -111,10 +115,11 @@ export function prepareFile(content: string, sealingKey: Buffer): { file: Prepar
       bodies[block].add(tx);
       const entry = entryOf(tx);
       if (entry === undefined) return;
-      kept[block] ??= { entries: [], sources: [] };
+      kept[block] ??= { entries: [], sources: [], details: [] };
       const k = kept[block];
       k.entries.push(entry);
       k.sources.push(evidenceSourceOf(tx));
+      k.details.push(entryDetailsOf(tx, entry));
     },
   });
   if (!parsed.ok) return { file: { ok: false, error: parsed.error }, kept: [] };

@@ -22,6 +22,7 @@ import type { Principal } from '../identity/principal.ts';
 import { type PreparedHandle, prepareInWorker, readUploadInWorker } from '../inbound/file-worker.ts';
 import type { PreparedBlock, PreparedFile } from '../inbound/prepare-file.ts';
 import { reconcileStatement, type StatementEntries } from '../recon/reconcile-statement.ts';
+import { type LeftoverSource, recordUnmatchedEntries } from '../recon/record-unmatched.ts';
 import { type DocumentView, documentView } from './document-view.ts';
 import { type IngestWithin, inIngestTransaction } from './ingest-transaction.ts';
 import { journalStatusReport } from './payment-status.ts';
@@ -301,7 +302,7 @@ async function journalBlock(
   audit: AuditEvent[],
   input: {
     block: PreparedBlock;
-    entries: StatementEntries;
+    entries: StatementEntries & LeftoverSource;
     file: StatementFile;
     digest: string;
     environment: string;
@@ -436,6 +437,8 @@ async function journalBlock(
     { documentId: id, entries: input.entries, source: file.format, environment: input.environment },
     audit,
   );
+  // What matched nothing is listed on the reconciliation page (docs/adr/0047).
+  const unmatched = await recordUnmatchedEntries(ctx, tx, scope, { documentId: id, accountKey, entries: input.entries });
   audit.push({
     platformId: scope.platformId,
     companyId: scope.companyId,
@@ -449,6 +452,7 @@ async function journalBlock(
       blockIndex: block.index,
       accountId: account?.accountId ?? null,
       reconciled: recon,
+      unmatchedEntries: unmatched,
     },
     bankKey: input.bankKey,
     environment: input.environment,

@@ -8,6 +8,9 @@ export type StatementMatchOutcome = {
   ambiguous: { line: number; reason: string }[];
 };
 
+/** The outcome, and the entries that matched no line with the ambiguity that stopped them, if any (kept where the entries are). */
+export type StatementMatch = StatementMatchOutcome & { unmatched: Map<number, string | null> };
+
 /**
  * Matches the booked entries of one statement against the candidate lines and makes the evidence of
  * each match from the transaction it came from. Pure, so it runs where the entries are: in the
@@ -18,9 +21,12 @@ export function matchStatement(
   entries: readonly ReconEntry[],
   sources: readonly EvidenceSource[],
   context: { source: string; documentId: string },
-): StatementMatchOutcome {
+): StatementMatch {
   const result = matchEntries(lines, entries);
+  const unmatched = new Map<number, string | null>(result.unmatchedEntries.map((e) => [e, null]));
+  for (const a of result.ambiguous) if (unmatched.get(a.entry) === null) unmatched.set(a.entry, a.reason);
   return {
+    unmatched,
     matches: result.matches.map((m) => ({
       line: m.line,
       rule: m.rule,

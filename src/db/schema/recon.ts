@@ -1,0 +1,61 @@
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, check, date, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { oneOf } from './checks.ts';
+import { companies, platforms } from './identity.ts';
+import { journalDocuments } from './journal.ts';
+
+/**
+ * Booked statement entries (debits and returns) that matched no outbound payment line when their
+ * statement was reconciled (docs/adr/0047): one row per bank entry (`entry_key`), from the first
+ * statement that brought it. A later statement whose copy of the entry matches a line resolves it
+ * (`matched_document_id`); the reconciliation page lists the open ones, newest first.
+ * Plain columns like payment_lines (docs/adr/0027): they are listed and searched, not secrets.
+ */
+export const unmatchedEntries = pgTable(
+  'unmatched_entries',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id, { onDelete: 'cascade' }),
+    companyId: text('company_id')
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    // The statement the entry came in; retention of that document removes the record with it.
+    documentId: text('document_id')
+      .notNull()
+      .references(() => journalDocuments.id, { onDelete: 'cascade' }),
+    // The statement's account (IBAN or other id, and currency: accountKeyOf).
+    accountKey: text('account_key').notNull(),
+    entryKey: text('entry_key').notNull(),
+    direction: text('direction').notNull(),
+    reversal: boolean('reversal').notNull(),
+    amount: text('amount').notNull(),
+    amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
+    currency: text('currency').notNull(),
+    bookingDate: date('booking_date', { mode: 'string' }),
+    bankRef: text('bank_ref'),
+    endToEndId: text('end_to_end_id'),
+    instructionId: text('instruction_id'),
+    reference: text('reference'),
+    counterpartyName: text('counterparty_name'),
+    counterpartyIban: text('counterparty_iban'),
+    remittance: text('remittance'),
+    note: text('note'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    matchedDocumentId: text('matched_document_id'),
+    matchedAt: timestamp('matched_at', { withTimezone: true }),
+  },
+  (t) => [
+    uniqueIndex('unmatched_entries_key_idx').on(t.companyId, t.entryKey),
+    // The page: a company's open entries, newest recorded first (statements arrive in booking order,
+    // and a statement's entries are recorded in its order), keyset on the id.
+    index('unmatched_entries_open_idx')
+      .on(t.companyId, t.id.desc())
+      .where(sql`matched_document_id IS NULL`),
+    // Resolving: is anything of this account open (skipped when not), then the keys that matched.
+    index('unmatched_entries_account_idx').on(t.companyId, t.accountKey).where(sql`matched_document_id IS NULL`),
+    index('unmatched_entries_document_idx').on(t.documentId),
+    check('unmatched_entries_direction_ck', oneOf('direction', ['debit', 'credit'])),
+  ],
+);
