@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { deliverNow } from '../support/deliver.ts';
+import { type Entry, statementWith } from '../support/statement-with.ts';
 
 let t: TestApp;
 let sandbox: Awaited<ReturnType<typeof provisionAndLogin>>;
@@ -17,41 +18,6 @@ before(async () => {
   sandbox = await provisionAndLogin(t);
 });
 after(() => t.close());
-
-export type Entry = {
-  amount: string;
-  direction: 'DBIT' | 'CRDT';
-  ref?: string;
-  e2e?: string;
-  name?: string;
-  iban?: string;
-  text?: string;
-  day?: string;
-  reversal?: boolean;
-  returnReason?: string;
-};
-
-/** A camt.053 of one account (FI2112345600000785, EUR) with these booked entries. */
-export function statementWith(id: string, sequence: number, entries: Entry[]): string {
-  const rows = entries.map((e) => {
-    const day = e.day ?? '2026-11-20';
-    const party = e.direction === 'DBIT' ? 'Cdtr' : 'Dbtr';
-    const account = e.direction === 'DBIT' ? 'CdtrAcct' : 'DbtrAcct';
-    return `<Ntry><Amt Ccy="EUR">${e.amount}</Amt><CdtDbtInd>${e.direction}</CdtDbtInd>${e.reversal ? '<RvslInd>true</RvslInd>' : ''}<Sts>BOOK</Sts>
-<BookgDt><Dt>${day}</Dt></BookgDt><ValDt><Dt>${day}</Dt></ValDt>${e.ref ? `<AcctSvcrRef>${e.ref}</AcctSvcrRef>` : ''}
-<BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>ICDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>
-<NtryDtls><TxDtls><Refs>${e.e2e ? `<EndToEndId>${e.e2e}</EndToEndId>` : ''}</Refs>
-<RltdPties>${e.name ? `<${party}><Nm>${e.name}</Nm></${party}>` : ''}${e.iban ? `<${account}><Id><IBAN>${e.iban}</IBAN></Id></${account}>` : ''}</RltdPties>
-${e.returnReason ? `<RtrInf><Rsn><Cd>${e.returnReason}</Cd></Rsn></RtrInf>` : ''}${e.text ? `<RmtInf><Ustrd>${e.text}</Ustrd></RmtInf>` : ''}</TxDtls></NtryDtls></Ntry>`;
-  });
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>
-<GrpHdr><MsgId>${id}-MSG</MsgId><CreDtTm>2026-11-21T06:00:00Z</CreDtTm></GrpHdr>
-<Stmt><Id>${id}</Id><ElctrncSeqNb>${sequence}</ElctrncSeqNb><CreDtTm>2026-11-21T06:00:00Z</CreDtTm>
-<Acct><Id><IBAN>FI2112345600000785</IBAN></Id><Ccy>EUR</Ccy></Acct>
-${rows.join('\n')}
-</Stmt></BkToCstmrStmt></Document>`;
-}
 
 const key = () => ({ 'x-api-key': sandbox.apiKey });
 
@@ -209,7 +175,14 @@ test('a statement with no open line at all: every debit is recorded (no matching
 });
 
 test('a late line: the entry recorded unmatched is resolved when a later statement brings it again and it matches', async () => {
-  const entry: Entry = { amount: '', direction: 'DBIT', ref: 'UM-LATE-R', e2e: 'UM-LATE-E2E', name: 'Payee', day: '2026-11-22' };
+  const entry: Entry = {
+    amount: '',
+    direction: 'DBIT',
+    ref: 'UM-LATE-R',
+    e2e: 'UM-LATE-E2E',
+    name: 'Payee',
+    day: '2026-11-22',
+  };
   // The booking arrives before the payment is journaled here (made elsewhere, journaled later).
   const early = await ingest(statementWith('UM-L1', 3, [{ ...entry, amount: '125.50' }]));
   let rows = await recorded();

@@ -438,7 +438,11 @@ async function journalBlock(
     audit,
   );
   // What matched nothing is listed on the reconciliation page (docs/adr/0047).
-  const unmatched = await recordUnmatchedEntries(ctx, tx, scope, { documentId: id, accountKey, entries: input.entries });
+  const unmatched = await recordUnmatchedEntries(ctx, tx, scope, {
+    documentId: id,
+    accountKey,
+    entries: input.entries,
+  });
   audit.push({
     platformId: scope.platformId,
     companyId: scope.companyId,

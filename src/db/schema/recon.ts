@@ -50,9 +50,7 @@ export const unmatchedEntries = pgTable(
     uniqueIndex('unmatched_entries_key_idx').on(t.companyId, t.entryKey),
     // The page: a company's open entries, newest recorded first (statements arrive in booking order,
     // and a statement's entries are recorded in its order), keyset on the id.
-    index('unmatched_entries_open_idx')
-      .on(t.companyId, t.id.desc())
-      .where(sql`matched_document_id IS NULL`),
+    index('unmatched_entries_open_idx').on(t.companyId, t.id.desc()).where(sql`matched_document_id IS NULL`),
     // Resolving: is anything of this account open (skipped when not), then the keys that matched.
     index('unmatched_entries_account_idx').on(t.companyId, t.accountKey).where(sql`matched_document_id IS NULL`),
     index('unmatched_entries_document_idx').on(t.documentId),

@@ -96,7 +96,11 @@ export type StatementLeftovers = {
  * at all): then every entry is unmatched.
  */
 export function statementLeftovers(
-  kept: { entries: readonly ReconEntry[]; sources: readonly EvidenceSource[]; details: readonly (EntryDetails | null)[] },
+  kept: {
+    entries: readonly ReconEntry[];
+    sources: readonly EvidenceSource[];
+    details: readonly (EntryDetails | null)[];
+  },
   unmatched: ReadonlyMap<number, string | null> | null,
   options: { account: string; matchedKeys: boolean },
 ): StatementLeftovers {
