@@ -1,5 +1,6 @@
 import { listOverdueLines, tallyLineStates } from '../../db/repositories/recon-lines.ts';
 import { OUTBOUND_STATUSES } from '../../domain/lifecycle/index.ts';
+import { countApprovalsForMe } from '../approvals/for-me.ts';
 import { listQueue } from '../approvals/queue.ts';
 import { listCompanyConnections } from '../connections/connections.ts';
 import type { AppContext } from '../context.ts';
@@ -17,6 +18,8 @@ import { listCompanyEndpoints } from '../webhooks/endpoints.ts';
 export const USUAL_ANSWER_MS = 2 * 24 * 60 * 60 * 1000;
 /** The overview counts late lines up to this many (it says "at least" beyond). */
 const LATE_COUNTED = 1000;
+/** The overview names this many of the approvals waiting for the user (the oldest); the count is exact. */
+const APPROVALS_NAMED = 10;
 
 function utcDay(now: Date): string {
   return now.toISOString().slice(0, 10);
@@ -43,19 +46,27 @@ export async function dashboardOverview(ctx: AppContext, session: SessionPrincip
       month: await count(status, monthStart),
     })),
   );
-  const [lines, late, queue] = await Promise.all([
+  const [lines, late, counts] = await Promise.all([
     tallyLineStates(ctx.db, scope, new Date(`${monthStart}T00:00:00Z`)),
     listOverdueLines(ctx.db, scope, new Date(now.getTime() - USUAL_ANSWER_MS), LATE_COUNTED + 1),
-    listQueue(ctx, session, { platformId: scope.platformId, companyId, status: 'pending', limit: 100 }),
+    countApprovalsForMe(ctx, session, scope),
   ]);
+  // The oldest few the user may decide, named; read only when there are some.
+  const queue =
+    counts.forMe > 0
+      ? (await listQueue(ctx, session, { platformId: scope.platformId, companyId, status: 'pending', limit: 200 }))
+          .items
+      : [];
   const admin = isCompanyAdmin(session, companyId);
   const endpoints = admin ? (await listCompanyEndpoints(ctx, session, { companyId, limit: 100 })).items : [];
   const connections = admin ? (await listCompanyConnections(ctx, session, scope.platformId, companyId)).items : [];
   return {
     byStatus,
-    /** Pending approvals the user may decide now (of the oldest 100 pending). */
-    approvalsForMe: queue.items.filter((a) => a.canApprove),
-    pendingApprovals: queue.items.length,
+    /** The oldest pending approvals the user may approve now (at most APPROVALS_NAMED of the oldest 200). */
+    approvalsForMe: queue.filter((a) => a.canApprove).slice(0, APPROVALS_NAMED),
+    /** How many pending approvals the user may approve now, and how many are pending: exact counts. */
+    approvalsForMeCount: counts.forMe,
+    pendingApprovals: counts.pending,
     lines: { ...lines, late: Math.min(late.length, LATE_COUNTED), lateMore: late.length > LATE_COUNTED },
     failingEndpoints: endpoints.filter((e) => e.status !== 'enabled' || e.consecutiveFailures > 0),
     unreadyConnections: connections

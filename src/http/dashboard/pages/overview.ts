@@ -43,9 +43,10 @@ export const overviewPage: FastifyPluginAsync<HttpServices> = async (app, { ctx 
 <table><thead><tr><th scope="col">Status</th><th scope="col" class="num">Today</th><th scope="col" class="num">This month</th></tr></thead>
 <tbody>${statusRows}</tbody></table></section>
 <section class="card"><h2>Approvals for you</h2>${
-        o.approvalsForMe.length === 0
-          ? html`<p>Nothing waits for your approval${o.pendingApprovals > 0 ? html` (${o.pendingApprovals} pending for others)` : ''}.</p>`
-          : html`<ul>${o.approvalsForMe.map((a) => html`<li><a href="${`/dashboard/journal/${encodeURIComponent(a.documentId)}`}">${a.journalNo}</a>: ${a.journalTotal ?? ''} ${a.currency ?? ''} to ${a.payeeName ?? '–'}</li>`)}</ul>
+        o.approvalsForMeCount === 0
+          ? html`<p>Nothing waits for your approval${o.pendingApprovals > 0 ? html` (${o.pendingApprovals} pending, none you can approve now)` : ''}.</p>`
+          : html`<p class="count">${o.approvalsForMeCount} ${o.approvalsForMeCount === 1 ? 'payment waits' : 'payments wait'} for your approval (${o.pendingApprovals} pending in all)${o.approvalsForMe.length === 0 ? '.' : o.approvalsForMeCount > o.approvalsForMe.length ? html`; the oldest ${o.approvalsForMe.length}:` : ':'}</p>
+${o.approvalsForMe.length === 0 ? '' : html`<ul>${o.approvalsForMe.map((a) => html`<li><a href="${`/dashboard/journal/${encodeURIComponent(a.documentId)}`}">${a.journalNo}</a>: ${a.journalTotal ?? ''} ${a.currency ?? ''} to ${a.payeeName ?? '–'}</li>`)}</ul>`}
 <p><a href="/dashboard/approvals">Decide them</a></p>`
       }</section>
 <section class="card"><h2>Reconciliation this month</h2>
