@@ -223,6 +223,8 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /dashboard/security': DASHBOARD,
   'POST /dashboard/security/:area/:id/:action': DASHBOARD,
   'POST /dashboard/security/2fa/:action': DASHBOARD,
+  'GET /dashboard/security/password': DASHBOARD,
+  'POST /dashboard/security/password': DASHBOARD,
   'GET /dashboard/approvals': DASHBOARD,
   'POST /dashboard/approvals/:id/:decision': DASHBOARD,
   'POST /dashboard/approval-policies': DASHBOARD,

@@ -9,6 +9,7 @@ import { connectionPages } from './pages/connections.ts';
 import { documentPages } from './pages/document.ts';
 import { journalPages } from './pages/journal.ts';
 import { overviewPage } from './pages/overview.ts';
+import { passwordPages } from './pages/password.ts';
 import { reconciliationPages } from './pages/reconciliation.ts';
 import { sandboxPages } from './pages/sandbox.ts';
 import { securityPages } from './pages/security.ts';
@@ -53,4 +54,5 @@ export const dashboardRoutes: FastifyPluginAsync<HttpServices> = async (app, ser
   await app.register(connectionPages, services);
   await app.register(userPages, services);
   await app.register(securityPages, services);
+  await app.register(passwordPages, services);
 };

@@ -79,7 +79,9 @@ async function page(
     active: 'security',
     notices,
     status,
-    body: html`${lead}<h2>Two-factor authentication</h2>${twoFactorSection}
+    body: html`${lead}<h2>Password</h2>
+<p><a href="/dashboard/security/password">Change your password</a> (your other sessions are signed out).</p>
+<h2>Two-factor authentication</h2>${twoFactorSection}
 <h2>Your sessions</h2>
 <table><thead><tr><th scope="col">Signed in</th><th scope="col">Last seen</th><th scope="col">Address</th><th scope="col">Browser</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${sessionRows}</tbody></table>
 <h2>Applications with access</h2>
