@@ -4,6 +4,7 @@ import type { HttpServices } from '../services.ts';
 import { dashboardAssets } from './assets.ts';
 import { dashboardErrorPage, registerDashboardGuard } from './guard.ts';
 import { accountPages } from './pages/accounts.ts';
+import { approvalPolicyPages } from './pages/approval-policies.ts';
 import { approvalPages } from './pages/approvals.ts';
 import { connectionPages } from './pages/connections.ts';
 import { documentPages } from './pages/document.ts';
@@ -47,6 +48,7 @@ export const dashboardRoutes: FastifyPluginAsync<HttpServices> = async (app, ser
   await app.register(journalPages, services);
   await app.register(documentPages, services);
   await app.register(approvalPages, services);
+  await app.register(approvalPolicyPages, services);
   await app.register(reconciliationPages, services);
   await app.register(sandboxPages, services);
   await app.register(webhookPages, services);

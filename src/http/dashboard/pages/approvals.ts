@@ -1,6 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { approve, reject } from '../../../app/approvals/decide.ts';
-import { createPolicy, listCompanyPolicies, removePolicy } from '../../../app/approvals/policies.ts';
+import { listCompanyPolicies, removePolicy } from '../../../app/approvals/policies.ts';
 import { listQueue } from '../../../app/approvals/queue.ts';
 import type { ApprovalView } from '../../../app/approvals/view.ts';
 import { AppError } from '../../../app/errors.ts';
@@ -49,23 +49,19 @@ function policiesSection(view: DashboardView, policies: Awaited<ReturnType<typeo
   const rows = policies.items.map(
     (
       p,
-    ) => html`<tr><td>${p.name}</td><td>${p.enabled ? 'yes' : 'no'}</td><td>${p.environment}</td><td>${p.currency ?? 'any'}</td><td class="num">${p.minAmount}</td>
-<td class="num">${p.requiredApprovals}</td><td>${p.twoFactorRequired ? 'yes' : 'no'}</td>
-<td><form method="post" action="${`/dashboard/approval-policies/${encodeURIComponent(p.id)}/delete`}" class="inline">${csrfField(view)}<button type="submit" class="danger">Remove</button></form></td></tr>`,
+    ) => html`<tr><td><a href="${`/dashboard/approval-policies/${encodeURIComponent(p.id)}`}" aria-label="${`Edit the policy ${p.name}`}">${p.name}</a></td><td>${p.enabled ? 'yes' : 'no'}</td><td>${p.environment}</td><td>${p.currency ?? 'any'}</td><td class="num">${p.minAmount}</td>
+<td>${p.bankKeys ? p.bankKeys.join(', ') : 'any'}</td><td class="num">${p.requiredApprovals}</td>
+<td>${p.groups.length === 0 ? 'any approver' : html`${p.groups.map((g, i) => html`${i > 0 ? (p.orderedApproval ? ' → ' : ', ') : ''}${g.name} (${g.userIds.length})`)}${p.requireOneFromEachGroup && !p.orderedApproval ? '; one from each' : ''}`}</td>
+<td>${p.twoFactorRequired ? 'yes' : 'no'}</td>
+<td><form method="post" action="${`/dashboard/approval-policies/${encodeURIComponent(p.id)}/delete`}" class="inline">${csrfField(view)}<button type="submit" class="danger" aria-label="${`Remove the policy ${p.name}`}">Remove</button></form></td></tr>`,
   );
   return html`<h2>Approval policies</h2>
-${rows.length === 0 ? html`<p>No policy: payments go straight to the bank.</p>` : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Enabled</th><th scope="col">Environment</th><th scope="col">Currency</th><th scope="col" class="num">From amount</th><th scope="col" class="num">Approvals</th><th scope="col">2FA</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${rows}</tbody></table>`}
-<form method="post" action="/dashboard/approval-policies" class="stack">${csrfField(view)}
-<label for="pol-name">Name</label><input id="pol-name" name="name" type="text" required maxlength="200">
-<label for="pol-min">From amount (a document whose total or largest payment reaches it)</label><input id="pol-min" name="minAmount" type="text" value="0" required>
-<label for="pol-cur">Currency (empty: any)</label><input id="pol-cur" name="currency" type="text" maxlength="3">
-<label for="pol-env">Environment</label><select id="pol-env" name="environment"><option value="any">any</option><option value="production">production</option><option value="test">test</option></select>
-<label for="pol-req">Approvals needed</label><input id="pol-req" name="requiredApprovals" type="number" min="1" max="10" value="1" required>
-<label class="check"><input type="checkbox" name="twoFactorRequired" value="on"> Each approval needs a 2FA code</label>
-<div class="actions"><button type="submit" class="primary">Add the policy</button></div></form>`;
+${rows.length === 0 ? html`<p>No policy: payments go straight to the bank.</p>` : html`<table><thead><tr><th scope="col">Name</th><th scope="col">Enabled</th><th scope="col">Environment</th><th scope="col">Currency</th><th scope="col" class="num">From amount</th><th scope="col">Banks</th><th scope="col" class="num">Approvals</th><th scope="col">Groups</th><th scope="col">2FA</th><th scope="col"><span class="muted">Action</span></th></tr></thead><tbody>${rows}</tbody></table>`}
+<p><a href="/dashboard/approval-policies/new">New approval policy</a></p>`;
 }
 
-async function page(
+/** The approvals page: the queue in one status, and the policies for an admin (also after a policy form). */
+export async function approvalsPage(
   ctx: HttpServices['ctx'],
   view: DashboardView,
   status: string,
@@ -106,15 +102,15 @@ export const approvalPages: FastifyPluginAsync<HttpServices> = async (app, { ctx
   app.get('/dashboard/approvals', { schema: { hide: true } }, async (request, reply) => {
     const view = await dashboardView(ctx, request);
     const status = param(request.query, 'status') ?? 'pending';
-    return sendDashboardPage(reply, view, await page(ctx, view, status, param(request.query, 'cursor')));
+    return sendDashboardPage(reply, view, await approvalsPage(ctx, view, status, param(request.query, 'cursor')));
   });
 
   async function act(view: DashboardView, run: () => Promise<string>) {
     try {
-      return page(ctx, view, 'pending', undefined, [{ kind: 'ok', text: await run() }]);
+      return approvalsPage(ctx, view, 'pending', undefined, [{ kind: 'ok', text: await run() }]);
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
-      return page(ctx, view, 'pending', undefined, [{ kind: 'error', text: error.message }], error.status);
+      return approvalsPage(ctx, view, 'pending', undefined, [{ kind: 'error', text: error.message }], error.status);
     }
   }
 
@@ -135,26 +131,6 @@ export const approvalPages: FastifyPluginAsync<HttpServices> = async (app, { ctx
         return `${done.journalNo} is rejected and cancelled.`;
       }
       throw new AppError(404, 'not_found', 'no such decision');
-    });
-    return sendDashboardPage(reply, view, shown);
-  });
-
-  app.post('/dashboard/approval-policies', { schema: { hide: true } }, async (request, reply) => {
-    const view = await dashboardView(ctx, request);
-    const form = parseForm(request.body);
-    const params: Record<string, string> = form.ok ? form.params : {};
-    const shown = await act(view, async () => {
-      const created = await createPolicy(ctx, view.session, {
-        platformId: view.session.platformId,
-        companyId: currentCompanyId(view),
-        name: params['name'] ?? '',
-        minAmount: params['minAmount'] ?? '0',
-        currency: params['currency'] ? params['currency'] : null,
-        environment: params['environment'] ?? 'any',
-        requiredApprovals: Number(params['requiredApprovals'] ?? '1'),
-        twoFactorRequired: params['twoFactorRequired'] === 'on',
-      });
-      return `The policy ${created.name} is in force for new payments.`;
     });
     return sendDashboardPage(reply, view, shown);
   });
