@@ -11,6 +11,7 @@ import { totpCode } from '../../src/domain/identity/totp.ts';
 import { freePort } from '../../src/platform/free-port.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { chromiumMissing, launchChromium, seriousViolations } from '../support/chromium.ts';
+import { statementWith } from '../support/statement-with.ts';
 import { eventually, type Receiver, startReceiver, testCa } from '../webhooks/support.ts';
 
 type Sandbox = Awaited<ReturnType<typeof provisionAndLogin>>;
@@ -280,9 +281,17 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
     const admin = await newPage();
     await signIn(admin.page, sandbox);
     await admin.page.getByRole('link', { name: 'Approvals' }).click();
-    await admin.page.getByLabel('Name').fill('Two eyes');
+    await admin.page.getByRole('link', { name: 'New approval policy' }).click();
+    await admin.page.getByLabel('Policy name', { exact: true }).fill('Two eyes');
+    // Only the group's member counts: Anna.
+    await admin.page.getByLabel('Group 1: name', { exact: true }).fill('Checkers');
+    await admin.page
+      .getByRole('checkbox', { name: /Anna Approver/ })
+      .first()
+      .check();
     await admin.page.getByRole('button', { name: 'Add the policy' }).click();
     await admin.page.getByText('The policy Two eyes is in force for new payments.').waitFor();
+    assert.match(await admin.page.locator('tr', { hasText: 'Two eyes' }).innerText(), /Checkers \(1\)/);
     await admin.page.getByRole('link', { name: 'Sandbox' }).click();
     await admin.page.getByRole('button', { name: /Send the first payment/ }).click();
     await admin.page.getByText('… Waiting for approval').waitFor();
@@ -331,6 +340,146 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
     await checker.context.close();
   });
 
+  test('edit an approval policy: a refused group is shown at its field, corrected it is saved with its order', async () => {
+    const sandbox = await provisionAndLogin(t);
+    const created = await t.request({
+      method: 'POST',
+      url: '/approval-policies',
+      headers: { 'x-session-token': sandbox.sessionToken },
+      payload: { platformId: sandbox.platformId, companyId: sandbox.companyId, name: 'From 5000', minAmount: '5000' },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    for (const name of ['Olli Approver', 'Pia Approver']) {
+      const user = await t.request({
+        method: 'POST',
+        url: '/users',
+        headers: { 'x-session-token': sandbox.sessionToken },
+        payload: {
+          platformId: sandbox.platformId,
+          companyId: sandbox.companyId,
+          email: `${name.split(' ')[0]!.toLowerCase()}-${sandbox.companyId}@example.com`,
+          name,
+          roles: ['approver'],
+          password: 'approver password 123',
+        },
+      });
+      assert.equal(user.statusCode, 201, user.body);
+    }
+    const { context, page, errors } = await newPage();
+    await signIn(page, sandbox);
+    await page.goto('/dashboard/approvals');
+    await page.getByRole('link', { name: 'Edit the policy From 5000' }).click();
+    await page.getByRole('heading', { name: 'Edit the policy From 5000' }).waitFor();
+    await page.getByLabel('Approvals needed').fill('2');
+    await page.getByLabel('Groups approve in their order').check();
+    await page.getByLabel('Group 1: name', { exact: true }).fill('Treasury');
+    await page
+      .getByRole('checkbox', { name: /Olli Approver/ })
+      .first()
+      .check();
+    // A second group with a member but no name: refused by the server, said at that field.
+    await page
+      .getByRole('checkbox', { name: /Pia Approver/ })
+      .nth(1)
+      .check();
+    await page.getByRole('button', { name: 'Save the changes' }).click();
+    await page.getByText('The policy was not saved: 1 field(s) to correct, marked below.').waitFor();
+    const nameField = page.getByLabel('Group 2: name', { exact: true });
+    assert.equal(await nameField.getAttribute('aria-invalid'), 'true');
+    assert.equal(await page.locator('#group1-name-error').innerText(), 'a name of 1 to 100 characters');
+    // What was typed is still there.
+    assert.equal(await page.getByLabel('Group 1: name', { exact: true }).inputValue(), 'Treasury');
+    await nameField.fill('Controllers');
+    // Listed second, approving first.
+    await page.getByLabel('Group 1: order', { exact: true }).fill('2');
+    await page.getByLabel('Group 2: order', { exact: true }).fill('1');
+    await page.getByRole('button', { name: 'Save the changes' }).click();
+    await page.getByText('The policy From 5000 is changed; approvals already waiting keep their rules.').waitFor();
+    assert.match(await page.locator('tr', { hasText: 'From 5000' }).innerText(), /Controllers \(1\) → Treasury \(1\)/);
+    const policies = await t.request({
+      method: 'GET',
+      url: `/approval-policies?companyId=${sandbox.companyId}`,
+      headers: { 'x-session-token': sandbox.sessionToken },
+    });
+    const [policy] = (policies.json() as { items: Record<string, unknown>[] }).items;
+    assert.equal(policy?.['requiredApprovals'], 2);
+    assert.equal(policy?.['orderedApproval'], true);
+    assert.deepEqual(
+      (policy?.['groups'] as { name: string }[]).map((g) => g.name),
+      ['Controllers', 'Treasury'],
+    );
+    assert.deepEqual(
+      errors.filter((e) => !/status of 400/.test(e)),
+      [],
+    );
+    await context.close();
+  });
+
+  test('change the password: the other browser is signed out, this one stays; the new password signs in', async () => {
+    const sandbox = await provisionAndLogin(t);
+    const first = await newPage();
+    const second = await newPage();
+    await signIn(first.page, sandbox);
+    await signIn(second.page, sandbox);
+    await first.page.getByRole('link', { name: 'Security' }).click();
+    await first.page.getByRole('link', { name: 'Change your password' }).click();
+    await first.page.getByLabel('Current password').fill(sandbox.dashboardLogin.password);
+    await first.page.getByLabel(/^New password \(at least/).fill('my new password 2026');
+    await first.page.getByLabel('New password again').fill('my new password 2027');
+    await first.page.getByRole('button', { name: 'Change password' }).click();
+    await first.page.getByText('the two new passwords differ').waitFor();
+    await first.page.getByLabel('Current password').fill(sandbox.dashboardLogin.password);
+    await first.page.getByLabel(/^New password \(at least/).fill('my new password 2026');
+    await first.page.getByLabel('New password again').fill('my new password 2026');
+    await first.page.getByRole('button', { name: 'Change password' }).click();
+    // The second browser and the harness's API login.
+    await first.page.getByText('Your password is changed. 2 other sessions were signed out.').waitFor();
+    await first.page.getByRole('link', { name: 'Journal' }).click();
+    assert.match(first.page.url(), /\/dashboard\/journal$/);
+    await second.page.goto('/dashboard/journal');
+    assert.match(second.page.url(), /\/dashboard\/sign-in\?next=/);
+    await second.page.getByLabel('Email').fill(sandbox.dashboardLogin.email);
+    await second.page.getByLabel('Password').fill('my new password 2026');
+    await second.page.getByRole('button', { name: 'Sign in' }).click();
+    await second.page.getByRole('heading', { name: 'Journal' }).waitFor();
+    // The refused form's page is answered 400, which Chromium logs; nothing else may be.
+    assert.deepEqual(
+      [...first.errors, ...second.errors].filter((e) => !/status of 400/.test(e)),
+      [],
+    );
+    await first.context.close();
+    await second.context.close();
+  });
+
+  test('the reconciliation page lists a statement entry that matched no payment', async () => {
+    const sandbox = await provisionAndLogin(t);
+    const day = new Date().toISOString().slice(0, 10);
+    const res = await t.request({
+      method: 'POST',
+      url: '/journal/ingest',
+      headers: { 'x-api-key': sandbox.apiKey },
+      payload: {
+        companyId: sandbox.companyId,
+        environment: 'test',
+        content: statementWith('BR-UNMATCHED', 1, [
+          { amount: '42.00', direction: 'DBIT', ref: 'BR-REF-1', name: 'Card Acquirer Oy', text: 'Terminal fee', day },
+        ]),
+      },
+    });
+    assert.equal(res.statusCode, 201, res.body);
+    const { context, page, errors } = await newPage();
+    await signIn(page, sandbox);
+    await page.getByRole('link', { name: 'Reconciliation' }).click();
+    await page.getByRole('heading', { name: 'Unmatched statement entries (1)' }).waitFor();
+    const row = await page.locator('tr', { hasText: 'BR-REF-1' }).innerText();
+    assert.match(
+      row,
+      new RegExp(`${day}[\\s\\S]*debit[\\s\\S]*42\\.00 EUR[\\s\\S]*Card Acquirer Oy[\\s\\S]*Terminal fee[\\s\\S]*IN-1`),
+    );
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+
   test('every page passes axe-core with no serious violation, and loads nothing the CSP refuses', async () => {
     const sandbox = await provisionAndLogin(t);
     const doc = await submit(sandbox, 'Axe Check Oy', 'Invoice 5');
@@ -349,6 +498,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
       '/dashboard/journal',
       `/dashboard/journal/${doc.id}`,
       '/dashboard/approvals',
+      '/dashboard/approval-policies/new',
       '/dashboard/reconciliation',
       '/dashboard/accounts',
       ...(account ? [`/dashboard/accounts?account=${account}`] : []),
@@ -356,6 +506,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
       '/dashboard/users',
       '/dashboard/connections',
       '/dashboard/security',
+      '/dashboard/security/password',
       '/dashboard/sandbox',
     ];
     for (const path of paths) {
