@@ -111,7 +111,8 @@ try {
 
   // An approval policy and a payment waiting under it, for the approvals page.
   await page.getByRole('link', { name: 'Approvals' }).click();
-  await page.getByLabel('Name').fill('Payments from 1,000 EUR');
+  await page.getByRole('link', { name: 'New approval policy' }).click();
+  await page.getByLabel('Policy name', { exact: true }).fill('Payments from 1,000 EUR');
   await page.getByLabel(/^From amount/).fill('1000');
   await page.getByLabel(/^Approvals needed/).fill('2');
   await page.getByRole('button', { name: 'Add the policy' }).click();

@@ -402,10 +402,11 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
       headers: { 'x-session-token': sandbox.sessionToken },
     });
     const [policy] = (policies.json() as { items: Record<string, unknown>[] }).items;
-    assert.equal(policy?.['requiredApprovals'], 2);
-    assert.equal(policy?.['orderedApproval'], true);
+    assert.ok(policy);
+    assert.equal(policy['requiredApprovals'], 2);
+    assert.equal(policy['orderedApproval'], true);
     assert.deepEqual(
-      (policy?.['groups'] as { name: string }[]).map((g) => g.name),
+      (policy['groups'] as { name: string }[]).map((g) => g.name),
       ['Controllers', 'Treasury'],
     );
     assert.deepEqual(
