@@ -35,6 +35,19 @@ const server = spawn(process.execPath, ['src/main/server.ts'], {
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 
+/** A camt.053 with one booked fee (DBIT) that matches no payment line (docs/adr/0047). */
+function feeStatement(day: string): string {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.02"><BkToCstmrStmt>
+<GrpHdr><MsgId>SHOT-FEES-1</MsgId><CreDtTm>${day}T18:00:00Z</CreDtTm></GrpHdr>
+<Stmt><Id>SHOT-FEES-STMT-1</Id><ElctrncSeqNb>90</ElctrncSeqNb><CreDtTm>${day}T18:00:00Z</CreDtTm>
+<Acct><Id><IBAN>FI2112345600000785</IBAN></Id><Ccy>EUR</Ccy></Acct>
+<Ntry><Amt Ccy="EUR">38.40</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>BOOK</Sts><BookgDt><Dt>${day}</Dt></BookgDt><ValDt><Dt>${day}</Dt></ValDt>
+<AcctSvcrRef>SHOT-FEE-REF-1</AcctSvcrRef><BkTxCd><Domn><Cd>ACMT</Cd><Fmly><Cd>MDOP</Cd><SubFmlyCd>CHRG</SubFmlyCd></Fmly></Domn></BkTxCd>
+<NtryDtls><TxDtls><RltdPties><Cdtr><Nm>Nets Card Services</Nm></Cdtr></RltdPties><RmtInf><Ustrd>Terminal fees November</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>
+</Stmt></BkToCstmrStmt></Document>`;
+}
+
 async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -124,6 +137,12 @@ try {
   bigTx['amount'] = '24500.00';
   (bigTx['creditor'] as Record<string, unknown>)['name'] = 'Valmet Automation Oy';
   await api('POST', '/journal/payments', { ...key, 'idempotency-key': bigPayment.messageId }, big);
+  // A card-terminal fee booked on the account: a debit no payment explains, for the reconciliation page.
+  await api('POST', '/journal/ingest', key, {
+    companyId: sandbox.companyId,
+    environment: 'test',
+    content: feeStatement(new Date().toISOString().slice(0, 10)),
+  });
 
   for (const [name, url] of [
     ['approvals', '/dashboard/approvals'],
