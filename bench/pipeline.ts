@@ -40,10 +40,20 @@ type Run = {
 const running = new Set<ChildProcess>();
 
 function serviceProcess(env: Record<string, string>, label: string): ChildProcess {
-  const child = spawn(process.execPath, ['src/main/server.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      // BENCH_CPU_PROF=<dir>: a CPU profile of each worker process, written when it stops.
+      ...(label.startsWith('worker') && process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+      'src/main/server.ts',
+    ],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${label}] ${chunk.toString()}`));
   running.add(child);
   child.once('exit', () => running.delete(child));
