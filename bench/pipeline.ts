@@ -115,7 +115,7 @@ async function run(adminUrl: string, workers: number): Promise<Run> {
   for (let i = 0; i < workers; i++) children.push(serviceProcess({ ...env, ROLE: 'worker' }, `worker ${i + 1}`));
   const base = `http://127.0.0.1:${port}`;
   try {
-    await waitFor(async () => (await fetch(`${base}/health`)).ok, 'the API');
+    await waitFor(async () => (await fetch(`${base}/health`)).ok, 'the API', 180_000);
     const provisioned = await fetch(`${base}/sandbox/provision`, {
       method: 'POST',
       body: '{}',
