@@ -1,5 +1,5 @@
 import { transactionWithRetry } from '../../db/conflict-retry.ts';
-import type { CompanyScope } from '../../db/executor.ts';
+import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
   type DemoBankDocument,
   lockDemoBankFiles,
@@ -63,73 +63,100 @@ export async function replyAsDemoBankBatch(ctx: AppContext, jobs: DemoBankReplyJ
   // and every other reply batch of the company (of this process or another) waits for it meanwhile.
   const files = await prepareFiles(ctx, byCompany);
   try {
-    const answered = await transactionWithRetry(ctx.db, 'demo bank replies', async (tx) => {
-      const audit: AuditEvent[] = [];
-      const ok = new Map<number, boolean>();
-      for (const companyId of [...byCompany.keys()].sort(order)) {
-        const group = byCompany.get(companyId)!;
-        const scope = group[0]!.scope;
-        const inbox = await lockDemoBankFiles(
-          tx,
-          scope,
-          group.map((r) => r.job.documentId),
-        );
-        const reported: Reply[] = [];
-        for (const reply of group) {
-          if (inbox.get(reply.job.documentId) === true) {
-            ok.set(reply.index, true);
-            continue;
-          }
-          const events: AuditEvent[] = [];
-          try {
-            await tx.transaction((savepoint) =>
-              ingestPreparedForCompany(ctx, scope, reply.input, files.reports.get(reply.index)!, {
-                tx: savepoint,
-                audit: events,
-              }),
-            );
-            audit.push(...events);
-            reported.push(reply);
-          } catch (err) {
-            ctx.logger.warn(
-              { err, documentId: reply.job.documentId },
-              'demo bank status report failed; it is tried again',
-            );
-            ok.set(reply.index, false);
-          }
-        }
-        for (const booked of statementsOf(reported)) {
-          const first = booked[0]!;
-          const events: AuditEvent[] = [];
-          try {
-            // Prepared beforehand for the statement as planned; made here when a file of it was
-            // answered already or its report failed (the statement books what was reported).
-            const handle = files.statements.get(statementKeyOf(booked)) ?? (await prepareStatement(ctx, booked, files));
-            await tx.transaction(async (savepoint) => {
-              await ingestPreparedForCompany(ctx, scope, first.input, handle, { tx: savepoint, audit: events });
-              await markDemoBankFilesAnswered(
-                savepoint,
-                scope,
-                booked.map((r) => r.job.documentId),
-                ctx.clock.now(),
-              );
-            });
-            audit.push(...events);
-            for (const r of booked) ok.set(r.index, true);
-          } catch (err) {
-            ctx.logger.warn({ err, documentId: first.job.documentId }, 'demo bank statement failed; it is tried again');
-            for (const r of booked) ok.set(r.index, false);
-          }
-        }
-      }
-      await recordEvents(ctx, tx, audit);
-      return ok;
-    });
+    // First without a savepoint per file (two round trips each); when a file fails, the batch is
+    // rolled back whole and answered again with each file in a savepoint of its own, so that only
+    // the failing file's job runs again.
+    let answered: Map<number, boolean>;
+    try {
+      answered = await answerBatch(ctx, byCompany, files, false);
+    } catch (err) {
+      if (!(err instanceof FileFailed)) throw err;
+      answered = await answerBatch(ctx, byCompany, files, true);
+    }
     for (const [index, ok] of answered) done[index] = ok;
     return done;
   } finally {
     for (const handle of files.all) handle.release();
   }
+}
+
+/** A file of a batch answered without savepoints failed: the batch is answered again, isolated. */
+class FileFailed extends Error {}
+
+function answerBatch(
+  ctx: AppContext,
+  byCompany: Map<string, Reply[]>,
+  files: PreparedFiles,
+  isolated: boolean,
+): Promise<Map<number, boolean>> {
+  return transactionWithRetry(ctx.db, 'demo bank replies', async (tx) => {
+    const inStep = <T>(work: (q: Tx) => Promise<T>): Promise<T> => (isolated ? tx.transaction(work) : work(tx));
+    const failed = (err: unknown) => {
+      if (!isolated) throw new FileFailed('a demo bank reply failed', { cause: err });
+    };
+    const audit: AuditEvent[] = [];
+    const ok = new Map<number, boolean>();
+    for (const companyId of [...byCompany.keys()].sort(order)) {
+      const group = byCompany.get(companyId)!;
+      const scope = group[0]!.scope;
+      const inbox = await lockDemoBankFiles(
+        tx,
+        scope,
+        group.map((r) => r.job.documentId),
+      );
+      const reported: Reply[] = [];
+      for (const reply of group) {
+        if (inbox.get(reply.job.documentId) === true) {
+          ok.set(reply.index, true);
+          continue;
+        }
+        const events: AuditEvent[] = [];
+        try {
+          await inStep((savepoint) =>
+            ingestPreparedForCompany(ctx, scope, reply.input, files.reports.get(reply.index)!, {
+              tx: savepoint,
+              audit: events,
+            }),
+          );
+          audit.push(...events);
+          reported.push(reply);
+        } catch (err) {
+          failed(err);
+          ctx.logger.warn(
+            { err, documentId: reply.job.documentId },
+            'demo bank status report failed; it is tried again',
+          );
+          ok.set(reply.index, false);
+        }
+      }
+      for (const booked of statementsOf(reported)) {
+        const first = booked[0]!;
+        const events: AuditEvent[] = [];
+        try {
+          // Prepared beforehand for the statement as planned; made here when a file of it was
+          // answered already or its report failed (the statement books what was reported).
+          const handle = files.statements.get(statementKeyOf(booked)) ?? (await prepareStatement(ctx, booked, files));
+          await inStep(async (savepoint) => {
+            await ingestPreparedForCompany(ctx, scope, first.input, handle, { tx: savepoint, audit: events });
+            await markDemoBankFilesAnswered(
+              savepoint,
+              scope,
+              booked.map((r) => r.job.documentId),
+              ctx.clock.now(),
+            );
+          });
+          audit.push(...events);
+          for (const r of booked) ok.set(r.index, true);
+        } catch (err) {
+          failed(err);
+          ctx.logger.warn({ err, documentId: first.job.documentId }, 'demo bank statement failed; it is tried again');
+          for (const r of booked) ok.set(r.index, false);
+        }
+      }
+    }
+    await recordEvents(ctx, tx, audit);
+    return ok;
+  });
 }
 
 type PreparedFiles = {
