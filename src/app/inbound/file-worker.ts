@@ -95,6 +95,7 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
       return {
         hasEntries: ok?.hasEntries ?? false,
         returned: ok?.returned ?? [],
+        named: ok?.named ?? null,
         match: (lines: ReconLine[], context: { source: string; documentId: string }) =>
           call<StatementMatchOutcome>({ op: 'match', seq: ++seq, file, block, lines, context }),
       };

@@ -10,7 +10,7 @@ import type {
   StatementTransaction,
 } from '../../domain/inbound/types.ts';
 import { type EvidenceSource, entryOf, evidenceSourceOf } from '../../domain/recon/statement-entries.ts';
-import { returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
+import { namedEndToEndIds, returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
 import type { ReconEntry } from '../../domain/recon/types.ts';
 import { sealCompressed } from '../../platform/encryption.ts';
 
@@ -34,6 +34,8 @@ export type PreparedBlock =
       payloadSealed: string;
       hasEntries: boolean;
       returned: string[];
+      /** The end-to-end ids the entries carry, looked up first (namedEndToEndIds); null: every open line. */
+      named: string[] | null;
     }
   | { index: number; ok: false; account: string | null; message: string };
 
@@ -159,6 +161,7 @@ export function prepareFile(content: string, sealingKey: Buffer): { file: Prepar
       payloadSealed,
       hasEntries: entries.length > 0,
       returned: returnedEndToEndIds(entries),
+      named: namedEndToEndIds(entries),
     });
   }
   return {
