@@ -93,9 +93,11 @@ port?.on('message', async (request: WorkerRequest) => {
     } else if (request.op === 'prepare') {
       const read = texts.get(request.file);
       texts.delete(request.file);
-      const content = request.content ?? read?.text ?? '';
-      large = content.length > COLLECT_AFTER;
-      const prepared = prepareFile(content, Buffer.from(request.key), read?.received);
+      // Held by `source` alone, so that prepareFile can drop it (and collect) once it is parsed.
+      const source = { text: request.content ?? read?.text ?? '' };
+      if (read) read.text = '';
+      large = source.text.length > COLLECT_AFTER;
+      const prepared = prepareFile(source, Buffer.from(request.key), read?.received, large ? collect : undefined);
       if (prepared.file.ok && prepared.file.kind === 'statement') kept.set(request.file, prepared.kept);
       reply = { seq: request.seq, ok: true, value: prepared.file };
     } else {
@@ -110,5 +112,6 @@ port?.on('message', async (request: WorkerRequest) => {
     reply = { seq: request.seq, ok: false, message: error instanceof Error ? error.message : String(error) };
   }
   port.postMessage(reply);
-  if (large) collect();
+  // Once this handler has returned: until then its own variables still hold the text.
+  if (large) setImmediate(collect);
 });

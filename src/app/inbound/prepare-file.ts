@@ -83,6 +83,42 @@ class TransactionsJson {
 }
 
 /**
+ * Keeps the matcher's entries as copies made in batches. The parser's strings are substrings of the
+ * file's text, which V8 keeps as views of the whole text: a few fields of each kept entry would
+ * hold tens of megabytes of text until the ingest ends. A structured clone's strings are new.
+ */
+class KeptCopies {
+  private block = -1;
+  private entries: ReconEntry[] = [];
+  private sources: EvidenceSource[] = [];
+
+  private readonly kept: KeptEntries;
+
+  constructor(kept: KeptEntries) {
+    this.kept = kept;
+  }
+
+  add(block: number, entry: ReconEntry, source: EvidenceSource): void {
+    if (block !== this.block) this.flush();
+    this.block = block;
+    this.entries.push(entry);
+    this.sources.push(source);
+    if (this.entries.length >= 1024) this.flush();
+  }
+
+  flush(): void {
+    if (this.entries.length === 0) return;
+    const copy = structuredClone({ entries: this.entries, sources: this.sources });
+    this.kept[this.block] ??= { entries: [], sources: [] };
+    const k = this.kept[this.block] as KeptEntries[number];
+    k.entries.push(...copy.entries);
+    k.sources.push(...copy.sources);
+    this.entries = [];
+    this.sources = [];
+  }
+}
+
+/**
  * A received file's digest (SHA-256 of its UTF-8) and its gzipped copy, made before the parse when
  * its bytes are at hand (a request body, ingest-body.ts) so that they need not be kept.
  */
@@ -118,30 +154,44 @@ function gzipInRuns(text: string): Buffer {
  * file worker (file-worker.ts): a 50 MB statement never blocks the event loop.
  */
 export function prepareFile(
-  content: string,
+  source: { text: string },
   sealingKey: Buffer,
   received?: ReceivedFile,
+  textDropped?: () => void,
 ): { file: PreparedFile; kept: KeptEntries } {
   const bodies: TransactionsJson[] = [];
   const kept: KeptEntries = [];
-  const parsed = parseBankFile(content, {
+  const unkept = new KeptCopies(kept);
+  let parsed = parseBankFile(source.text, {
     onTransaction: (tx: StatementTransaction, block: number) => {
       bodies[block] ??= new TransactionsJson();
       bodies[block].add(tx);
       const entry = entryOf(tx);
       if (entry === undefined) return;
-      kept[block] ??= { entries: [], sources: [] };
-      const k = kept[block];
-      k.entries.push(entry);
-      k.sources.push(evidenceSourceOf(tx));
+      unkept.add(block, entry, evidenceSourceOf(tx));
     },
   });
+  unkept.flush();
   if (!parsed.ok) return { file: { ok: false, error: parsed.error }, kept: [] };
   if (parsed.kind === 'status-report') {
     return {
-      file: { ok: true, kind: 'status-report', sourceFormat: parsed.sourceFormat, report: parsed.report, content },
+      file: {
+        ok: true,
+        kind: 'status-report',
+        sourceFormat: parsed.sourceFormat,
+        report: parsed.report,
+        content: source.text,
+      },
       kept: [],
     };
+  }
+  if (received) {
+    // The text is not needed any more (its digest and copy came from its bytes): it is dropped before
+    // the sealing, where the worker would hold the most, with what the parse made of it (its strings
+    // are views of the text; the clone's are not).
+    parsed = structuredClone(parsed);
+    source.text = '';
+    textDropped?.();
   }
   const blocks: PreparedBlock[] = [];
   for (const b of parsed.blocks) {
@@ -184,8 +234,8 @@ export function prepareFile(
     file: {
       ok: true,
       kind: 'statement',
-      digest: received?.digest ?? createHash('sha256').update(content, 'utf8').digest('hex'),
-      fileSealed: sealCompressed(sealingKey, received?.gzipped ?? gzipInRuns(content)),
+      digest: received?.digest ?? createHash('sha256').update(source.text, 'utf8').digest('hex'),
+      fileSealed: sealCompressed(sealingKey, received?.gzipped ?? gzipInRuns(source.text)),
       format: parsed.format,
       sourceFormat: parsed.sourceFormat,
       blocks,
