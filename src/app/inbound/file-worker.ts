@@ -3,7 +3,8 @@ import type { StatementMatchOutcome } from '../../domain/recon/statement-match.t
 import type { ReconLine } from '../../domain/recon/types.ts';
 import type { StatementEntries } from '../recon/reconcile-statement.ts';
 import type { WorkerReply, WorkerRequest } from './file-worker-thread.ts';
-import type { IngestFields, PreparedFile } from './prepare-file.ts';
+import type { IngestFields } from './ingest-body.ts';
+import type { PreparedFile } from './prepare-file.ts';
 
 /**
  * Bank files are parsed off the event loop: one worker thread per process (started on first use,
@@ -39,7 +40,7 @@ function theWorker(): Worker {
   // A small old generation makes the worker collect its garbage (a file's text, decoded and parsed,
   // is several copies of it for a moment) instead of growing the process; 64 MiB bodies fit.
   const started = new Worker(new URL('./file-worker-thread.ts', import.meta.url), {
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: Number(process.env.YG ?? 16) },
   });
   started.unref();
   started.on('message', (reply: WorkerReply) => {
@@ -137,13 +138,19 @@ export function releaseFile(file: number): void {
   worker?.postMessage({ op: 'release', file } satisfies WorkerRequest);
 }
 
-export function startUpload(): Upload {
+export function startUpload(declaredSize?: number): Upload {
   const file = ++fileIds;
   const w = theWorker();
+  w.postMessage({ op: 'upload', file, size: declaredSize } satisfies WorkerRequest);
   return {
     file,
     push(chunk) {
-      w.postMessage({ op: 'chunk', file, bytes: chunk } satisfies WorkerRequest);
+      // Moved, not copied: a socket's chunk owns its memory, which then leaves this thread at once
+      // instead of waiting here for a collection (up to 64 MB of them did). Any other is copied.
+      const owned = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength;
+      const bytes =
+        owned && chunk.buffer instanceof ArrayBuffer ? (chunk as Uint8Array<ArrayBuffer>) : new Uint8Array(chunk);
+      w.postMessage({ op: 'chunk', file, bytes } satisfies WorkerRequest, [bytes.buffer]);
     },
     abort() {
       w.postMessage({ op: 'release', file } satisfies WorkerRequest);
