@@ -23,9 +23,12 @@ import { createLogger } from '../../src/platform/logger.ts';
 
 export type BenchApp = { app: FastifyInstance; ctx: AppContext; databaseUrl: string; close(): Promise<void> };
 
-/** A database of the run's own on a shared server, so benchmarks never write into another's. */
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `payops_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+/**
+ * A database of the run's own on a shared server, so benchmarks never write into another's; or, with
+ * `kept`, a database of that name made once and left in place for the next run.
+ */
+async function scratchDatabase(serverUrl: string, kept?: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = kept ?? `payops_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
@@ -35,17 +38,26 @@ async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop()
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE ${name}`);
+  if (kept === undefined) await admin(`CREATE DATABASE ${name}`);
+  else await admin(`CREATE DATABASE ${name}`).catch((error: { code?: string }) => {
+    if (error.code !== '42P04') throw error; // duplicate_database: made by an earlier run
+  });
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const drop = kept === undefined ? () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) : async () => {};
+  return { url: url.toString(), drop };
 }
 
-export async function startBenchApp(poolSize = 20): Promise<BenchApp> {
+/**
+ * `keep` names a database kept between runs (its folder under the temp directory for the embedded
+ * PostgreSQL, a database of that name on the DATABASE_URL server): the benchmark seeds it once.
+ */
+export async function startBenchApp(poolSize = 20, keep?: string): Promise<BenchApp> {
   const logger = createLogger((process.env.BENCH_LOG ?? 'silent') as 'silent');
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'payops-bench-'));
+  const dataDir =
+    keep === undefined ? mkdtempSync(path.join(tmpdir(), 'payops-bench-')) : path.join(tmpdir(), `payops-${keep}`);
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir, logger);
-  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined;
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, keep) : undefined;
   const databaseUrl = scratch?.url ?? embedded!.url;
   const database = openPool(databaseUrl, poolSize);
   await runMigrations(database.pool);
@@ -75,7 +87,7 @@ export async function startBenchApp(poolSize = 20): Promise<BenchApp> {
       await database.close();
       await scratch?.drop();
       await embedded?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (keep === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
