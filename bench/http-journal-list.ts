@@ -230,8 +230,7 @@ async function measureSize(documents: number): Promise<{ rows: Row[]; pages: Pag
   const pages = process.env.BENCH_ROWS === 'seed' ? [] : await measureDashboard(base, served);
   // Warm-up: connections, prepared plans and the buffer cache.
   const measured = process.env.BENCH_ROWS !== 'dashboard' && process.env.BENCH_ROWS !== 'seed';
-  if (measured)
-    await autocannon({ url: documentsUrl, connections: 4, duration: 2, headers });
+  if (measured) await autocannon({ url: documentsUrl, connections: 4, duration: 2, headers });
   if (measured)
     for (const connections of [1, 32])
       rows.push(await measure('GET /journal/documents first page (limit 50)', documentsUrl, connections, headers));

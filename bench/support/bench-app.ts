@@ -39,9 +39,10 @@ async function scratchDatabase(serverUrl: string, kept?: string): Promise<{ url:
     }
   };
   if (kept === undefined) await admin(`CREATE DATABASE ${name}`);
-  else await admin(`CREATE DATABASE ${name}`).catch((error: { code?: string }) => {
-    if (error.code !== '42P04') throw error; // duplicate_database: made by an earlier run
-  });
+  else
+    await admin(`CREATE DATABASE ${name}`).catch((error: { code?: string }) => {
+      if (error.code !== '42P04') throw error; // duplicate_database: made by an earlier run
+    });
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   const drop = kept === undefined ? () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) : async () => {};
