@@ -231,6 +231,9 @@ async function measureSize(documents: number): Promise<{ rows: Row[]; pages: Pag
   // Warm-up: connections, prepared plans and the buffer cache.
   const measured = process.env.BENCH_ROWS !== 'dashboard' && process.env.BENCH_ROWS !== 'seed';
   if (measured) await autocannon({ url: documentsUrl, connections: 4, duration: 2, headers });
+  // The harness's own ceiling on this machine: a route that does nothing, at the same 32 connections
+  // (autocannon shares the cores with the server and PostgreSQL).
+  if (measured) rows.push(await measure('GET /health (reference)', `${base}/health`, 32, {}));
   if (measured)
     for (const connections of [1, 32])
       rows.push(await measure('GET /journal/documents first page (limit 50)', documentsUrl, connections, headers));
