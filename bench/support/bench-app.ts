@@ -4,7 +4,7 @@
  * and enqueue-only jobs. `close()` stops everything.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -60,11 +60,15 @@ export async function startBenchApp(poolSize = 20, keep?: string): Promise<Bench
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir, logger);
   const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, keep) : undefined;
   const databaseUrl = scratch?.url ?? embedded!.url;
+  // A kept database keeps its master key too: its sealed documents must decrypt on the next run.
+  const keyFile = path.join(tmpdir(), `payops-${keep}.master-key`);
+  if (keep !== undefined && !existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('base64'));
+  const masterKey = keep === undefined ? randomBytes(32).toString('base64') : readFileSync(keyFile, 'utf8');
   const database = openPool(databaseUrl, poolSize);
   await runMigrations(database.pool);
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
-    MASTER_KEY: randomBytes(32).toString('base64'),
+    MASTER_KEY: masterKey,
     LOG_LEVEL: 'silent',
     SANDBOX: 'true',
   });
@@ -74,7 +78,7 @@ export async function startBenchApp(poolSize = 20, keep?: string): Promise<Bench
     config,
     logger,
     jobs: jobQueue.queue,
-    encryptor: createEncryptor(randomBytes(32)),
+    encryptor: createEncryptor(Buffer.from(masterKey, 'base64')),
     mailer: { send: async () => {} },
   });
   const app = await buildApp({ ctx, fx: fxRatesProvider(undefined, logger), version: 'bench' });
