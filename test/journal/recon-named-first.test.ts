@@ -67,7 +67,7 @@ async function statementFor(ids: string[], hide: string[] = []): Promise<string>
 
 /** Reconciles the statement with its real entries; answers the lines the matcher was given, call by call. */
 async function reconcile(xml: string) {
-  const { file, kept } = prepareFile(xml, t.ctx.encryptor.sealingKey);
+  const { file, kept } = prepareFile({ text: xml }, t.ctx.encryptor.sealingKey);
   assert.ok(file.ok && file.kind === 'statement');
   const block = file.blocks[0]!;
   assert.ok(block.ok);
