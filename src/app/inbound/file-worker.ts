@@ -22,6 +22,11 @@ export type PreparedHandle = {
 };
 
 const WORKER_HEAP_MB = 320;
+/**
+ * The worker's young generation: V8's default grew to 64 MB during a large file, all of it resident;
+ * what survives a parse is the matcher's entries, so a small one costs little (docs/adr/0029).
+ */
+const WORKER_YOUNG_MB = 8;
 
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
 
@@ -40,7 +45,7 @@ function theWorker(): Worker {
   // A small old generation makes the worker collect its garbage (a file's text, decoded and parsed,
   // is several copies of it for a moment) instead of growing the process; 64 MiB bodies fit.
   const started = new Worker(new URL('./file-worker-thread.ts', import.meta.url), {
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: Number(process.env.YG ?? 16) },
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
   });
   started.unref();
   started.on('message', (reply: WorkerReply) => {
