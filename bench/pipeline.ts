@@ -40,10 +40,20 @@ type Run = {
 const running = new Set<ChildProcess>();
 
 function serviceProcess(env: Record<string, string>, label: string): ChildProcess {
-  const child = spawn(process.execPath, ['src/main/server.ts'], {
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      // BENCH_CPU_PROF=<dir>: a CPU profile of each worker process, written when it stops.
+      ...(label.startsWith('worker') && process.env.BENCH_CPU_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
+        : []),
+      'src/main/server.ts',
+    ],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   child.stderr?.on('data', (chunk: Buffer) => process.stderr.write(`[${label}] ${chunk.toString()}`));
   running.add(child);
   child.once('exit', () => running.delete(child));
@@ -105,7 +115,7 @@ async function run(adminUrl: string, workers: number): Promise<Run> {
   for (let i = 0; i < workers; i++) children.push(serviceProcess({ ...env, ROLE: 'worker' }, `worker ${i + 1}`));
   const base = `http://127.0.0.1:${port}`;
   try {
-    await waitFor(async () => (await fetch(`${base}/health`)).ok, 'the API');
+    await waitFor(async () => (await fetch(`${base}/health`)).ok, 'the API', 180_000);
     const provisioned = await fetch(`${base}/sandbox/provision`, {
       method: 'POST',
       body: '{}',

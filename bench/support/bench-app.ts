@@ -4,7 +4,7 @@
  * and enqueue-only jobs. `close()` stops everything.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -23,9 +23,12 @@ import { createLogger } from '../../src/platform/logger.ts';
 
 export type BenchApp = { app: FastifyInstance; ctx: AppContext; databaseUrl: string; close(): Promise<void> };
 
-/** A database of the run's own on a shared server, so benchmarks never write into another's. */
-async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `payops_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
+/**
+ * A database of the run's own on a shared server, so benchmarks never write into another's; or, with
+ * `kept`, a database of that name made once and left in place for the next run.
+ */
+async function scratchDatabase(serverUrl: string, kept?: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const name = kept ?? `payops_bench_${process.pid}_${randomBytes(3).toString('hex')}`;
   const admin = async (statement: string) => {
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
@@ -35,23 +38,37 @@ async function scratchDatabase(serverUrl: string): Promise<{ url: string; drop()
       await client.end();
     }
   };
-  await admin(`CREATE DATABASE ${name}`);
+  if (kept === undefined) await admin(`CREATE DATABASE ${name}`);
+  else
+    await admin(`CREATE DATABASE ${name}`).catch((error: { code?: string }) => {
+      if (error.code !== '42P04') throw error; // duplicate_database: made by an earlier run
+    });
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
-  return { url: url.toString(), drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+  const drop = kept === undefined ? () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) : async () => {};
+  return { url: url.toString(), drop };
 }
 
-export async function startBenchApp(poolSize = 20): Promise<BenchApp> {
+/**
+ * `keep` names a database kept between runs (its folder under the temp directory for the embedded
+ * PostgreSQL, a database of that name on the DATABASE_URL server): the benchmark seeds it once.
+ */
+export async function startBenchApp(poolSize = 20, keep?: string): Promise<BenchApp> {
   const logger = createLogger((process.env.BENCH_LOG ?? 'silent') as 'silent');
-  const dataDir = mkdtempSync(path.join(tmpdir(), 'payops-bench-'));
+  const dataDir =
+    keep === undefined ? mkdtempSync(path.join(tmpdir(), 'payops-bench-')) : path.join(tmpdir(), `payops-${keep}`);
   const embedded = process.env.DATABASE_URL ? undefined : await startEmbeddedPostgres(dataDir, logger);
-  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL) : undefined;
+  const scratch = process.env.DATABASE_URL ? await scratchDatabase(process.env.DATABASE_URL, keep) : undefined;
   const databaseUrl = scratch?.url ?? embedded!.url;
+  // A kept database keeps its master key too: its sealed documents must decrypt on the next run.
+  const keyFile = path.join(tmpdir(), `payops-${keep}.master-key`);
+  if (keep !== undefined && !existsSync(keyFile)) writeFileSync(keyFile, randomBytes(32).toString('base64'));
+  const masterKey = keep === undefined ? randomBytes(32).toString('base64') : readFileSync(keyFile, 'utf8');
   const database = openPool(databaseUrl, poolSize);
   await runMigrations(database.pool);
   const config = loadConfig({
     DATABASE_URL: databaseUrl,
-    MASTER_KEY: randomBytes(32).toString('base64'),
+    MASTER_KEY: masterKey,
     LOG_LEVEL: 'silent',
     SANDBOX: 'true',
   });
@@ -61,7 +78,7 @@ export async function startBenchApp(poolSize = 20): Promise<BenchApp> {
     config,
     logger,
     jobs: jobQueue.queue,
-    encryptor: createEncryptor(randomBytes(32)),
+    encryptor: createEncryptor(Buffer.from(masterKey, 'base64')),
     mailer: { send: async () => {} },
   });
   const app = await buildApp({ ctx, fx: fxRatesProvider(undefined, logger), version: 'bench' });
@@ -75,7 +92,7 @@ export async function startBenchApp(poolSize = 20): Promise<BenchApp> {
       await database.close();
       await scratch?.drop();
       await embedded?.stop();
-      rmSync(dataDir, { recursive: true, force: true });
+      if (keep === undefined) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

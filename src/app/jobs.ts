@@ -146,4 +146,10 @@ export type JobQueue = {
     items: JobPayload<K>[],
     options?: Pick<SendOptions, 'tx' | 'startAfter'>,
   ): Promise<void>;
+  /**
+   * Calls `wake` in this process when a job of `kind` that this process sent with `startAfter`
+   * becomes due (no NOTIFY announces a delayed job): the worker fetches at once instead of polling.
+   * Jobs another process sent are found by the worker's backstop poll.
+   */
+  whenDue?(kind: JobKind, wake: () => void): void;
 };

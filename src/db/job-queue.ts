@@ -64,14 +64,38 @@ export async function openJobQueue(
       await boss.updateQueue(name, wanted);
     }
   }
+  // Delayed jobs this process sent, woken when due (JobQueue.whenDue): one timer per 50 ms slot.
+  const wakers = new Map<JobKind, () => void>();
+  const slots = new Map<string, NodeJS.Timeout>();
+  const dueAt = (kind: JobKind, startAfter: Date | undefined) => {
+    const wake = wakers.get(kind);
+    if (!wake || !startAfter || stopping) return;
+    const at = Math.ceil(startAfter.getTime() / 50) * 50;
+    const slot = `${kind}@${at}`;
+    if (slots.has(slot)) return;
+    const timer = setTimeout(
+      () => {
+        slots.delete(slot);
+        if (!stopping) wake();
+      },
+      Math.max(0, at - Date.now()),
+    );
+    timer.unref();
+    slots.set(slot, timer);
+  };
   const inTx = (tx: unknown) => (tx ? { db: fromDrizzle(tx as Parameters<typeof fromDrizzle>[0], sql) } : {});
   const queue: JobQueue = {
-    send: async (kind, data, sendOptions = {}) =>
-      boss.send(JOBS[kind].name, checkPayload(kind, data), {
+    send: async (kind, data, sendOptions = {}) => {
+      const id = await boss.send(JOBS[kind].name, checkPayload(kind, data), {
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
         ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
         ...inTx(sendOptions.tx),
-      }),
+      });
+      // Sent in a transaction, the job exists once it commits; a wake before that (or after a
+      // rollback) only makes the worker fetch and find nothing.
+      dueAt(kind, sendOptions.startAfter);
+      return id;
+    },
     sendMany: async (kind, items, sendOptions = {}) => {
       if (items.length === 0) return;
       await boss.insert(
@@ -82,10 +106,16 @@ export async function openJobQueue(
         })),
         { returnId: false, ...inTx(sendOptions.tx) },
       );
+      dueAt(kind, sendOptions.startAfter);
+    },
+    whenDue: (kind, wake) => {
+      wakers.set(kind, wake);
     },
   };
   const stop = () => {
     stopping = true;
+    for (const timer of slots.values()) clearTimeout(timer);
+    slots.clear();
     return boss.stop({ graceful: true, timeout: 10_000 });
   };
   return { queue, boss, stop } satisfies JobQueueHandle;

@@ -51,13 +51,30 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
     );
     return outcomes.map((o) => (o === 'retry' ? 'retry' : 'completed'));
   });
-  // The demo bank's replies: due at their reply time (startAfter), so polled; a batch in one transaction.
-  await workBatches(ctx, boss, 'demoBankReply', { batchSize: 100, concurrency: 1, pollSeconds: 0.5 }, async (jobs) => {
-    const done = await replyAsDemoBankBatch(
-      ctx,
-      jobs.map((j) => j.data),
+  // The demo bank's replies, a batch in one transaction. They are due at their reply time
+  // (startAfter), which no NOTIFY announces: the process whose delivery scheduled a reply wakes its
+  // reply workers when it is due (JobQueue.whenDue); their poll is the backstop for replies another
+  // process scheduled. Two workers: one's files are prepared while the other's transaction runs.
+  const replyWorkers: string[] = [];
+  for (let i = 0; i < 2; i++) {
+    replyWorkers.push(
+      await workBatches(
+        ctx,
+        boss,
+        'demoBankReply',
+        { batchSize: 100, concurrency: 1, pollSeconds: 5 },
+        async (jobs) => {
+          const done = await replyAsDemoBankBatch(
+            ctx,
+            jobs.map((j) => j.data),
+          );
+          return done.map((ok): JobEnd => (ok ? 'completed' : 'retry'));
+        },
+      ),
     );
-    return done.map((ok): JobEnd => (ok ? 'completed' : 'retry'));
+  }
+  ctx.jobs.whenDue?.('demoBankReply', () => {
+    for (const id of replyWorkers) boss.notifyWorker(id);
   });
   // Daily at 04:13 UTC: web-services certificates inside their renewal window are renewed.
   await boss.schedule(QUEUES.certificateRenewal, '13 4 * * *');

@@ -311,3 +311,49 @@ test('the demo bank answers a batch with a pain.002 per file and one statement b
   );
   assert.equal(again[0]!.n, events[0]!.n);
 });
+
+test('a file of a demo-bank batch that fails rolls back alone: the others are answered, its job runs again', async () => {
+  const ids = [await submitPayment(), await submitPayment(), await submitPayment()].sort();
+  assert.deepEqual(await deliverDocuments(t.ctx, ids.map(job)), ['delivered', 'delivered', 'delivered']);
+  const replies = (
+    await rows<{ data: DemoBankReplyJob }>(
+      sql`SELECT data FROM pgboss.job WHERE name = 'demo-bank-reply' AND data->>'documentId' IN (${ids[0]}, ${ids[1]}, ${ids[2]})
+           ORDER BY data->>'documentId'`,
+    )
+  ).map((r) => r.data);
+  const [middle] = await rows<{ journal_no: string }>(
+    sql`SELECT journal_no FROM journal_documents WHERE id = ${ids[1]}`,
+  );
+  // The database refuses the middle payment's status report (a fault put in for the test).
+  await t.ctx.db.execute(
+    sql.raw(`CREATE FUNCTION refuse_report() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.type = 'pain.002' AND NEW.summary LIKE '% for ${middle!.journal_no} %' THEN
+          RAISE EXCEPTION 'refused for the test';
+        END IF;
+        RETURN NEW;
+      END $$;
+      CREATE TRIGGER refuse_report BEFORE INSERT ON journal_documents FOR EACH ROW EXECUTE FUNCTION refuse_report()`),
+  );
+  const statuses = async () =>
+    (
+      await rows<{ id: string; status: string }>(
+        sql`SELECT id, status FROM journal_documents WHERE id IN (${ids[0]}, ${ids[1]}, ${ids[2]}) ORDER BY id`,
+      )
+    ).map((d) => d.status);
+  try {
+    assert.deepEqual(await replyAsDemoBankBatch(t.ctx, replies), [true, false, true]);
+    assert.deepEqual(await statuses(), ['executed', 'sent', 'executed']);
+    assert.ok(logLines.some((l) => l.includes('demo bank status report failed')));
+  } finally {
+    await t.ctx.db.execute(sql.raw('DROP TRIGGER refuse_report ON journal_documents; DROP FUNCTION refuse_report()'));
+  }
+  // Its job run again: answered now, the others not twice.
+  assert.deepEqual(await replyAsDemoBankBatch(t.ctx, [replies[1]!]), [true]);
+  assert.deepEqual(await statuses(), ['executed', 'executed', 'executed']);
+  const [reports] = await rows<{ n: number }>(
+    sql`SELECT count(*)::int AS n FROM journal_documents WHERE type = 'pain.002' AND company_id = ${sandbox.companyId}
+          AND details->'match'->>'documentId' IN (${ids[0]}, ${ids[1]}, ${ids[2]})`,
+  );
+  assert.equal(reports!.n, 3);
+});

@@ -3,8 +3,8 @@
  * here, never committed) is ingested by the real server process while another process probes /health.
  * Every probe answers 200, the slowest within 100 ms on an idle machine: the bound is stretched by the
  * machine's run queue (load average over cores), since a process that is not scheduled answers
- * nothing however free its event loop is. The ingest adds less than 400 MB to the server's peak
- * resident memory, and the statement is journaled whole. A body over the documented limit (64 MiB)
+ * nothing however free its event loop is. The server's peak resident memory (VmHWM, the whole
+ * process with its file worker) stays under 400 MB, and the statement is journaled whole. A body over the documented limit (64 MiB)
  * is refused with 413 payload_too_large.
  */
 import assert from 'node:assert/strict';
@@ -52,7 +52,7 @@ after(async () => {
 const peakRssMb = (pid: number) =>
   Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 
-test('a 50 MB statement: /health answers throughout, the ingest adds under 400 MB, every entry journaled', async (t) => {
+test('a 50 MB statement: /health answers throughout, the server peaks under 400 MB, every entry journaled', async (t) => {
   const { xml, entries } = largeCamt053(50 * MB);
   const body = Buffer.from(JSON.stringify({ companyId: sandbox.companyId, content: xml }));
   assert.ok(body.length > 50 * MB && body.length < 64 * MB, `${body.length} bytes`);
@@ -93,7 +93,9 @@ test('a 50 MB statement: /health answers throughout, the ingest adds under 400 M
   // worker), not the speed target: the issue's 100 ms is a figure to measure and report (on a quiet
   // machine the slowest probe measured 102-114 ms), and a timed assertion at it fails on noise.
   assert.ok(slowest < 500 * stretch, `a /health probe took ${Math.round(slowest)} ms (load ${loadavg()[0]})`);
-  assert.ok(peak - baseline < 400, `server peak RSS ${Math.round(peak)} MB, ${Math.round(baseline)} MB before`);
+  // A memory bound, not a timing one: the issue's 400 MB for the whole server process (it peaked at
+  // 557-571 MB, 240 MB of it before the ingest, when the body was held three times over).
+  assert.ok(peak < 400, `server peak RSS ${Math.round(peak)} MB, ${Math.round(baseline)} MB before`);
 
   const doc = await fetch(`${server.base}/journal/documents?companyId=${sandbox.companyId}&direction=inbound`, {
     headers: { 'x-api-key': sandbox.apiKey },

@@ -10,9 +10,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { generateJournal } from '../../bench/support/journal-generator.ts';
-import { SEARCH_WALK } from '../../src/db/repositories/journal-pages.ts';
+import { SEARCH_WALK, searchTail } from '../../src/db/repositories/journal-pages.ts';
 import { body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
-import { explain, findings, recordStatements } from '../support/query-plans.ts';
+import { explain, findings, indexConditions, recordStatements } from '../support/query-plans.ts';
 
 const COMPANY_ROWS = new Set([
   'journal_documents',
@@ -39,6 +39,8 @@ let t: TestApp;
 let a: Awaited<ReturnType<typeof provisionAndLogin>>;
 let client: pg.Client;
 let endpointId: string;
+/** What the last checkPlans request's statements gave the trigram index (docs/adr/0050). */
+let trigramConditions: string[] = [];
 
 before(async () => {
   t = await startTestApp({ env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
@@ -73,9 +75,12 @@ async function checkPlans(url: string, headers: Record<string, string>): Promise
   const statements = recording.stop();
   assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
   let explained = 0;
+  trigramConditions = [];
   for (const statement of statements) {
     if (!/^\s*(SELECT|WITH|\()/i.test(statement.text)) continue;
-    const found = findings(await explain(client, statement), COMPANY_ROWS, LIMITS);
+    const nodes = await explain(client, statement);
+    trigramConditions.push(...indexConditions(nodes, 'journal_documents_search_idx'));
+    const found = findings(nodes, COMPANY_ROWS, LIMITS);
     assert.deepEqual(found, [], `${url}\n${statement.text}\n${JSON.stringify(found)}`);
     explained++;
   }
@@ -145,7 +150,10 @@ test('text search: frequent text (walk) and rare text (trigram index) give the s
       ORDER BY created_at, id LIMIT 1`,
     [a.companyId],
   );
-  for (const text of ['Supplier 97 ', 'EXECUTED', oldest.rows[0]!.message_id, 'no such text at all', '100%_']) {
+  const messageId = oldest.rows[0]!.message_id;
+  // 'zzz executed' matches nothing, and its tail ('executed') nearly every document: the whole text
+  // goes to the trigram index instead.
+  for (const text of ['Supplier 97 ', 'EXECUTED', messageId, 'no such text at all', '100%_', 'zzz executed']) {
     const expected = await scanned(text);
     const seen: string[] = [];
     let cursor: unknown = null;
@@ -166,6 +174,15 @@ test('text search: frequent text (walk) and rare text (trigram index) give the s
     // An estimate from a sample: within a factor of two of the truth for frequent text.
     else
       assert.ok(count > expected.length / 2 && count < expected.length * 2, `${text}: ${count} vs ${expected.length}`);
+    if (text === messageId) {
+      // Rare text: the trigram index is given its tail only (the head's trigrams are in every id).
+      const tail = searchTail(text)!.toLowerCase();
+      assert.ok(tail.length < text.length, tail);
+      assert.deepEqual(trigramConditions, [`(search_text ~~ '%${tail}%'::text)`], text);
+    }
+    // A common tail: its candidates pass TAIL_CANDIDATES, and the whole text is given to the index.
+    if (text === 'zzz executed')
+      assert.ok(trigramConditions.includes(`(search_text ~~ '%${text}%'::text)`), JSON.stringify(trigramConditions));
   }
 });
 

@@ -34,6 +34,8 @@ type PlanNode = {
   'Actual Loops'?: number;
   'Rows Removed by Filter'?: number;
   'Rows Removed by Index Recheck'?: number;
+  'Index Name'?: string;
+  'Index Cond'?: string;
   Plans?: PlanNode[];
 };
 
@@ -61,6 +63,13 @@ export async function explain(client: pg.ClientBase, statement: Statement): Prom
   } finally {
     await client.query('RESET enable_seqscan');
   }
+}
+
+/** The conditions the statement gave `index` in the scans of it that ran (not in a skipped branch). */
+export function indexConditions(nodes: PlanNode[], index: string): string[] {
+  return nodes
+    .filter((n) => n['Index Name'] === index && (n['Actual Loops'] ?? 0) > 0 && n['Index Cond'] !== undefined)
+    .map((n) => n['Index Cond']!);
 }
 
 /** Rows a scan node read: those it gave plus those its filter or recheck dropped, over its loops. */

@@ -96,7 +96,29 @@ function expiredByTime(row: ApprovalRow, now: Date): boolean {
   return row.status === 'pending' && row.expiresAt !== null && row.expiresAt.getTime() <= now.getTime();
 }
 
-export async function approve(ctx: AppContext, principal: Principal, id: string, input: { code?: string | undefined }) {
+type Checker = { userId: string; userName: string; roles: ReturnType<typeof rolesIn> };
+type LockedDecision = {
+  tx: Executor;
+  doc: JournalDocumentRow;
+  row: ApprovalRow;
+  state: ReturnType<typeof stateOf>;
+  checker: Checker;
+  scope: Decided['scope'];
+  now: Date;
+};
+
+/**
+ * The part approve and reject share: the checker's scope, then, in one transaction, the document and
+ * approval locked, an approval past its expiry refused as expired, and the decision's own refusal rule
+ * applied before `decide` writes what the decision causes. Answers the approval as it now reads.
+ */
+async function decideLocked(
+  ctx: AppContext,
+  principal: Principal,
+  id: string,
+  refusalOf: (state: LockedDecision['state'], checker: Checker) => DecisionRefusal | undefined,
+  decide: (locked: LockedDecision) => Promise<void>,
+) {
   const d = await decisionScope(ctx, principal, id);
   const { session, scope } = d;
   const checker = { userId: session.user.id, userName: session.user.name, roles: rolesIn(session, scope.companyId) };
@@ -105,8 +127,15 @@ export async function approve(ctx: AppContext, principal: Principal, id: string,
     const { doc, row } = await lockPair(tx, d, id);
     if (expiredByTime(row, now)) throw refused('approval_not_pending', { ...row, status: 'expired' });
     const state = stateOf(row);
-    const refusal = approveRefusal(state, checker);
+    const refusal = refusalOf(state, checker);
     if (refusal) throw refused(refusal, row);
+    await decide({ tx, doc, row, state, checker, scope, now });
+  });
+  return readApproval(ctx, principal, id);
+}
+
+export async function approve(ctx: AppContext, principal: Principal, id: string, input: { code?: string | undefined }) {
+  return decideLocked(ctx, principal, id, approveRefusal, async ({ tx, doc, row, state, checker, scope, now }) => {
     // A code is checked when the policy needs one, and whenever one is sent: a wrong code is never
     // accepted silently, and a verified one is recorded with the decision.
     let twoFactor = false;
@@ -143,7 +172,6 @@ export async function approve(ctx: AppContext, principal: Principal, id: string,
     }
     await recordEvents(ctx, tx, events);
   });
-  return readApproval(ctx, principal, id);
 }
 
 export async function reject(ctx: AppContext, principal: Principal, id: string, input: { reason: string }) {
@@ -151,16 +179,7 @@ export async function reject(ctx: AppContext, principal: Principal, id: string, 
   if (reason.length === 0) throw badRequest('a rejection needs a reason', { field: 'reason' });
   if (reason.length > REASON_MAX)
     throw badRequest(`the reason is longer than ${REASON_MAX} characters`, { field: 'reason' });
-  const d = await decisionScope(ctx, principal, id);
-  const { session, scope } = d;
-  const checker = { userId: session.user.id, userName: session.user.name, roles: rolesIn(session, scope.companyId) };
-  await ctx.db.transaction(async (tx) => {
-    const now = ctx.clock.now();
-    const { doc, row } = await lockPair(tx, d, id);
-    if (expiredByTime(row, now)) throw refused('approval_not_pending', { ...row, status: 'expired' });
-    const state = stateOf(row);
-    const refusal = rejectRefusal(state, checker);
-    if (refusal) throw refused(refusal, row);
+  return decideLocked(ctx, principal, id, rejectRefusal, async ({ tx, doc, row, state, checker, scope, now }) => {
     const decision: ApprovalDecision = {
       userId: checker.userId,
       userName: checker.userName,
@@ -179,7 +198,6 @@ export async function reject(ctx: AppContext, principal: Principal, id: string, 
       cancelledAudit(doc, checker.userId, `rejected by an approver: ${reason}`),
     ]);
   });
-  return readApproval(ctx, principal, id);
 }
 
 /** Moves the approval out of pending as the state machine allows (conditional on pending). */

@@ -1,12 +1,17 @@
 import { transactionWithRetry } from '../../db/conflict-retry.ts';
-import type { CompanyScope } from '../../db/executor.ts';
-import { lockDemoBankFiles, markDemoBankFilesAnswered } from '../../db/repositories/demo-bank.ts';
-import { findDocument } from '../../db/repositories/journal-documents.ts';
+import type { CompanyScope, Tx } from '../../db/executor.ts';
+import {
+  type DemoBankDocument,
+  lockDemoBankFiles,
+  markDemoBankFilesAnswered,
+  readDemoBankDocuments,
+} from '../../db/repositories/demo-bank.ts';
 import { type DeliveredFile, deliveredFileOf, demoCamt053, demoPain002 } from '../../domain/demo-bank/index.ts';
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
+import { type PreparedHandle, prepareInWorker } from '../inbound/file-worker.ts';
 import type { JobPayload } from '../jobs.ts';
-import { ingestForCompany } from '../journal/ingest.ts';
+import { ingestPreparedForCompany } from '../journal/ingest.ts';
 
 export type DemoBankReplyJob = JobPayload<'demoBankReply'>;
 
@@ -42,21 +47,53 @@ type ReplyInput = {
  */
 export async function replyAsDemoBankBatch(ctx: AppContext, jobs: DemoBankReplyJob[]): Promise<boolean[]> {
   const done = jobs.map(() => true);
-  const replies: Reply[] = [];
-  for (const [index, job] of jobs.entries()) {
-    const reply = await prepare(ctx, job, index);
-    if (reply === 'later') {
-      // The bank answers a file only once the service has recorded its delivery: its evidence for a
-      // document not known to be delivered would be ignored (docs/adr/0012). Asked again shortly.
-      await ctx.jobs.send('demoBankReply', job, { startAfter: new Date(ctx.clock.now().getTime() + RECHECK_MS) });
-    } else if (reply) replies.push(reply);
+  const { replies, later } = await prepareAll(ctx, jobs);
+  if (later.length > 0) {
+    // The bank answers a file only once the service has recorded its delivery: its evidence for a
+    // document not known to be delivered would be ignored (docs/adr/0012). Asked again shortly.
+    await ctx.jobs.sendMany('demoBankReply', later, { startAfter: new Date(ctx.clock.now().getTime() + RECHECK_MS) });
   }
   if (replies.length === 0) return done;
   const byCompany = new Map<string, Reply[]>();
   for (const r of replies.sort((a, b) => order(a.job.documentId, b.job.documentId))) {
     byCompany.set(r.scope.companyId, [...(byCompany.get(r.scope.companyId) ?? []), r]);
   }
-  const answered = await transactionWithRetry(ctx.db, 'demo bank replies', async (tx) => {
+  // Every file of the batch is parsed and sealed in the file worker before the transaction opens:
+  // from its first report to its commit the transaction holds the company's inbound journal counter,
+  // and every other reply batch of the company (of this process or another) waits for it meanwhile.
+  const files = await prepareFiles(ctx, byCompany);
+  try {
+    // First without a savepoint per file (two round trips each); when a file fails, the batch is
+    // rolled back whole and answered again with each file in a savepoint of its own, so that only
+    // the failing file's job runs again.
+    let answered: Map<number, boolean>;
+    try {
+      answered = await answerBatch(ctx, byCompany, files, false);
+    } catch (err) {
+      if (!(err instanceof FileFailed)) throw err;
+      answered = await answerBatch(ctx, byCompany, files, true);
+    }
+    for (const [index, ok] of answered) done[index] = ok;
+    return done;
+  } finally {
+    for (const handle of files.all) handle.release();
+  }
+}
+
+/** A file of a batch answered without savepoints failed: the batch is answered again, isolated. */
+class FileFailed extends Error {}
+
+function answerBatch(
+  ctx: AppContext,
+  byCompany: Map<string, Reply[]>,
+  files: PreparedFiles,
+  isolated: boolean,
+): Promise<Map<number, boolean>> {
+  return transactionWithRetry(ctx.db, 'demo bank replies', async (tx) => {
+    const inStep = <T>(work: (q: Tx) => Promise<T>): Promise<T> => (isolated ? tx.transaction(work) : work(tx));
+    const failed = (err: unknown) => {
+      if (!isolated) throw new FileFailed('a demo bank reply failed', { cause: err });
+    };
     const audit: AuditEvent[] = [];
     const ok = new Map<number, boolean>();
     for (const companyId of [...byCompany.keys()].sort(order)) {
@@ -75,12 +112,16 @@ export async function replyAsDemoBankBatch(ctx: AppContext, jobs: DemoBankReplyJ
         }
         const events: AuditEvent[] = [];
         try {
-          await tx.transaction((savepoint) =>
-            ingestForCompany(ctx, scope, { ...reply.input, content: reply.pain002 }, { tx: savepoint, audit: events }),
+          await inStep((savepoint) =>
+            ingestPreparedForCompany(ctx, scope, reply.input, files.reports.get(reply.index)!, {
+              tx: savepoint,
+              audit: events,
+            }),
           );
           audit.push(...events);
           reported.push(reply);
         } catch (err) {
+          failed(err);
           ctx.logger.warn(
             { err, documentId: reply.job.documentId },
             'demo bank status report failed; it is tried again',
@@ -92,14 +133,11 @@ export async function replyAsDemoBankBatch(ctx: AppContext, jobs: DemoBankReplyJ
         const first = booked[0]!;
         const events: AuditEvent[] = [];
         try {
-          const sequence = Number(first.journalNo.replace(/\D/g, '')) || 1;
-          const content = demoCamt053(
-            booked.map((r) => r.file),
-            { messageId: `DEMO-STM-${first.job.documentId}`, statementId: `DEMO-${first.job.documentId}`, sequence },
-            first.job.replyAt,
-          );
-          await tx.transaction(async (savepoint) => {
-            await ingestForCompany(ctx, scope, { ...first.input, content }, { tx: savepoint, audit: events });
+          // Prepared beforehand for the statement as planned; made here when a file of it was
+          // answered already or its report failed (the statement books what was reported).
+          const handle = files.statements.get(statementKeyOf(booked)) ?? (await prepareStatement(ctx, booked, files));
+          await inStep(async (savepoint) => {
+            await ingestPreparedForCompany(ctx, scope, first.input, handle, { tx: savepoint, audit: events });
             await markDemoBankFilesAnswered(
               savepoint,
               scope,
@@ -110,6 +148,7 @@ export async function replyAsDemoBankBatch(ctx: AppContext, jobs: DemoBankReplyJ
           audit.push(...events);
           for (const r of booked) ok.set(r.index, true);
         } catch (err) {
+          failed(err);
           ctx.logger.warn({ err, documentId: first.job.documentId }, 'demo bank statement failed; it is tried again');
           for (const r of booked) ok.set(r.index, false);
         }
@@ -118,8 +157,66 @@ export async function replyAsDemoBankBatch(ctx: AppContext, jobs: DemoBankReplyJ
     await recordEvents(ctx, tx, audit);
     return ok;
   });
-  for (const [index, ok] of answered) done[index] = ok;
-  return done;
+}
+
+type PreparedFiles = {
+  /** Each reply's pain.002, by the reply's index. */
+  reports: Map<number, PreparedHandle>;
+  /** Each planned statement, by statementKeyOf its replies. */
+  statements: Map<string, PreparedHandle>;
+  /** Every handle, to release. */
+  all: PreparedHandle[];
+};
+
+const statementKeyOf = (booked: Reply[]) => booked.map((r) => r.index).join(',');
+
+/** The batch's pain.002 files and the statements it plans, parsed and sealed in the file worker. */
+async function prepareFiles(ctx: AppContext, byCompany: Map<string, Reply[]>): Promise<PreparedFiles> {
+  const files: PreparedFiles = { reports: new Map(), statements: new Map(), all: [] };
+  const key = ctx.encryptor.sealingKey;
+  const pending: Promise<void>[] = [];
+  for (const group of byCompany.values()) {
+    for (const reply of group) {
+      pending.push(
+        prepareInWorker(reply.pain002, key).then((handle) => {
+          files.all.push(handle);
+          files.reports.set(reply.index, handle);
+        }),
+      );
+    }
+    for (const booked of statementsOf(group)) {
+      pending.push(
+        prepareInWorker(statementOf(booked), key).then((handle) => {
+          files.all.push(handle);
+          files.statements.set(statementKeyOf(booked), handle);
+        }),
+      );
+    }
+  }
+  const results = await Promise.allSettled(pending);
+  const failed = results.find((r) => r.status === 'rejected');
+  if (failed) {
+    for (const handle of files.all) handle.release();
+    throw failed.reason;
+  }
+  return files;
+}
+
+async function prepareStatement(ctx: AppContext, booked: Reply[], files: PreparedFiles): Promise<PreparedHandle> {
+  const handle = await prepareInWorker(statementOf(booked), ctx.encryptor.sealingKey);
+  files.all.push(handle);
+  return handle;
+}
+
+/** The demo bank's camt.053 booking every accepted transaction of these files. */
+function statementOf(booked: Reply[]): string {
+  const first = booked[0]!;
+  const sequence = Number(first.journalNo.replace(/\D/g, '')) || 1;
+  return demoCamt053(
+    booked.map((r) => r.file),
+    { messageId: `DEMO-STM-${first.job.documentId}`, statementId: `DEMO-${first.job.documentId}`, sequence },
+    first.job.replyAt,
+  );
 }
 
 function order(a: string, b: string): number {
@@ -147,27 +244,50 @@ export async function replyAsDemoBank(ctx: AppContext, job: DemoBankReplyJob): P
 const RECHECK_MS = 1000;
 
 /**
- * The reply's files, written outside the transaction; none for a document that is gone or
- * cancelled; `later` while its delivery is not recorded (the upload and its record are two steps).
+ * The replies' files, written outside the transaction from one read of the batch's documents per
+ * company: none for a document that is gone or cancelled; `later` while its delivery is not
+ * recorded (the upload and its record are two steps).
  */
-async function prepare(ctx: AppContext, job: DemoBankReplyJob, index: number): Promise<Reply | 'later' | undefined> {
-  const scope: CompanyScope = { platformId: job.platformId, companyId: job.companyId };
-  const doc = await findDocument(ctx.db, scope, job.documentId);
-  if (!doc?.payloadSealed || doc.status === 'cancelled') return undefined;
-  if (doc.deliveryStatus === 'in-progress' || doc.deliveryStatus === 'retrying') return 'later';
-  const file = deliveredFileOf(JSON.parse(ctx.encryptor.decrypt(doc.payloadSealed)), doc.sourceFormat);
-  return {
-    job,
-    index,
-    scope,
-    file,
-    pain002: demoPain002(file, `DEMO-STS-${doc.id}`, job.replyAt),
-    journalNo: doc.journalNo,
-    input: {
-      companyId: job.companyId,
-      bankKey: doc.bankKey ?? undefined,
-      environment: doc.environment === 'test' ? 'test' : 'production',
-      importSource: 'demo-bank',
-    },
-  };
+async function prepareAll(
+  ctx: AppContext,
+  jobs: DemoBankReplyJob[],
+): Promise<{ replies: Reply[]; later: DemoBankReplyJob[] }> {
+  const replies: Reply[] = [];
+  const later: DemoBankReplyJob[] = [];
+  const byCompany = new Map<string, { scope: CompanyScope; ids: string[] }>();
+  for (const job of jobs) {
+    const key = `${job.platformId}\u0000${job.companyId}`;
+    const group = byCompany.get(key) ?? { scope: { platformId: job.platformId, companyId: job.companyId }, ids: [] };
+    group.ids.push(job.documentId);
+    byCompany.set(key, group);
+  }
+  const docs = new Map<string, DemoBankDocument>();
+  for (const { scope, ids } of byCompany.values()) {
+    for (const [id, doc] of await readDemoBankDocuments(ctx.db, scope, ids))
+      docs.set(`${scope.companyId}\u0000${id}`, doc);
+  }
+  for (const [index, job] of jobs.entries()) {
+    const doc = docs.get(`${job.companyId}\u0000${job.documentId}`);
+    if (!doc?.payloadSealed || doc.status === 'cancelled') continue;
+    if (doc.deliveryStatus === 'in-progress' || doc.deliveryStatus === 'retrying') {
+      later.push(job);
+      continue;
+    }
+    const file = deliveredFileOf(JSON.parse(ctx.encryptor.decrypt(doc.payloadSealed)), doc.sourceFormat);
+    replies.push({
+      job,
+      index,
+      scope: { platformId: job.platformId, companyId: job.companyId },
+      file,
+      pain002: demoPain002(file, `DEMO-STS-${doc.id}`, job.replyAt),
+      journalNo: doc.journalNo,
+      input: {
+        companyId: job.companyId,
+        bankKey: doc.bankKey ?? undefined,
+        environment: doc.environment === 'test' ? 'test' : 'production',
+        importSource: 'demo-bank',
+      },
+    });
+  }
+  return { replies, later };
 }

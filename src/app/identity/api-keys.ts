@@ -80,7 +80,7 @@ export async function deleteApiKey(ctx: AppContext, principal: Principal, platfo
     return { id: keyId, revoked: true };
   });
   // This process stops taking the key from its recent keys at once; other processes find it revoked
-  // when they confirm it (see authenticateApiKey).
+  // when they confirm it, or look it up again after KEY_CONFIRMED_FOR_MS (see authenticateApiKey).
   forgetApiKey(ctx, keyId);
   return result;
 }

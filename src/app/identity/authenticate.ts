@@ -27,9 +27,17 @@ function touch(ctx: AppContext, keyId: string, platformId: string): void {
 }
 
 /**
+ * How long a key found active is taken as active without a lookup, on routes that do not confirm it
+ * themselves (docs/adr/0049): a key revoked in this process stops at once (forgetApiKey), one revoked
+ * in another process within this time. The lookup was a third of a journal page's statements.
+ */
+export const KEY_CONFIRMED_FOR_MS = 2_000;
+
+/**
  * The raw key is looked up by its SHA-256 digest: the database compares digests, never the secret,
- * so the comparison's timing tells an attacker nothing about a valid key. `recent: true` may answer
- * from the keys this process found active before, without a lookup: the principal then says so
+ * so the comparison's timing tells an attacker nothing about a valid key. A key this process found
+ * active less than KEY_CONFIRMED_FOR_MS ago is answered from memory. `recent: true` may answer from
+ * the keys this process found active before, however long ago: the principal then says so
  * (`recent`), and the caller must confirm the key before anything it answers is released (the
  * submit statement checks it; confirmApiKey otherwise).
  */
@@ -41,17 +49,23 @@ export async function authenticateApiKey(
   if (!API_KEY_FORMAT.test(raw)) return null;
   const digest = sha256Hex(raw);
   const cache = recentKeysOf(ctx.db);
-  const seen = options.recent ? cache.get(digest) : undefined;
-  if (seen) {
+  const seen = cache.get(digest);
+  const now = ctx.clock.now().getTime();
+  if (seen && options.recent) {
     touch(ctx, seen.id, seen.platformId);
     return { kind: 'key', platformId: seen.platformId, keyId: seen.id, recent: true };
+  }
+  // The digest's own entry: a key revoked here is forgotten (forgetApiKey), so it is never found.
+  if (seen && now >= seen.checkedAt && now - seen.checkedAt < KEY_CONFIRMED_FOR_MS) {
+    touch(ctx, seen.id, seen.platformId);
+    return { kind: 'key', platformId: seen.platformId, keyId: seen.id };
   }
   const key = await findActiveApiKeyByDigest(ctx.db, digest);
   if (!key) {
     cache.delete(digest);
     return null;
   }
-  cache.set(digest, key);
+  cache.set(digest, { ...key, checkedAt: now });
   touch(ctx, key.id, key.platformId);
   return { kind: 'key', platformId: key.platformId, keyId: key.id };
 }
@@ -68,8 +82,8 @@ export function forgetApiKey(ctx: AppContext, keyId: string): void {
   recentKeysOf(ctx.db).deleteWhere((key) => key.id === keyId);
 }
 
-/** Keys found active recently, by digest, per database pool. */
-const recentKeysOf = recentCachePer<{ id: string; platformId: string }>(10_000);
+/** Keys found active recently, by digest, per database pool, with when (clock ms) they were looked up. */
+const recentKeysOf = recentCachePer<{ id: string; platformId: string; checkedAt: number }>(10_000);
 
 /** lastSeenAt for GET /me/sessions moves at most once a minute per session, off the request's path. */
 function touchSession(ctx: AppContext, sessionId: string, platformId: string, lastSeenAt: Date | null): void {

@@ -2,15 +2,19 @@
  * The ingest's file worker thread (file-worker.ts starts it): parses and seals bank files, and keeps
  * each statement's booked entries until the ingest asks for its matches and then releases the file.
  */
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { matchStatement } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
 import { statementLeftovers } from '../../domain/recon/unmatched-entries.ts';
-import { type KeptEntries, prepareFile, readIngestBody } from './prepare-file.ts';
+import { IngestBodyReader } from './ingest-body.ts';
+import { type KeptEntries, prepareFile, type ReceivedFile, receivedFileOf } from './prepare-file.ts';
 
 export type WorkerRequest =
   | { op: 'prepare'; seq: number; file: number; content?: string; key: Uint8Array }
-  | { op: 'chunk'; file: number; bytes: Uint8Array }
+  | { op: 'upload'; file: number; size: number | undefined }
+  | { op: 'chunk'; file: number; bytes: Uint8Array<ArrayBuffer> }
   | { op: 'read-json'; seq: number; file: number }
   | {
       op: 'match';
@@ -35,13 +39,38 @@ export type WorkerRequest =
 export type WorkerReply = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; message: string };
 
 const kept = new Map<number, KeptEntries>();
-/** Per file and block, the entries the last match left unmatched (with the ambiguity that stopped them). */
+/**
+ * Per file and block, the entries the last match left unmatched (with the ambiguity that stopped
+ * them): the last match is the one that counts (the named lines first, then every open line when an
+ * entry was left, reconcileStatement).
+ */
 const unmatchedOf = new Map<number, Map<number, Map<number, string | null>>>();
-/** Files read from a request body, waiting for `prepare` once the caller's access is checked. */
-const texts = new Map<number, string>();
-/** Request bodies arriving chunk by chunk (file-worker.ts, startUpload). */
-const uploads = new Map<number, Buffer[]>();
+/**
+ * Files read from a request body, waiting for `prepare` once the caller's access is checked, with
+ * their digest and compressed copy when those were made from the body's bytes.
+ */
+const texts = new Map<number, { text: string; received: ReceivedFile | undefined }>();
+/** Request bodies arriving chunk by chunk (file-worker.ts, startUpload), read as they come. */
+const uploads = new Map<number, IngestBodyReader>();
 const port = parentPort;
+
+/** Files larger than this are collected right after they are prepared (below). */
+const COLLECT_AFTER = 8 * 1024 * 1024;
+/**
+ * A full collection of this thread's heap. Once a large file is prepared its text (tens of megabytes)
+ * is garbage, but this thread then idles while the ingest writes the rows, and an idle heap is not
+ * collected: the process would carry the text through its busiest moment. `--expose-gc` only makes
+ * new contexts get a `gc` function; nothing else of the process changes.
+ */
+const collect: () => void = (() => {
+  try {
+    setFlagsFromString('--expose-gc');
+    const gc: unknown = runInNewContext('gc');
+    return typeof gc === 'function' ? (gc as () => void) : () => {};
+  } catch {
+    return () => {};
+  }
+})();
 
 port?.on('message', async (request: WorkerRequest) => {
   if (request.op === 'release') {
@@ -51,29 +80,42 @@ port?.on('message', async (request: WorkerRequest) => {
     uploads.delete(request.file);
     return;
   }
+  if (request.op === 'upload') {
+    uploads.set(request.file, new IngestBodyReader(request.size));
+    return;
+  }
   if (request.op === 'chunk') {
-    const chunks = uploads.get(request.file) ?? [];
-    chunks.push(Buffer.from(request.bytes.buffer, request.bytes.byteOffset, request.bytes.byteLength));
-    uploads.set(request.file, chunks);
+    uploads.get(request.file)?.push(request.bytes);
+    // The chunk was transferred here and is read: free it now, not at the next collection (a 50 MB
+    // body is 800 of them, and this idle thread would otherwise hold them all until then).
+    request.bytes.buffer.transfer(0);
     return;
   }
   let reply: WorkerReply;
+  let large = false;
   try {
     if (request.op === 'read-json') {
-      const chunks = uploads.get(request.file) ?? [];
+      const reader = uploads.get(request.file) ?? new IngestBodyReader();
       uploads.delete(request.file);
-      const read = readIngestBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-      chunks.length = 0;
-      if (read.ok) texts.set(request.file, read.content);
+      const read = reader.end();
+      if (read.ok) {
+        const { text, bytes } = read.file;
+        texts.set(request.file, { text, received: bytes && receivedFileOf(bytes) });
+        read.file.release();
+      }
       reply = {
         seq: request.seq,
         ok: true,
-        value: read.ok ? { ok: true, fields: read.fields, empty: read.content.trim() === '' } : read,
+        value: read.ok ? { ok: true, fields: read.fields, empty: read.file.text.trim() === '' } : read,
       };
     } else if (request.op === 'prepare') {
-      const content = request.content ?? texts.get(request.file) ?? '';
+      const read = texts.get(request.file);
       texts.delete(request.file);
-      const prepared = prepareFile(content, Buffer.from(request.key));
+      // Held by `source` alone, so that prepareFile can drop it (and collect) once it is parsed.
+      const source = { text: request.content ?? read?.text ?? '' };
+      if (read) read.text = '';
+      large = source.text.length > COLLECT_AFTER;
+      const prepared = prepareFile(source, Buffer.from(request.key), read?.received, large ? collect : undefined);
       if (prepared.file.ok && prepared.file.kind === 'statement') kept.set(request.file, prepared.kept);
       reply = { seq: request.seq, ok: true, value: prepared.file };
     } else if (request.op === 'match') {
@@ -105,4 +147,6 @@ port?.on('message', async (request: WorkerRequest) => {
     reply = { seq: request.seq, ok: false, message: error instanceof Error ? error.message : String(error) };
   }
   port.postMessage(reply);
+  // Once this handler has returned: until then its own variables still hold the text.
+  if (large) setImmediate(collect);
 });

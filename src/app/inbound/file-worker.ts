@@ -5,7 +5,8 @@ import type { StatementLeftovers } from '../../domain/recon/unmatched-entries.ts
 import type { StatementEntries } from '../recon/reconcile-statement.ts';
 import type { LeftoverSource } from '../recon/record-unmatched.ts';
 import type { WorkerReply, WorkerRequest } from './file-worker-thread.ts';
-import type { IngestFields, PreparedFile } from './prepare-file.ts';
+import type { IngestFields } from './ingest-body.ts';
+import type { PreparedFile } from './prepare-file.ts';
 
 /**
  * Bank files are parsed off the event loop: one worker thread per process (started on first use,
@@ -26,6 +27,11 @@ export type PreparedHandle = {
 };
 
 const WORKER_HEAP_MB = 320;
+/**
+ * The worker's young generation: V8's default grew to 64 MB during a large file, all of it resident;
+ * what survives a parse is the matcher's entries, so a small one costs little (docs/adr/0029).
+ */
+const WORKER_YOUNG_MB = 8;
 
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
 
@@ -44,7 +50,7 @@ function theWorker(): Worker {
   // A small old generation makes the worker collect its garbage (a file's text, decoded and parsed,
   // is several copies of it for a moment) instead of growing the process; 64 MiB bodies fit.
   const started = new Worker(new URL('./file-worker-thread.ts', import.meta.url), {
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
   });
   started.unref();
   started.on('message', (reply: WorkerReply) => {
@@ -102,6 +108,7 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
       return {
         hasEntries: ok?.hasEntries ?? false,
         returned: ok?.returned ?? [],
+        named: ok?.named ?? null,
         match: (lines: ReconLine[], context: { source: string; documentId: string }) => {
           afterMatch = true;
           return call<StatementMatchOutcome>({ op: 'match', seq: ++seq, file, block, lines, context });
@@ -149,13 +156,19 @@ export function releaseFile(file: number): void {
   worker?.postMessage({ op: 'release', file } satisfies WorkerRequest);
 }
 
-export function startUpload(): Upload {
+export function startUpload(declaredSize?: number): Upload {
   const file = ++fileIds;
   const w = theWorker();
+  w.postMessage({ op: 'upload', file, size: declaredSize } satisfies WorkerRequest);
   return {
     file,
     push(chunk) {
-      w.postMessage({ op: 'chunk', file, bytes: chunk } satisfies WorkerRequest);
+      // Moved, not copied: a socket's chunk owns its memory, which then leaves this thread at once
+      // instead of waiting here for a collection (up to 64 MB of them did). Any other is copied.
+      const owned = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength;
+      const bytes =
+        owned && chunk.buffer instanceof ArrayBuffer ? (chunk as Uint8Array<ArrayBuffer>) : new Uint8Array(chunk);
+      w.postMessage({ op: 'chunk', file, bytes } satisfies WorkerRequest, [bytes.buffer]);
     },
     abort() {
       w.postMessage({ op: 'release', file } satisfies WorkerRequest);

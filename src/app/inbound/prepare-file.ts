@@ -10,7 +10,7 @@ import type {
   StatementTransaction,
 } from '../../domain/inbound/types.ts';
 import { type EvidenceSource, entryOf, evidenceSourceOf } from '../../domain/recon/statement-entries.ts';
-import { returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
+import { namedEndToEndIds, returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
 import type { ReconEntry } from '../../domain/recon/types.ts';
 import { type EntryDetails, entryDetailsOf } from '../../domain/recon/unmatched-entries.ts';
 import { sealCompressed } from '../../platform/encryption.ts';
@@ -35,6 +35,8 @@ export type PreparedBlock =
       payloadSealed: string;
       hasEntries: boolean;
       returned: string[];
+      /** The end-to-end ids the entries carry, looked up first (namedEndToEndIds); null: every open line. */
+      named: string[] | null;
     }
   | { index: number; ok: false; account: string | null; message: string };
 
@@ -86,6 +88,62 @@ class TransactionsJson {
   }
 }
 
+/**
+ * Keeps the matcher's entries as copies made in batches. The parser's strings are substrings of the
+ * file's text, which V8 keeps as views of the whole text: a few fields of each kept entry would
+ * hold tens of megabytes of text until the ingest ends. A structured clone's strings are new.
+ */
+class KeptCopies {
+  private block = -1;
+  private entries: ReconEntry[] = [];
+  private sources: EvidenceSource[] = [];
+  private details: (EntryDetails | null)[] = [];
+
+  private readonly kept: KeptEntries;
+
+  constructor(kept: KeptEntries) {
+    this.kept = kept;
+  }
+
+  add(block: number, entry: ReconEntry, source: EvidenceSource, details: EntryDetails | null): void {
+    if (block !== this.block) this.flush();
+    this.block = block;
+    this.entries.push(entry);
+    this.sources.push(source);
+    // Copied with the entry: the counterparty name and remittance are substrings of the text too.
+    this.details.push(details);
+    if (this.entries.length >= 1024) this.flush();
+  }
+
+  flush(): void {
+    if (this.entries.length === 0) return;
+    const copy = structuredClone({ entries: this.entries, sources: this.sources, details: this.details });
+    this.kept[this.block] ??= { entries: [], sources: [], details: [] };
+    const k = this.kept[this.block] as KeptEntries[number];
+    k.entries.push(...copy.entries);
+    k.sources.push(...copy.sources);
+    k.details.push(...copy.details);
+    this.entries = [];
+    this.sources = [];
+    this.details = [];
+  }
+}
+
+/**
+ * A received file's digest (SHA-256 of its UTF-8) and its gzipped copy, made before the parse when
+ * its bytes are at hand (a request body, ingest-body.ts) so that they need not be kept.
+ */
+export type ReceivedFile = { digest: string; gzipped: Buffer };
+
+/** Gzips bytes in 1 MB runs (one member each; they concatenate), as gzipInRuns does a text. */
+export function receivedFileOf(bytes: Uint8Array): ReceivedFile {
+  const members: Buffer[] = [];
+  for (let at = 0; at < bytes.length; at += 1 << 20) {
+    members.push(gzipSync(bytes.subarray(at, at + (1 << 20)), { level: 1 }));
+  }
+  return { digest: createHash('sha256').update(bytes).digest('hex'), gzipped: Buffer.concat(members) };
+}
+
 /** Gzips a text in 1 MB runs (one member each; they concatenate), never encoding it whole. */
 function gzipInRuns(text: string): Buffer {
   const members: Buffer[] = [];
@@ -106,28 +164,45 @@ function gzipInRuns(text: string): Buffer {
  * and the sealed payload, gzipped) and their matcher entries. CPU-bound, so it runs in the ingest's
  * file worker (file-worker.ts): a 50 MB statement never blocks the event loop.
  */
-export function prepareFile(content: string, sealingKey: Buffer): { file: PreparedFile; kept: KeptEntries } {
+export function prepareFile(
+  source: { text: string },
+  sealingKey: Buffer,
+  received?: ReceivedFile,
+  textDropped?: () => void,
+): { file: PreparedFile; kept: KeptEntries } {
   const bodies: TransactionsJson[] = [];
   const kept: KeptEntries = [];
-  const parsed = parseBankFile(content, {
+  const unkept = new KeptCopies(kept);
+  let parsed = parseBankFile(source.text, {
     onTransaction: (tx: StatementTransaction, block: number) => {
       bodies[block] ??= new TransactionsJson();
       bodies[block].add(tx);
       const entry = entryOf(tx);
       if (entry === undefined) return;
-      kept[block] ??= { entries: [], sources: [], details: [] };
-      const k = kept[block];
-      k.entries.push(entry);
-      k.sources.push(evidenceSourceOf(tx));
-      k.details.push(entryDetailsOf(tx, entry));
+      unkept.add(block, entry, evidenceSourceOf(tx), entryDetailsOf(tx, entry));
     },
   });
+  unkept.flush();
   if (!parsed.ok) return { file: { ok: false, error: parsed.error }, kept: [] };
   if (parsed.kind === 'status-report') {
     return {
-      file: { ok: true, kind: 'status-report', sourceFormat: parsed.sourceFormat, report: parsed.report, content },
+      file: {
+        ok: true,
+        kind: 'status-report',
+        sourceFormat: parsed.sourceFormat,
+        report: parsed.report,
+        content: source.text,
+      },
       kept: [],
     };
+  }
+  if (received) {
+    // The text is not needed any more (its digest and copy came from its bytes): it is dropped before
+    // the sealing, where the worker would hold the most, with what the parse made of it (its strings
+    // are views of the text; the clone's are not).
+    parsed = structuredClone(parsed);
+    source.text = '';
+    textDropped?.();
   }
   const blocks: PreparedBlock[] = [];
   for (const b of parsed.blocks) {
@@ -164,14 +239,15 @@ export function prepareFile(content: string, sealingKey: Buffer): { file: Prepar
       payloadSealed,
       hasEntries: entries.length > 0,
       returned: returnedEndToEndIds(entries),
+      named: namedEndToEndIds(entries),
     });
   }
   return {
     file: {
       ok: true,
       kind: 'statement',
-      digest: createHash('sha256').update(content, 'utf8').digest('hex'),
-      fileSealed: sealCompressed(sealingKey, gzipInRuns(content)),
+      digest: received?.digest ?? createHash('sha256').update(source.text, 'utf8').digest('hex'),
+      fileSealed: sealCompressed(sealingKey, received?.gzipped ?? gzipInRuns(source.text)),
       format: parsed.format,
       sourceFormat: parsed.sourceFormat,
       blocks,
@@ -179,73 +255,4 @@ export function prepareFile(content: string, sealingKey: Buffer): { file: Prepar
     },
     kept,
   };
-}
-
-/** The fields of a POST /journal/ingest body besides the file; checked as the route's schema would. */
-export type IngestFields = {
-  companyId: string;
-  platformId?: string;
-  bankKey?: string;
-  environment?: 'test' | 'production';
-};
-
-type Issue = { path: string; message: string };
-
-/**
- * Reads a POST /journal/ingest JSON body (in the file worker: a 50 MB body is never parsed on the
- * event loop). Answers the fields and the file, or the error the route answers.
- */
-export function readIngestBody(
-  bytes: Uint8Array,
-):
-  | { ok: true; fields: IngestFields; content: string }
-  | { ok: false; status: number; code: string; message: string; details?: { issues: Issue[] } } {
-  let body: unknown;
-  try {
-    body = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8'));
-  } catch {
-    return { ok: false, status: 400, code: 'invalid_json', message: 'the body is not valid JSON' };
-  }
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) {
-    const issues = [{ path: 'body', message: 'must be object' }];
-    return {
-      ok: false,
-      status: 400,
-      code: 'validation_failed',
-      message: 'the request does not match the schema',
-      details: { issues },
-    };
-  }
-  const b = body as Record<string, unknown>;
-  const issues: Issue[] = [];
-  const text = (name: string, required: boolean, max?: number) => {
-    const v = b[name];
-    if (v === undefined) {
-      if (required) issues.push({ path: 'body', message: `must have required property '${name}'` });
-    } else if (typeof v !== 'string') issues.push({ path: `body.${name}`, message: 'must be string' });
-    else if (max !== undefined && v.length > max) {
-      issues.push({ path: `body.${name}`, message: `must NOT have more than ${max} characters` });
-    }
-  };
-  text('companyId', true, 64);
-  text('content', true);
-  text('platformId', false, 64);
-  text('bankKey', false, 64);
-  if (b.environment !== undefined && b.environment !== 'test' && b.environment !== 'production') {
-    issues.push({ path: 'body.environment', message: 'must be test or production' });
-  }
-  if (issues.length > 0) {
-    return {
-      ok: false,
-      status: 400,
-      code: 'validation_failed',
-      message: 'the request does not match the schema',
-      details: { issues },
-    };
-  }
-  const fields: IngestFields = { companyId: b.companyId as string };
-  if (typeof b.platformId === 'string') fields.platformId = b.platformId;
-  if (typeof b.bankKey === 'string') fields.bankKey = b.bankKey;
-  if (b.environment === 'test' || b.environment === 'production') fields.environment = b.environment;
-  return { ok: true, fields, content: b.content as string };
 }

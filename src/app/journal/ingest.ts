@@ -156,6 +156,24 @@ export function ingestForCompany(
   return inSpan('journal.ingest', async () => countIngest(ctx, await ingestParsed(ctx, scope, input, within)));
 }
 
+/**
+ * The same for a file already parsed and sealed in the file worker (prepareInWorker): the demo bank
+ * prepares a batch's files before its transaction opens, so the transaction does only database work.
+ * The caller releases the handle; it may be used again when the transaction runs again.
+ */
+export function ingestPreparedForCompany(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: Omit<IngestInput, 'content'>,
+  handle: PreparedHandle,
+  within?: IngestWithin,
+): Promise<IngestResult> {
+  if (input.bankKey !== undefined && !getProfile(input.bankKey)) throw notFound('bank');
+  return inSpan('journal.ingest', async () =>
+    countIngest(ctx, await ingestPrepared(ctx, scope, { ...input, content: '' }, handle, within)),
+  );
+}
+
 /** Ingest files by kind and their statement blocks by outcome, for GET /metrics. */
 function countIngest(ctx: AppContext, result: IngestResult): IngestResult {
   const { type, ingest } = result.body;

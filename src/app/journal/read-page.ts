@@ -106,14 +106,17 @@ async function searchPage(
   key: PageKey | undefined,
   limit: number,
 ): Promise<DocumentsPage> {
-  const [found, keys] = await Promise.all([
+  // The entries left to walk are counted alongside (an index-only count of at most SEARCH_WALK): a
+  // round trip less for rare text, whose request is the walk, this count and the trigram index.
+  const [found, keys, entries] = await Promise.all([
     searchWalk(ctx.db, scope, filter, text, key, limit + 1),
     companyCounts(ctx, scope),
+    entriesAfter(ctx.db, scope, filter, key, SEARCH_WALK),
   ]);
   const full = found.length > limit;
   // Fewer matches than asked for: the walk either reached the company's end (it saw every match
   // after the cursor) or its budget (rarer text: the trigram index finds the matches instead).
-  if (!full && (await entriesAfter(ctx.db, scope, filter, key, SEARCH_WALK)) >= SEARCH_WALK) {
+  if (!full && entries >= SEARCH_WALK) {
     const indexed = await searchIndexed(ctx.db, scope, filter, text, key, limit + 1);
     return { ...cut(indexed.rows, limit), total: { count: indexed.total, exact: true } };
   }

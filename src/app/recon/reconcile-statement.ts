@@ -61,6 +61,11 @@ export type StatementEntries = {
   hasEntries: boolean;
   /** End-to-end ids of returns and reversals: lines a booking already cleared may be named by them. */
   returned: string[];
+  /**
+   * The end-to-end ids the entries carry (namedEndToEndIds): the open lines they name are the first
+   * candidates; null when there are none or too many to look up one by one.
+   */
+  named: string[] | null;
   match(lines: ReconLine[], context: { source: string; documentId: string }): Promise<StatementMatchOutcome>;
 };
 
@@ -84,12 +89,28 @@ export async function reconcileStatement(
 ): Promise<StatementRecon> {
   const none = { cleared: 0, reversed: 0, ambiguous: 0 };
   if (!input.entries.hasEntries) return none;
-  // Every open line of the answer window (an index, docs/adr/0012); the entries stay in the file
-  // worker and only the lines go there (docs/adr/0029), so the end-to-end-id-first lookup of
-  // docs/adr/0013 is not taken here.
-  const candidates = await listReconCandidates(tx, scope, input.environment, ctx.clock.now(), input.entries.returned);
+  // First the open lines the entries name by end-to-end id (payment_lines_e2e_idx); every open line
+  // of the answer window (payment_lines_open_idx) only when an entry is left that a later rule
+  // (instruction id, reference and amount, batch total) may match. The end-to-end rule sees the same
+  // lines either way, so the outcome is the same; the cost follows the statement's entries, not the
+  // payments in flight (docs/adr/0013). The entries stay in the file worker; only lines go there.
+  const now = ctx.clock.now();
+  const { entries } = input;
+  const context = { source: input.source, documentId: input.documentId };
+  let candidates: ReconCandidate[] = [];
+  let result: StatementMatchOutcome | undefined;
+  if (entries.named !== null) {
+    candidates = await listReconCandidates(tx, scope, input.environment, now, entries.returned, {
+      openNamed: entries.named,
+    });
+    result = await entries.match(linesOf(candidates), context);
+  }
+  if (result === undefined || result.left) {
+    candidates = await listReconCandidates(tx, scope, input.environment, now, entries.returned);
+    if (candidates.length === 0) return none;
+    result = await entries.match(linesOf(candidates), context);
+  }
   if (candidates.length === 0) return none;
-  const result = await input.entries.match(linesOf(candidates), { source: input.source, documentId: input.documentId });
 
   const news = new Map<string, LineNews[]>();
   const add = (c: ReconCandidate, item: Omit<LineNews, 'index' | 'endToEndId'>) => {

@@ -1,6 +1,6 @@
 import { and, inArray, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { demoBankFiles } from '../schema/index.ts';
+import { demoBankFiles, journalDocuments } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
 /**
@@ -53,4 +53,33 @@ export async function markDemoBankFilesAnswered(
     .update(demoBankFiles)
     .set({ answeredAt: at })
     .where(and(inCompany(demoBankFiles, scope), inArray(demoBankFiles.documentId, documentIds)));
+}
+
+/** What the demo bank reads of a document it answers: its sealed payload and where it stands. */
+export type DemoBankDocument = Pick<
+  typeof journalDocuments.$inferSelect,
+  'id' | 'journalNo' | 'status' | 'deliveryStatus' | 'payloadSealed' | 'sourceFormat' | 'bankKey' | 'environment'
+>;
+
+/** The documents a batch of replies answers, in one read (no lock: the reply transaction locks). */
+export async function readDemoBankDocuments(
+  q: Executor,
+  scope: CompanyScope,
+  documentIds: string[],
+): Promise<Map<string, DemoBankDocument>> {
+  if (documentIds.length === 0) return new Map();
+  const rows = await q
+    .select({
+      id: journalDocuments.id,
+      journalNo: journalDocuments.journalNo,
+      status: journalDocuments.status,
+      deliveryStatus: journalDocuments.deliveryStatus,
+      payloadSealed: journalDocuments.payloadSealed,
+      sourceFormat: journalDocuments.sourceFormat,
+      bankKey: journalDocuments.bankKey,
+      environment: journalDocuments.environment,
+    })
+    .from(journalDocuments)
+    .where(and(inCompany(journalDocuments, scope), inArray(journalDocuments.id, documentIds)));
+  return new Map(rows.map((r) => [r.id, r]));
 }

@@ -336,8 +336,31 @@ export async function sampleShare(
 }
 
 /**
+ * How much of rare text the trigram index is given: its tail, from its TAIL_CHARACTERS-th letter or
+ * digit from the end on. The index reads the whole posting list of every trigram it is given, and an
+ * identifier's head is made of trigrams nearly every document has (`msg`, `202`, `025`… of
+ * `MSG-20251127-400000`: about 3,000 index pages at a million documents), while its tail (`-400000`)
+ * already narrows it to a few hundred candidates (about 700 pages). docs/adr/0050.
+ */
+const TAIL_CHARACTERS = 8;
+/** Candidates of the tail beyond which the whole text is given to the index instead. */
+export const TAIL_CANDIDATES = 1000;
+
+/** The tail of `text` the index is given, or undefined when that is the whole text. */
+export function searchTail(text: string): string | undefined {
+  const chars = Array.from(text);
+  let seen = 0;
+  for (let i = chars.length - 1; i > 0; i--) {
+    if (/[\p{L}\p{N}]/u.test(chars[i]!) && ++seen === TAIL_CHARACTERS) return chars.slice(i).join('');
+  }
+  return undefined;
+}
+
+/**
  * Text search for rarer text: every match of the company through the trigram index (an exact
- * count), and the page after the cursor among them.
+ * count), and the page after the cursor among them. Longer text gives the index its tail only and
+ * tests the whole text on the candidates; when the tail has more than TAIL_CANDIDATES of them, the
+ * statement's other branch gives the index the whole text (a one-time filter: one of the two runs).
  */
 export async function searchIndexed(
   q: Executor,
@@ -347,16 +370,28 @@ export async function searchIndexed(
   key: PageKey | undefined,
   limit: number,
 ): Promise<{ rows: PageRow[]; total: number }> {
-  const match = all([
-    sql`company_id = ${scope.companyId}`,
-    sql`platform_id = ${scope.platformId}`,
-    sql`search_text LIKE lower(${likePattern(text)}) ESCAPE '\\'`,
-    ...keyConditions(filter),
-    ...rangeConditions(filter, undefined),
-  ]);
+  const whole = sql`search_text LIKE lower(${likePattern(text)}) ESCAPE '\\'`;
+  const tenant = [sql`company_id = ${scope.companyId}`, sql`platform_id = ${scope.platformId}`];
+  const dates = rangeConditions(filter, undefined);
+  const match = all([...tenant, whole, ...keyConditions(filter), ...dates]);
+  const tail = searchTail(text);
+  // The candidates are materialised first, so the whole text is tested on them, not given to the index.
+  const matches =
+    tail === undefined
+      ? sql`m AS MATERIALIZED (SELECT id, created_at FROM journal_documents WHERE ${match})`
+      : sql`c AS MATERIALIZED (
+          SELECT id, created_at, direction, type, status, collected, search_text FROM journal_documents
+           WHERE ${all([...tenant, sql`search_text LIKE lower(${likePattern(tail)}) ESCAPE '\\'`, ...dates])}
+           LIMIT ${TAIL_CANDIDATES + 1}),
+         m AS MATERIALIZED (
+          SELECT id, created_at FROM c
+           WHERE ${all([whole, ...keyConditions(filter)])} AND (SELECT count(*) FROM c) <= ${TAIL_CANDIDATES}
+          UNION ALL
+          SELECT id, created_at FROM journal_documents
+           WHERE ${match} AND (SELECT count(*) FROM c) > ${TAIL_CANDIDATES})`;
   const after = all(rangeConditions({}, key));
   const result = await q.execute<PageRow & { total: string }>(sql`
-    WITH m AS MATERIALIZED (SELECT id, created_at FROM journal_documents WHERE ${match}),
+    WITH ${matches},
          page AS (SELECT id FROM m WHERE ${after} ORDER BY ${ORDER} LIMIT ${limit})
     SELECT ${columns}, t.n::text AS total
       FROM (SELECT count(*) AS n FROM m) AS t

@@ -6,6 +6,12 @@ import type { MatchRule, ReconEntry, ReconLine } from './types.ts';
 export type StatementMatchOutcome = {
   matches: { line: number; rule: MatchRule; evidence: BookingEvidence }[];
   ambiguous: { line: number; reason: string }[];
+  /**
+   * An entry is left, neither matched nor ambiguous, that a rule after the end-to-end id may still
+   * match (every such rule takes debits or reversals): matched against the lines the entries name,
+   * the statement then needs every open line (reconcileStatement, docs/adr/0013).
+   */
+  left: boolean;
 };
 
 /** The outcome, and the entries that matched no line with the ambiguity that stopped them, if any (kept where the entries are). */
@@ -25,6 +31,7 @@ export function matchStatement(
   const result = matchEntries(lines, entries);
   const unmatched = new Map<number, string | null>(result.unmatchedEntries.map((e) => [e, null]));
   for (const a of result.ambiguous) if (unmatched.get(a.entry) === null) unmatched.set(a.entry, a.reason);
+  const ambiguousEntries = new Set(result.ambiguous.map((a) => a.entry));
   return {
     unmatched,
     matches: result.matches.map((m) => ({
@@ -33,7 +40,29 @@ export function matchStatement(
       evidence: bookingEvidence(sources[m.entry]!, entries[m.entry]!, { ...context, rule: m.rule }),
     })),
     ambiguous: result.ambiguous.map((a) => ({ line: a.line, reason: a.reason })),
+    left: result.unmatchedEntries.some((e) => {
+      const entry = entries[e]!;
+      return !ambiguousEntries.has(e) && (entry.direction === 'debit' || entry.reversal);
+    }),
   };
+}
+
+/** Beyond this many distinct end-to-end ids a statement reads every open line at once (no list to ship). */
+export const NAMED_LOOKUP_MAX = 5000;
+
+/**
+ * The distinct end-to-end ids a statement's entries carry, for the first candidate lookup (the open
+ * lines they name, through payment_lines_e2e_idx); null when there are none or more than
+ * NAMED_LOOKUP_MAX (a statement that large is matched against every open line anyway).
+ */
+export function namedEndToEndIds(entries: readonly ReconEntry[]): string[] | null {
+  const ids = new Set<string>();
+  for (const e of entries) {
+    if (e.endToEndId === null || e.endToEndId === '' || e.endToEndId === 'NOTPROVIDED') continue;
+    ids.add(e.endToEndId);
+    if (ids.size > NAMED_LOOKUP_MAX) return null;
+  }
+  return ids.size > 0 ? [...ids] : null;
 }
 
 /** The end-to-end ids the statement returns or reverses: lines already cleared may be named by them. */

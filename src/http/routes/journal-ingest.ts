@@ -23,12 +23,13 @@ export const journalIngestRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
   app.addContentTypeParser(JSON_TYPES, (request, payload, done) => {
     const tooLarge = () =>
       new AppError(413, 'payload_too_large', `the request body is larger than ${INGEST_BODY_LIMIT} bytes`);
-    if (Number(request.headers['content-length'] ?? 0) > INGEST_BODY_LIMIT) {
+    const declared = Number(request.headers['content-length'] ?? Number.NaN);
+    if (declared > INGEST_BODY_LIMIT) {
       payload.resume();
       done(tooLarge(), undefined);
       return;
     }
-    const upload = startUpload();
+    const upload = startUpload(Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined);
     let size = 0;
     let finished = false;
     const finish = (error: Error | null) => {
@@ -50,7 +51,7 @@ export const journalIngestRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
     '/journal/ingest',
     {
       bodyLimit: INGEST_BODY_LIMIT,
-      // The body is checked in the file worker (prepare-file.ts, readIngestBody), not here.
+      // The body is checked in the file worker (ingest-body.ts, IngestBodyReader), not here.
       validatorCompiler: () => () => true,
       // An upload a refused request never read is dropped from the worker with the response.
       onResponse: async (request) => {

@@ -319,6 +319,7 @@ function readParty(d: Details, raw: string): void {
   d.counterpartyName ??= nonEmpty(value);
 }
 
+/** Sets what the value of `key` gives; `value` is the one valueAt just returned (its first unit is valueFirst). */
 function assignSwiftTag(d: Details, key: number, value: string | null): void {
   if (value === null) return;
   switch (key) {
@@ -343,7 +344,11 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
     case USTD: {
       // ING writes the unstructured text after an empty subfield: "/REMI/USTD//text/" (USTD's value is
       // "/text"), "/REMI///text/" (REMI's is "//text"). A single leading "/" of REMI is text ("/INV/123").
-      const skip = key === USTD ? (value.charCodeAt(0) === 47 ? 1 : 0) : value.startsWith('//') ? 2 : 0;
+      // The first character comes from the field (valueAt left it in valueFirst): reading a value joined
+      // across a line break flattens it, a copy per wrapped remittance that made MT940 parsing slower.
+      // Only a value that opens with "/" is read itself, for its second character.
+      const slashFirst = valueFirst === 47;
+      const skip = !slashFirst ? 0 : key === USTD ? 1 : value.startsWith('//') ? 2 : 0;
       if (skip === value.length) break;
       const text = skip === 0 ? value : value.slice(skip);
       d.remittance = d.remittance === null ? text : `${d.remittance} ${text}`;
