@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { matchStatement } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
-import { statementLeftovers } from '../../domain/recon/unmatched-entries.ts';
+import { type StatementLeftovers, statementLeftovers } from '../../domain/recon/unmatched-entries.ts';
 import { IngestBodyReader } from './ingest-body.ts';
 import { type KeptEntries, prepareFile, type ReceivedFile, receivedFileOf } from './prepare-file.ts';
 
@@ -33,6 +33,9 @@ export type WorkerRequest =
       afterMatch: boolean;
       account: string;
       matchedKeys: boolean;
+      /** Where this page of the unmatched records starts (0: the first, with the matched keys). */
+      from: number;
+      limit: number;
     }
   | { op: 'release'; file: number };
 
@@ -45,6 +48,8 @@ const kept = new Map<number, KeptEntries>();
  * entry was left, reconcileStatement).
  */
 const unmatchedOf = new Map<number, Map<number, Map<number, string | null>>>();
+/** Per file and block, the records being handed out page by page (the ingest inserts each page). */
+const leftoverOf = new Map<number, Map<number, StatementLeftovers>>();
 /**
  * Files read from a request body, waiting for `prepare` once the caller's access is checked, with
  * their digest and compressed copy when those were made from the body's bytes.
@@ -76,6 +81,7 @@ port?.on('message', async (request: WorkerRequest) => {
   if (request.op === 'release') {
     kept.delete(request.file);
     unmatchedOf.delete(request.file);
+    leftoverOf.delete(request.file);
     texts.delete(request.file);
     uploads.delete(request.file);
     return;
@@ -131,16 +137,32 @@ port?.on('message', async (request: WorkerRequest) => {
       unmatchedOf.set(request.file, byBlock);
       reply = { seq: request.seq, ok: true, value: outcome };
     } else {
-      const entries = kept.get(request.file)?.[request.block];
-      const byBlock = unmatchedOf.get(request.file);
-      const unmatched = request.afterMatch ? (byBlock?.get(request.block) ?? new Map()) : null;
-      byBlock?.delete(request.block);
+      // Made once, on the first page; handed out in pages so that neither the ingest's thread nor its
+      // insert holds a whole statement's records at once (a 50 MB statement of unmatched debits).
+      const pages = leftoverOf.get(request.file) ?? new Map<number, StatementLeftovers>();
+      leftoverOf.set(request.file, pages);
+      let all = request.from === 0 ? undefined : pages.get(request.block);
+      if (all === undefined) {
+        const entries = kept.get(request.file)?.[request.block];
+        const byBlock = unmatchedOf.get(request.file);
+        const unmatched = request.afterMatch ? (byBlock?.get(request.block) ?? new Map()) : null;
+        byBlock?.delete(request.block);
+        all = entries
+          ? statementLeftovers(entries, unmatched, { account: request.account, matchedKeys: request.matchedKeys })
+          : { unmatched: [], matchedKeys: [] };
+        pages.set(request.block, all);
+      }
+      const end = request.from + request.limit;
+      const next = end < all.unmatched.length ? end : null;
+      if (next === null) pages.delete(request.block);
       reply = {
         seq: request.seq,
         ok: true,
-        value: entries
-          ? statementLeftovers(entries, unmatched, { account: request.account, matchedKeys: request.matchedKeys })
-          : { unmatched: [], matchedKeys: [] },
+        value: {
+          unmatched: all.unmatched.slice(request.from, end),
+          matchedKeys: request.from === 0 ? all.matchedKeys : [],
+          next,
+        },
       };
     }
   } catch (error) {

@@ -115,8 +115,15 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
         },
         leftovers: (request) =>
           ok?.hasEntries
-            ? call<StatementLeftovers>({ op: 'leftovers', seq: ++seq, file, block, afterMatch, ...request })
-            : Promise.resolve({ unmatched: [], matchedKeys: [] }),
+            ? call<StatementLeftovers & { next: number | null }>({
+                op: 'leftovers',
+                seq: ++seq,
+                file,
+                block,
+                afterMatch,
+                ...request,
+              })
+            : Promise.resolve({ unmatched: [], matchedKeys: [], next: null }),
       };
     },
     release() {

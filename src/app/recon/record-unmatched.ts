@@ -8,8 +8,17 @@ import type { AppContext } from '../context.ts';
  * the ingest's file worker: only the leftovers come back).
  */
 export type LeftoverSource = {
-  leftovers(request: { account: string; matchedKeys: boolean }): Promise<StatementLeftovers>;
+  /** One page of the records from `from` (the matched keys come with the first), and where the next starts. */
+  leftovers(request: {
+    account: string;
+    matchedKeys: boolean;
+    from: number;
+    limit: number;
+  }): Promise<StatementLeftovers & { next: number | null }>;
 };
+
+/** Records asked of the file worker at a time. */
+const LEFTOVER_PAGE = 2000;
 
 export type UnmatchedRecon = { unmatched: number; resolved: number };
 
@@ -28,19 +37,30 @@ export async function recordUnmatchedEntries(
 ): Promise<UnmatchedRecon> {
   if (input.accountKey === null) return { unmatched: 0, resolved: 0 };
   const openBefore = await hasOpenUnmatched(tx, scope, input.accountKey);
-  const left = await input.entries.leftovers({ account: input.accountKey, matchedKeys: openBefore });
   const now = ctx.clock.now();
-  const resolved =
-    left.matchedKeys.length > 0 ? await resolveUnmatched(tx, scope, left.matchedKeys, input.documentId, now) : 0;
-  const unmatched =
-    left.unmatched.length > 0
-      ? await insertUnmatchedEntries(
-          tx,
-          scope,
-          { documentId: input.documentId, accountKey: input.accountKey },
-          left.unmatched,
-          now,
-        )
-      : 0;
+  let resolved = 0;
+  let unmatched = 0;
+  // Page by page: a large statement's records are never all in this thread (file worker, leftovers).
+  for (let from: number | null = 0; from !== null; ) {
+    const left = await input.entries.leftovers({
+      account: input.accountKey,
+      matchedKeys: openBefore,
+      from,
+      limit: LEFTOVER_PAGE,
+    });
+    if (left.matchedKeys.length > 0) {
+      resolved += await resolveUnmatched(tx, scope, left.matchedKeys, input.documentId, now);
+    }
+    if (left.unmatched.length > 0) {
+      unmatched += await insertUnmatchedEntries(
+        tx,
+        scope,
+        { documentId: input.documentId, accountKey: input.accountKey },
+        left.unmatched,
+        now,
+      );
+    }
+    from = left.next;
+  }
   return { unmatched, resolved };
 }
