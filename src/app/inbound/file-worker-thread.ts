@@ -7,7 +7,7 @@ import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { matchStatement } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
-import { type StatementLeftovers, statementLeftovers } from '../../domain/recon/unmatched-entries.ts';
+import { type LeftoverIndex, leftoverIndex, leftoverRecord } from '../../domain/recon/unmatched-entries.ts';
 import { IngestBodyReader } from './ingest-body.ts';
 import { type KeptEntries, prepareFile, type ReceivedFile, receivedFileOf } from './prepare-file.ts';
 
@@ -49,7 +49,7 @@ const kept = new Map<number, KeptEntries>();
  */
 const unmatchedOf = new Map<number, Map<number, Map<number, string | null>>>();
 /** Per file and block, the records being handed out page by page (the ingest inserts each page). */
-const leftoverOf = new Map<number, Map<number, StatementLeftovers>>();
+const leftoverOf = new Map<number, Map<number, { index: LeftoverIndex; notes: Map<number, string | null> | null }>>();
 /**
  * Files read from a request body, waiting for `prepare` once the caller's access is checked, with
  * their digest and compressed copy when those were made from the body's bytes.
@@ -139,28 +139,35 @@ port?.on('message', async (request: WorkerRequest) => {
     } else {
       // Made once, on the first page; handed out in pages so that neither the ingest's thread nor its
       // insert holds a whole statement's records at once (a 50 MB statement of unmatched debits).
-      const pages = leftoverOf.get(request.file) ?? new Map<number, StatementLeftovers>();
+      const pages =
+        leftoverOf.get(request.file) ??
+        new Map<number, { index: LeftoverIndex; notes: Map<number, string | null> | null }>();
       leftoverOf.set(request.file, pages);
       let all = request.from === 0 ? undefined : pages.get(request.block);
       if (all === undefined) {
-        const entries = kept.get(request.file)?.[request.block];
         const byBlock = unmatchedOf.get(request.file);
-        const unmatched = request.afterMatch ? (byBlock?.get(request.block) ?? new Map()) : null;
+        const notes = request.afterMatch ? (byBlock?.get(request.block) ?? new Map<number, string | null>()) : null;
         byBlock?.delete(request.block);
-        all = entries
-          ? statementLeftovers(entries, unmatched, { account: request.account, matchedKeys: request.matchedKeys })
-          : { unmatched: [], matchedKeys: [] };
+        const entries = kept.get(request.file)?.[request.block];
+        all = {
+          index: entries
+            ? leftoverIndex(entries, notes, { account: request.account, matchedKeys: request.matchedKeys })
+            : { unmatched: [], matchedKeys: [] },
+          notes,
+        };
         pages.set(request.block, all);
       }
+      const entries = kept.get(request.file)?.[request.block];
       const end = request.from + request.limit;
-      const next = end < all.unmatched.length ? end : null;
+      const next = end < all.index.unmatched.length ? end : null;
       if (next === null) pages.delete(request.block);
+      const page = entries ? all.index.unmatched.slice(request.from, end) : [];
       reply = {
         seq: request.seq,
         ok: true,
         value: {
-          unmatched: all.unmatched.slice(request.from, end),
-          matchedKeys: request.from === 0 ? all.matchedKeys : [],
+          unmatched: page.map((at) => leftoverRecord(entries!, all.notes, at)),
+          matchedKeys: request.from === 0 ? all.index.matchedKeys : [],
           next,
         },
       };

@@ -90,48 +90,76 @@ export type StatementLeftovers = {
   matchedKeys: string[];
 };
 
+type Kept = {
+  entries: readonly ReconEntry[];
+  sources: readonly EvidenceSource[];
+  details: readonly (EntryDetails | null)[];
+};
+
+/** Which entries worth listing matched nothing (index and key), and the keys of those that matched. */
+export type LeftoverIndex = { unmatched: { index: number; key: string }[]; matchedKeys: string[] };
+
 /**
- * The records of a statement's entries worth listing that matched nothing, and the keys of those that
- * matched. `unmatched` maps entry index to its note; null when no matching ran (no candidate line
- * at all): then every entry is unmatched.
+ * The unmatched entries worth listing, without their records yet (made a page at a time by
+ * leftoverRecord, so a large statement's records are never all held). `unmatched` maps entry index to
+ * its note; null when no matching ran (no candidate line at all): then every entry is unmatched.
  */
-export function statementLeftovers(
-  kept: {
-    entries: readonly ReconEntry[];
-    sources: readonly EvidenceSource[];
-    details: readonly (EntryDetails | null)[];
-  },
+export function leftoverIndex(
+  kept: Kept,
   unmatched: ReadonlyMap<number, string | null> | null,
   options: { account: string; matchedKeys: boolean },
-): StatementLeftovers {
+): LeftoverIndex {
   const keys = entryKeys(options.account, kept.entries, kept.sources);
-  const out: StatementLeftovers = { unmatched: [], matchedKeys: [] };
+  const out: LeftoverIndex = { unmatched: [], matchedKeys: [] };
   for (const [i, key] of keys) {
     if (unmatched !== null && !unmatched.has(i)) {
       if (options.matchedKeys) out.matchedKeys.push(key);
       continue;
     }
-    const e = kept.entries[i]!;
-    const s = kept.sources[i]!;
-    const d = kept.details[i] ?? null;
-    const amount = s.amount ?? s.entryAmount;
-    out.unmatched.push({
-      entryKey: key,
-      direction: e.direction,
-      reversal: e.reversal,
-      amount: amount.startsWith('-') ? amount.slice(1) : amount,
-      amountMinor: e.amountMinor,
-      currency: e.currency,
-      bookingDate: e.bookingDate,
-      bankRef: s.acctSvcrRef ?? s.bankRef,
-      endToEndId: e.endToEndId,
-      instructionId: e.instructionId,
-      reference: e.paymentInfoId ?? e.messageId,
-      counterpartyName: d?.counterpartyName ?? null,
-      counterpartyIban: e.counterpartyIban,
-      remittance: d?.remittance ?? null,
-      note: unmatched?.get(i) ?? null,
-    });
+    out.unmatched.push({ index: i, key });
   }
   return out;
+}
+
+/** The record of one unmatched entry (leftoverIndex). */
+export function leftoverRecord(
+  kept: Kept,
+  unmatched: ReadonlyMap<number, string | null> | null,
+  at: { index: number; key: string },
+): UnmatchedEntryRecord {
+  const i = at.index;
+  const e = kept.entries[i]!;
+  const s = kept.sources[i]!;
+  const d = kept.details[i] ?? null;
+  const amount = s.amount ?? s.entryAmount;
+  return {
+    entryKey: at.key,
+    direction: e.direction,
+    reversal: e.reversal,
+    amount: amount.startsWith('-') ? amount.slice(1) : amount,
+    amountMinor: e.amountMinor,
+    currency: e.currency,
+    bookingDate: e.bookingDate,
+    bankRef: s.acctSvcrRef ?? s.bankRef,
+    endToEndId: e.endToEndId,
+    instructionId: e.instructionId,
+    reference: e.paymentInfoId ?? e.messageId,
+    counterpartyName: d?.counterpartyName ?? null,
+    counterpartyIban: e.counterpartyIban,
+    remittance: d?.remittance ?? null,
+    note: unmatched?.get(i) ?? null,
+  };
+}
+
+/** The records of a statement's entries worth listing that matched nothing, and the keys of those that matched. */
+export function statementLeftovers(
+  kept: Kept,
+  unmatched: ReadonlyMap<number, string | null> | null,
+  options: { account: string; matchedKeys: boolean },
+): StatementLeftovers {
+  const index = leftoverIndex(kept, unmatched, options);
+  return {
+    unmatched: index.unmatched.map((at) => leftoverRecord(kept, unmatched, at)),
+    matchedKeys: index.matchedKeys,
+  };
 }
