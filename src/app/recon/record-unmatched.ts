@@ -18,7 +18,7 @@ export type LeftoverSource = {
 };
 
 /** Records asked of the file worker at a time. */
-const LEFTOVER_PAGE = 2000;
+const LEFTOVER_PAGE = 500;
 
 export type UnmatchedRecon = { unmatched: number; resolved: number };
 

@@ -5,7 +5,7 @@ import { journalDocuments, unmatchedEntries } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
 /** Rows per INSERT: 20 parameters a row stays far below PostgreSQL's 65,535. */
-const INSERT_CHUNK = 1000;
+const INSERT_CHUNK = 100;
 
 /**
  * Records a statement's unmatched entries; an entry some earlier statement already recorded (same

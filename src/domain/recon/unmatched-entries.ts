@@ -77,8 +77,10 @@ function entryKeys(
       e.instructionId,
       e.counterpartyIban,
     ]);
-    const n = (seen.get(base) ?? 0) + 1;
-    seen.set(base, n);
+    // Counted by the base's digest, not the base itself: a 50 MB statement's bases would be tens of MB.
+    const seenKey = createHash('sha256').update(base, 'utf8').digest('base64');
+    const n = (seen.get(seenKey) ?? 0) + 1;
+    seen.set(seenKey, n);
     keys.set(i, createHash('sha256').update(`${base}#${n}`, 'utf8').digest('hex'));
   }
   return keys;
