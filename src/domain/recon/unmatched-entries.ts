@@ -152,16 +152,3 @@ export function leftoverRecord(
     note: unmatched?.get(i) ?? null,
   };
 }
-
-/** The records of a statement's entries worth listing that matched nothing, and the keys of those that matched. */
-export function statementLeftovers(
-  kept: Kept,
-  unmatched: ReadonlyMap<number, string | null> | null,
-  options: { account: string; matchedKeys: boolean },
-): StatementLeftovers {
-  const index = leftoverIndex(kept, unmatched, options);
-  return {
-    unmatched: index.unmatched.map((at) => leftoverRecord(kept, unmatched, at)),
-    matchedKeys: index.matchedKeys,
-  };
-}
