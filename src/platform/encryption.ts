@@ -28,6 +28,18 @@ export function keyIdOf(key: Buffer): string {
 export function createEncryptor(current: Buffer, previous: Buffer[] = []): Encryptor {
   const keys = new Map([current, ...previous].map((k) => [keyIdOf(k), k]));
   const currentId = keyIdOf(current);
+  /** The plaintext bytes of a sealed value (still gzipped when `compressed`), under whichever key sealed it. */
+  const open = (sealed: string): { plain: Buffer; compressed: boolean } => {
+    const [keyId, iv, tag, body, compression] = sealed.split(':');
+    const key = keyId ? keys.get(keyId) : undefined;
+    if (!key || iv === undefined || tag === undefined || body === undefined) {
+      throw new Error(`cannot decrypt payload sealed with key ${keyId ?? '?'}`);
+    }
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    const plain = Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]);
+    return { plain, compressed: compression === 'gz' };
+  };
   return {
     keyId: currentId,
     keyIds: [...keys.keys()],
@@ -39,26 +51,12 @@ export function createEncryptor(current: Buffer, previous: Buffer[] = []): Encry
       return `${currentId}:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${body.toString('base64')}`;
     },
     decrypt(sealed) {
-      const [keyId, iv, tag, body, compression] = sealed.split(':');
-      const key = keyId ? keys.get(keyId) : undefined;
-      if (!key || iv === undefined || tag === undefined || body === undefined) {
-        throw new Error(`cannot decrypt payload sealed with key ${keyId ?? '?'}`);
-      }
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64'));
-      const plain = Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]);
-      return (compression === 'gz' ? gunzipSync(plain) : plain).toString('utf8');
+      const { plain, compressed } = open(sealed);
+      return (compressed ? gunzipSync(plain) : plain).toString('utf8');
     },
     reseal(sealed) {
-      const [keyId, iv, tag, body, compression] = sealed.split(':');
-      const key = keyId ? keys.get(keyId) : undefined;
-      if (!key || iv === undefined || tag === undefined || body === undefined) {
-        throw new Error(`cannot decrypt payload sealed with key ${keyId ?? '?'}`);
-      }
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64'));
-      const plain = Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]);
-      return compression === 'gz' ? sealCompressed(current, plain) : this.encrypt(plain.toString('utf8'));
+      const { plain, compressed } = open(sealed);
+      return compressed ? sealCompressed(current, plain) : this.encrypt(plain.toString('utf8'));
     },
   };
 }
