@@ -15,6 +15,7 @@ import {
   searchWalk,
 } from '../../db/repositories/journal-pages.ts';
 import { type Count, countDocuments, type DocumentFilter, type PageKey } from '../../db/repositories/journal-reads.ts';
+import { walkPageWithTotal } from '../../db/repositories/journal-walk-page.ts';
 import type { AppContext } from '../context.ts';
 import { EXACT_COUNT_UP_TO, matchCount } from './read-count.ts';
 
@@ -35,14 +36,19 @@ const folding = new Set<string>();
 /** The company's kept counts; folds its delta rows in the background once they pile up. */
 export async function companyCounts(ctx: AppContext, scope: CompanyScope): Promise<CountKey[]> {
   const counts = await readCompanyCounts(ctx.db, scope);
+  foldWhenPiled(ctx, scope, counts.rows, counts.keys.length);
+  return counts.keys;
+}
+
+/** Folds the company's count rows in the background once they pile up (one fold at a time). */
+export function foldWhenPiled(ctx: AppContext, scope: CompanyScope, rows: number, keys: number): void {
   const id = `${scope.platformId}/${scope.companyId}`;
-  if (counts.rows > 16 + FOLD_AFTER_ROWS_PER_KEY * counts.keys.length && !folding.has(id)) {
+  if (rows > 16 + FOLD_AFTER_ROWS_PER_KEY * keys && !folding.has(id)) {
     folding.add(id);
     foldCompanyCounts(ctx.db, scope)
       .catch((error: unknown) => ctx.logger.warn({ err: error }, 'folding journal counts failed'))
       .finally(() => folding.delete(id));
   }
-  return counts.keys;
 }
 
 /** How many of the company's documents the filter's direction, type, statuses and collected keep. */
@@ -65,6 +71,12 @@ export async function documentsPage(
 ): Promise<DocumentsPage> {
   const dated = filter.from !== undefined || filter.until !== undefined;
   if (filter.text !== undefined && filter.text !== '') return searchPage(ctx, scope, filter, filter.text, key, limit);
+  if (isUnfiltered(filter)) {
+    // The hot path (the first page and the pages after it): counts and page in one named statement.
+    const page = await walkPageWithTotal(ctx.db, scope, key, limit + 1);
+    foldWhenPiled(ctx, scope, page.countRows, page.countKeys);
+    return { ...cut(page.rows, limit), total: exactly(page.total) };
+  }
   // Without a key filter the plan is known before the counts: both in parallel.
   const [keys, plan, rows] = hasKeyFilter(filter)
     ? await companyCounts(ctx, scope).then(async (k) => {
@@ -78,6 +90,12 @@ export async function documentsPage(
       ]);
   const total = dated ? await datedTotal(ctx, scope, plan, filter) : exactly(countOf(keys, filter));
   return { ...cut(rows, limit), total };
+}
+
+/** No text, dates or key filter: the page is the walk of the whole company. */
+export function isUnfiltered(filter: DocumentFilter): boolean {
+  const text = filter.text !== undefined && filter.text !== '';
+  return !text && filter.from === undefined && filter.until === undefined && !hasKeyFilter(filter);
 }
 
 function exactly(count: number): Count {
