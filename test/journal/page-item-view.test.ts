@@ -79,7 +79,12 @@ test('the one-statement walk gives the general walk’s pages and the kept count
     key = { sortKey: last.sort_key, id: last.id };
   }
   assert.equal(pages, Math.ceil((DOCUMENTS + 1) / 100));
-  const none = await walkPageWithTotal(t.ctx.db, { platformId: empty.platformId, companyId: empty.companyId }, undefined, 51);
+  const none = await walkPageWithTotal(
+    t.ctx.db,
+    { platformId: empty.platformId, companyId: empty.companyId },
+    undefined,
+    51,
+  );
   assert.deepEqual(none, { rows: [], unchanged: false, version: '', total: 0, countRows: 0, countKeys: 0 });
   // Given the page's version, the statement answers the counts and the version, no row.
   const page = await walkPageWithTotal(t.ctx.db, scope, undefined, 51);

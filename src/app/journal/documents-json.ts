@@ -50,8 +50,13 @@ export async function documentsJson(ctx: AppContext, principal: Principal, query
   if (!page.unchanged || answer === undefined) {
     const rows = page.rows.slice(0, limit);
     const last = rows[rows.length - 1];
-    const nextCursor = page.rows.length > limit && last ? encodePageCursor({ sortKey: last.sort_key, id: last.id }) : null;
-    answer = { version: page.version, items: JSON.stringify(rows.map(pageItemView)), nextCursor: JSON.stringify(nextCursor) };
+    const nextCursor =
+      page.rows.length > limit && last ? encodePageCursor({ sortKey: last.sort_key, id: last.id }) : null;
+    answer = {
+      version: page.version,
+      items: JSON.stringify(rows.map(pageItemView)),
+      nextCursor: JSON.stringify(nextCursor),
+    };
     kept.set(id, answer);
   }
   // The keys in listDocuments' order: the same text JSON.stringify makes of its answer.

@@ -124,13 +124,16 @@ async function searchPage(
   key: PageKey | undefined,
   limit: number,
 ): Promise<DocumentsPage> {
-  // The entries left to walk are counted alongside (an index-only count of at most SEARCH_WALK): a
-  // round trip less for rare text, whose request is the walk, this count and the trigram index.
-  const [found, keys, entries] = await Promise.all([
+  // The entries left to walk: on a first page without dates, the company's documents (its kept
+  // counts); otherwise counted alongside the walk (an index-only count of at most SEARCH_WALK, as
+  // costly as half the walk: rare text's request is the walk, this count and the trigram index).
+  const dated = filter.from !== undefined || filter.until !== undefined;
+  const [found, keys, counted] = await Promise.all([
     searchWalk(ctx.db, scope, filter, text, key, limit + 1),
     companyCounts(ctx, scope),
-    entriesAfter(ctx.db, scope, filter, key, SEARCH_WALK),
+    key === undefined && !dated ? undefined : entriesAfter(ctx.db, scope, filter, key, SEARCH_WALK),
   ]);
+  const entries = counted ?? countOf(keys, {});
   const full = found.length > limit;
   // Fewer matches than asked for: the walk either reached the company's end (it saw every match
   // after the cursor) or its budget (rarer text: the trigram index finds the matches instead).
@@ -140,10 +143,9 @@ async function searchPage(
   }
   if (key === undefined && !full) return { ...cut(found, limit), total: { count: found.length, exact: true } };
   // The matching share of a time-spread sample of the company's entries, times those entries.
-  const base =
-    filter.from !== undefined || filter.until !== undefined
-      ? (await matchCount(ctx, scope, { from: filter.from, until: filter.until })).count
-      : countOf(keys, {});
+  const base = dated
+    ? (await matchCount(ctx, scope, { from: filter.from, until: filter.until })).count
+    : countOf(keys, {});
   // A small company (or date range) is counted outright: at most EXACT_COUNT_UP_TO index entries.
   if (base <= EXACT_COUNT_UP_TO)
     return { ...cut(found, limit), total: await countDocuments(ctx.db, scope, filter, base) };
