@@ -135,16 +135,24 @@ async function searchPage(
   // costly as half the walk: rare text's request is the walk, this count and the trigram index).
   const dated = filter.from !== undefined || filter.until !== undefined;
   // Text that looks like an identifier (a run of digits, a tail for the trigram index: message ids,
-  // journal numbers, amounts) is rare: its trigram search runs alongside the walk instead of after
-  // it, the request taking the longer of the two rather than their sum (docs/adr/0050).
+  // journal numbers, amounts) is rare: its trigram search runs alongside the walk, and whichever
+  // answers first usable is taken (docs/adr/0050): the trigram search's answer is every match, exact,
+  // so it stands alone; the walk's stands only when it filled the page.
   const eager = looksLikeIdentifier(text) ? searchIndexed(ctx.db, scope, filter, text, key, limit + 1) : undefined;
-  // Not needed when the walk fills the page: its failure is then nobody's.
-  eager?.catch(() => {});
-  const [found, keys, counted] = await Promise.all([
+  const walking = Promise.all([
     searchWalk(ctx.db, scope, filter, text, key, limit + 1),
     companyCounts(ctx, scope),
     key === undefined && !dated ? undefined : entriesAfter(ctx.db, scope, filter, key, SEARCH_WALK),
   ]);
+  if (eager !== undefined) {
+    // The one not taken goes on to its end unawaited: its failure is nobody's.
+    eager.catch(() => {});
+    walking.catch(() => {});
+    const indexedFirst = await Promise.race([eager, walking.then(() => undefined)]);
+    if (indexedFirst !== undefined)
+      return { ...cut(indexedFirst.rows, limit), total: { count: indexedFirst.total, exact: true } };
+  }
+  const [found, keys, counted] = await walking;
   const entries = counted ?? countOf(keys, {});
   const full = found.length > limit;
   // Fewer matches than asked for: the walk either reached the company's end (it saw every match
