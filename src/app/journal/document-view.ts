@@ -1,4 +1,5 @@
 import type { JournalDocumentRow } from '../../db/repositories/journal-documents.ts';
+import type { PageRow } from '../../db/repositories/journal-pages.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 
 /**
@@ -12,7 +13,7 @@ export function documentView(row: JournalDocumentRow) {
     platformId: row.platformId,
     companyId: row.companyId,
     bankKey: row.bankKey,
-    bankName: row.bankKey ? (getProfile(row.bankKey)?.bankName ?? row.bankKey) : null,
+    bankName: bankNameOf(row.bankKey),
     environment: row.environment,
     direction: row.direction,
     type: row.type,
@@ -37,3 +38,52 @@ export function documentView(row: JournalDocumentRow) {
 }
 
 export type DocumentView = ReturnType<typeof documentView>;
+
+/** Bank names by key: the profiles are fixed for the process's life, and a list page asks 50 times. */
+const bankNames = new Map<string, string>();
+
+function bankNameOf(bankKey: string | null): string | null {
+  if (!bankKey) return null;
+  let name = bankNames.get(bankKey);
+  if (name === undefined) {
+    name = getProfile(bankKey)?.bankName ?? bankKey;
+    if (bankNames.size < 1000) bankNames.set(bankKey, name);
+  }
+  return name;
+}
+
+/**
+ * documentView of a page row as the driver gives it, without the Date objects in between: the page
+ * statements already format the times as toISOString does (UTC, milliseconds), so the JSON is the
+ * same, key for key (test/journal/page-item-view.test.ts).
+ */
+export function pageItemView(row: PageRow): DocumentView {
+  return {
+    id: row.id,
+    journalNo: row.journal_no,
+    platformId: row.platform_id,
+    companyId: row.company_id,
+    bankKey: row.bank_key,
+    bankName: bankNameOf(row.bank_key),
+    environment: row.environment,
+    direction: row.direction,
+    type: row.type,
+    sourceFormat: row.source_format,
+    summary: row.summary,
+    status: row.status,
+    messageId: row.message_id,
+    importSource: row.import_source,
+    transactionCount: row.transaction_count,
+    totals: row.totals,
+    paymentType: row.payment_type,
+    idempotencyKey: row.idempotency_key,
+    deliveryMode: row.delivery_mode,
+    delivery: row.delivery_status === null ? null : { status: row.delivery_status },
+    accountIban: row.account_iban,
+    accountCurrency: row.account_currency,
+    collected: row.collected,
+    collectedAt: row.collected_at,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+  };
+}

@@ -6,7 +6,7 @@ import { badRequest } from '../errors.ts';
 import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, encodeCursor } from '../pagination.ts';
-import { documentView } from './document-view.ts';
+import { documentView, pageItemView } from './document-view.ts';
 import { documentsPage } from './read-page.ts';
 
 /** GET /journal/documents page size (the contract leaves it open; docs/journal-reads.md). */
@@ -132,12 +132,12 @@ export async function listDocuments(ctx: AppContext, principal: Principal, query
   const key = decodePageCursor(query.cursor);
   const limit = Math.min(query.limit ?? DOCUMENTS_DEFAULT_LIMIT, DOCUMENTS_MAX_LIMIT);
   const { rows, more, total } = await documentsPage(ctx, scope, filter, key, limit);
-  const pageRows = rows.map(metaRowOf);
   const keep = amountFilter(query.amountMin, query.amountMax);
-  const last = pageRows[pageRows.length - 1];
+  const last = rows[rows.length - 1];
   return {
-    items: (keep ? pageRows.filter(keep) : pageRows).map(summaryView),
-    nextCursor: more && last ? encodePageCursor(last) : null,
+    // Without amount bounds the rows go to the view directly (no Date objects between).
+    items: keep ? rows.map(metaRowOf).filter(keep).map(summaryView) : rows.map(pageItemView),
+    nextCursor: more && last ? encodePageCursor({ sortKey: last.sort_key, id: last.id }) : null,
     total: total.count,
     totalExact: total.exact,
   };

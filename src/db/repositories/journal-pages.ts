@@ -19,7 +19,7 @@ import { type DocumentFilter, type DocumentMetaRow, likePattern, NOT_LISTED, typ
  */
 
 /** One statement per page; the list and reconciliation routes read the same columns. */
-const columns = sql.raw(`d.id, d.platform_id, d.company_id, d.journal_no, d.direction, d.type, d.source_format,
+export const PAGE_COLUMNS = `d.id, d.platform_id, d.company_id, d.journal_no, d.direction, d.type, d.source_format,
   d.bank_key, d.environment, d.status, d.message_id, d.import_source, d.transaction_count, d.totals,
   d.payment_type, d.idempotency_key, d.delivery_mode, d.delivery_status, d.summary, d.account_iban,
   d.account_currency, d.collected,
@@ -27,11 +27,13 @@ const columns = sql.raw(`d.id, d.platform_id, d.company_id, d.journal_no, d.dire
   to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS created_at,
   to_char(d.updated_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS updated_at,
   to_char(d.expires_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS expires_at,
-  to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key`);
+  to_char(d.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key`;
+const columns = sql.raw(PAGE_COLUMNS);
 
 /** Page order, exactly the indexes' (DESC NULLS LAST: a plain DESC would make PostgreSQL sort). */
 const ORDER = sql.raw('created_at DESC NULLS LAST, id DESC NULLS LAST');
-const D_ORDER = sql.raw('d.created_at DESC NULLS LAST, d.id DESC NULLS LAST');
+export const PAGE_ORDER = 'd.created_at DESC NULLS LAST, d.id DESC NULLS LAST';
+const D_ORDER = sql.raw(PAGE_ORDER);
 
 export type PageRow = {
   id: string;

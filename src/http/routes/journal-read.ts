@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { documentsJson } from '../../app/journal/documents-json.ts';
 import { listEvents } from '../../app/journal/events.ts';
 import { exportDocuments } from '../../app/journal/export.ts';
 import { journalList } from '../../app/journal/list.ts';
@@ -9,7 +10,6 @@ import {
   getDocumentPayments,
   paymentTypeCounts,
 } from '../../app/journal/read-document.ts';
-import { listDocuments } from '../../app/journal/read-documents.ts';
 import { reconciliationPage } from '../../app/journal/reconciliation.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
@@ -46,7 +46,11 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
         response: errorResponses(400, 401, 403, 404),
       },
     },
-    async (request) => listDocuments(ctx, principalOf(request), request.query),
+    // The answer's JSON text (its first page kept while unchanged, docs/adr/0053).
+    async (request, reply) => {
+      const json = await documentsJson(ctx, principalOf(request), request.query);
+      return reply.type('application/json; charset=utf-8').send(json);
+    },
   );
 
   app.get(
