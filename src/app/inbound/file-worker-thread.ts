@@ -7,7 +7,12 @@ import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { matchStatement } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
-import { type LeftoverIndex, leftoverIndex, leftoverRecord } from '../../domain/recon/unmatched-entries.ts';
+import {
+  type LeftoverIndex,
+  leftoverIndex,
+  leftoverRecord,
+  unmatchedPage,
+} from '../../domain/recon/unmatched-entries.ts';
 import { IngestBodyReader } from './ingest-body.ts';
 import { type KeptEntries, prepareFile, type ReceivedFile, receivedFileOf } from './prepare-file.ts';
 
@@ -166,7 +171,7 @@ port?.on('message', async (request: WorkerRequest) => {
         seq: request.seq,
         ok: true,
         value: {
-          unmatched: page.map((at) => leftoverRecord(entries!, all.notes, at)),
+          unmatched: unmatchedPage(page.map((at) => leftoverRecord(entries!, all.notes, at))),
           matchedKeys: request.from === 0 ? all.index.matchedKeys : [],
           next,
         },

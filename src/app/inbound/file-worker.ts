@@ -138,7 +138,7 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
                 afterMatch,
                 ...request,
               })
-            : Promise.resolve({ unmatched: [], matchedKeys: [], next: null }),
+            : Promise.resolve({ unmatched: { json: '[]', count: 0 }, matchedKeys: [], next: null }),
       };
     },
     release() {

@@ -1,5 +1,5 @@
 import { and, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
-import type { UnmatchedEntryRecord } from '../../domain/recon/unmatched-entries.ts';
+import type { UnmatchedEntryRecord, UnmatchedPage } from '../../domain/recon/unmatched-entries.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { journalDocuments, unmatchedEntries } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
@@ -8,7 +8,7 @@ import { inCompany } from '../tenant.ts';
 const RESOLVE_CHUNK = 100;
 
 /**
- * Records a statement's unmatched entries (a page of them, file worker, recordUnmatchedEntries); an
+ * Records a statement's unmatched entries (a page of them from the file worker, unmatchedPage); an
  * entry some earlier statement already recorded (same company and entry key) is left as it is.
  * Returns how many were new. One statement whatever the page's size: the records go as one JSON
  * parameter (jsonb_to_recordset), not as 20 parameters a row through the query builder, whose
@@ -19,11 +19,10 @@ export async function insertUnmatchedEntries(
   q: Executor,
   scope: CompanyScope,
   statement: { documentId: string; accountKey: string },
-  records: readonly UnmatchedEntryRecord[],
+  page: UnmatchedPage,
   now: Date,
 ): Promise<number> {
-  if (records.length === 0) return 0;
-  const json = JSON.stringify(records, (key, value: unknown) => (key === 'amountMinor' ? String(value) : value));
+  if (page.count === 0) return 0;
   const { rows } = await q.execute<{ n: number }>(sql`
     WITH inserted AS (
       INSERT INTO unmatched_entries (platform_id, company_id, document_id, account_key, entry_key, direction,
@@ -35,7 +34,7 @@ export async function insertUnmatchedEntries(
              r."endToEndId", r."instructionId", r.reference, r."counterpartyName", r."counterpartyIban",
              r.remittance, r.note, ${now}::timestamptz
         -- In the page's order (ids: a statement's entries are recorded in its order).
-        FROM ROWS FROM (jsonb_to_recordset(${json}::jsonb) AS ("entryKey" text, direction text,
+        FROM ROWS FROM (jsonb_to_recordset(${page.json}::jsonb) AS ("entryKey" text, direction text,
              reversal boolean, amount text, "amountMinor" bigint, currency text, "bookingDate" date,
              "bankRef" text, "endToEndId" text, "instructionId" text, reference text, "counterpartyName" text,
              "counterpartyIban" text, remittance text, note text)) WITH ORDINALITY AS r("entryKey", direction,
