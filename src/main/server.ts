@@ -6,6 +6,7 @@
  */
 import './instrument.ts';
 import type { FastifyInstance } from 'fastify';
+import { warmFileWorker } from '../app/inbound/file-worker.ts';
 import { fxRatesProvider } from '../app/system/fx-rates.ts';
 import { buildApp } from '../http/app.ts';
 import { buildOpsApp } from '../http/ops-app.ts';
@@ -83,6 +84,8 @@ try {
     await app.listen({ port: config.port, host: config.host });
   }
   await opsApp?.listen({ port: config.metricsPort ?? 0, host: config.host });
+  // The ingest's file worker starts on first use; its modules are made ready now, a little at a time.
+  void warmFileWorker();
 } catch (error) {
   // The database (an embedded one above all) is stopped before exiting, never left behind.
   fx.stop();

@@ -2,12 +2,16 @@
  * The ingest's file worker thread (file-worker.ts starts it): parses and seals bank files, and keeps
  * each statement's booked entries until the ingest asks for its matches and then releases the file.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import { parentPort } from 'node:worker_threads';
 import { matchStatement } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
-import { type LeftoverIndex, leftoverIndex, leftoverRecord } from '../../domain/recon/unmatched-entries.ts';
+import {
+  type LeftoverIndex,
+  leftoverIndex,
+  leftoverRecord,
+  unmatchedPage,
+} from '../../domain/recon/unmatched-entries.ts';
+import { collectAll } from '../../platform/collect.ts';
 import { IngestBodyReader } from './ingest-body.ts';
 import { type KeptEntries, prepareFile, type ReceivedFile, receivedFileOf } from './prepare-file.ts';
 
@@ -40,6 +44,12 @@ export type WorkerRequest =
   | { op: 'release'; file: number };
 
 export type WorkerReply = { seq: number; ok: true; value: unknown } | { seq: number; ok: false; message: string };
+/** How many bytes of an upload this thread has read since it last said so (file-worker.ts, startUpload). */
+export type WorkerAck = { read: number; bytes: number };
+
+/** An upload's progress is told every this many bytes read. */
+const ACK_EVERY = 1024 * 1024;
+const unacked = new Map<number, number>();
 
 const kept = new Map<number, KeptEntries>();
 /**
@@ -62,20 +72,11 @@ const port = parentPort;
 /** Files larger than this are collected right after they are prepared (below). */
 const COLLECT_AFTER = 8 * 1024 * 1024;
 /**
- * A full collection of this thread's heap. Once a large file is prepared its text (tens of megabytes)
- * is garbage, but this thread then idles while the ingest writes the rows, and an idle heap is not
- * collected: the process would carry the text through its busiest moment. `--expose-gc` only makes
- * new contexts get a `gc` function; nothing else of the process changes.
+ * A full collection of this thread's heap (collectAll). Once a large file is prepared its text (tens
+ * of megabytes) is garbage, but this thread then idles while the ingest writes the rows, and an idle
+ * heap is not collected: the process would carry the text through its busiest moment.
  */
-const collect: () => void = (() => {
-  try {
-    setFlagsFromString('--expose-gc');
-    const gc: unknown = runInNewContext('gc');
-    return typeof gc === 'function' ? (gc as () => void) : () => {};
-  } catch {
-    return () => {};
-  }
-})();
+const collect = collectAll;
 
 port?.on('message', async (request: WorkerRequest) => {
   if (request.op === 'release') {
@@ -84,6 +85,7 @@ port?.on('message', async (request: WorkerRequest) => {
     leftoverOf.delete(request.file);
     texts.delete(request.file);
     uploads.delete(request.file);
+    unacked.delete(request.file);
     return;
   }
   if (request.op === 'upload') {
@@ -92,9 +94,14 @@ port?.on('message', async (request: WorkerRequest) => {
   }
   if (request.op === 'chunk') {
     uploads.get(request.file)?.push(request.bytes);
+    const read = (unacked.get(request.file) ?? 0) + request.bytes.byteLength;
     // The chunk was transferred here and is read: free it now, not at the next collection (a 50 MB
     // body is 800 of them, and this idle thread would otherwise hold them all until then).
     request.bytes.buffer.transfer(0);
+    if (read >= ACK_EVERY) {
+      unacked.delete(request.file);
+      port.postMessage({ read: request.file, bytes: read } satisfies WorkerAck);
+    } else unacked.set(request.file, read);
     return;
   }
   let reply: WorkerReply;
@@ -103,6 +110,7 @@ port?.on('message', async (request: WorkerRequest) => {
     if (request.op === 'read-json') {
       const reader = uploads.get(request.file) ?? new IngestBodyReader();
       uploads.delete(request.file);
+      unacked.delete(request.file);
       const read = reader.end();
       if (read.ok) {
         const { text, bytes } = read.file;
@@ -166,7 +174,7 @@ port?.on('message', async (request: WorkerRequest) => {
         seq: request.seq,
         ok: true,
         value: {
-          unmatched: page.map((at) => leftoverRecord(entries!, all.notes, at)),
+          unmatched: unmatchedPage(page.map((at) => leftoverRecord(entries!, all.notes, at))),
           matchedKeys: request.from === 0 ? all.index.matchedKeys : [],
           next,
         },

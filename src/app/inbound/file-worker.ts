@@ -1,12 +1,14 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { StatementMatchOutcome } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
 import type { StatementLeftovers } from '../../domain/recon/unmatched-entries.ts';
+import { collectYoung } from '../../platform/collect.ts';
 import type { StatementEntries } from '../recon/reconcile-statement.ts';
 import type { LeftoverSource } from '../recon/record-unmatched.ts';
-import type { WorkerReply, WorkerRequest } from './file-worker-thread.ts';
+import type { WorkerAck, WorkerReply, WorkerRequest } from './file-worker-thread.ts';
 import type { IngestFields } from './ingest-body.ts';
 import type { PreparedFile } from './prepare-file.ts';
+import { StrippedGraph, strippedWorker } from './stripped-worker.ts';
 
 /**
  * Bank files are parsed off the event loop: one worker thread per process (started on first use,
@@ -33,6 +35,11 @@ const WORKER_HEAP_MB = 320;
  */
 const WORKER_YOUNG_MB = 8;
 
+/** Sealed values (payloads and file) past which an ingest collects its young garbage as it writes. */
+const LARGE_SEALED = 2 * 1024 * 1024;
+/** Unmatched records between two of those collections (10 pages, record-unmatched.ts). */
+const COLLECT_EVERY_RECORDS = 5000;
+
 type Pending = { resolve(value: unknown): void; reject(error: Error): void };
 
 let worker: Worker | undefined;
@@ -45,15 +52,33 @@ function failAll(error: Error) {
   pending.clear();
 }
 
+const WORKER_ENTRY = new URL('./file-worker-thread.ts', import.meta.url);
+let graph: StrippedGraph | undefined;
+
+/**
+ * Strips the file worker's modules ahead of its first use, a file per turn of the event loop (a
+ * server calls this once it listens), so that the first ingest does not wait 50-85 ms for it.
+ */
+export function warmFileWorker(): Promise<void> {
+  graph ??= new StrippedGraph(WORKER_ENTRY);
+  return graph.warm();
+}
+
 function theWorker(): Worker {
   if (worker) return worker;
   // A small old generation makes the worker collect its garbage (a file's text, decoded and parsed,
   // is several copies of it for a moment) instead of growing the process; 64 MiB bodies fit.
-  const started = new Worker(new URL('./file-worker-thread.ts', import.meta.url), {
+  // Its modules come stripped from this thread: one type stripper per process, not two (~40 MB).
+  graph ??= new StrippedGraph(WORKER_ENTRY);
+  const started = strippedWorker(WORKER_ENTRY, graph, {
     resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
   });
   started.unref();
-  started.on('message', (reply: WorkerReply) => {
+  started.on('message', (reply: WorkerReply | WorkerAck) => {
+    if ('read' in reply) {
+      inFlight.get(reply.read)?.acked(reply.bytes);
+      return;
+    }
     const p = pending.get(reply.seq);
     if (!p) return;
     pending.delete(reply.seq);
@@ -64,6 +89,8 @@ function theWorker(): Worker {
   const gone = (error: Error) => {
     if (worker === started) worker = undefined;
     failAll(error);
+    // Paused uploads go on (into nothing): their requests end, and the read finds no body.
+    for (const upload of inFlight.values()) upload.acked(Number.POSITIVE_INFINITY);
   };
   started.on('error', gone);
   started.on('exit', (code) => gone(new Error(`file worker exited with code ${code}`)));
@@ -97,6 +124,11 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
     ...(content === undefined ? {} : { content }),
   });
   let released = false;
+  const large =
+    prepared.ok &&
+    prepared.kind === 'statement' &&
+    prepared.blocks.reduce((n, b) => n + (b.ok ? b.payloadSealed.length : 0), prepared.fileSealed.length) >
+      LARGE_SEALED;
   return {
     file: prepared,
     entriesOf(block) {
@@ -113,17 +145,22 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
           afterMatch = true;
           return call<StatementMatchOutcome>({ op: 'match', seq: ++seq, file, block, lines, context });
         },
-        leftovers: (request) =>
-          ok?.hasEntries
-            ? call<StatementLeftovers & { next: number | null }>({
-                op: 'leftovers',
-                seq: ++seq,
-                file,
-                block,
-                afterMatch,
-                ...request,
-              })
-            : Promise.resolve({ unmatched: [], matchedKeys: [], next: null }),
+        leftovers: (request) => {
+          if (!ok?.hasEntries)
+            return Promise.resolve({ unmatched: { json: '[]', count: 0 }, matchedKeys: [], next: null });
+          // The document's insert (its sealed values) and each page's leave pg buffers behind that die
+          // young, but this thread allocates little else meanwhile, so nothing collects them: a
+          // scavenge frees them (a few ms), before the first page and then every few pages.
+          if (large && request.from % COLLECT_EVERY_RECORDS === 0) collectYoung();
+          return call<StatementLeftovers & { next: number | null }>({
+            op: 'leftovers',
+            seq: ++seq,
+            file,
+            block,
+            afterMatch,
+            ...request,
+          });
+        },
       };
     },
     release() {
@@ -156,10 +193,25 @@ export type ReadBody =
  * A request body streamed into the worker thread chunk by chunk as it arrives (the ingest route's
  * body parser): the event loop never holds, decodes or parses a large body; the worker does.
  */
-export type Upload = { file: number; push(chunk: Buffer): void; abort(): void };
+export type Upload = {
+  file: number;
+  /** False when the worker is behind: pause the body and go on when `drained` calls back. */
+  push(chunk: Buffer): boolean;
+  drained(then: () => void): void;
+  abort(): void;
+};
+
+/**
+ * Bytes of an upload posted to the worker and not yet read there. The socket delivers a body faster
+ * than the worker reads it (it may still be starting, or the machine busy): without a bound, tens of
+ * megabytes of chunks waited in its queue beside the body it was building (docs/adr/0029).
+ */
+const IN_FLIGHT_MAX = 4 * 1024 * 1024;
+const inFlight = new Map<number, { acked(bytes: number): void }>();
 
 /** Drops whatever the worker still holds of a file (an upload a failed request never read). */
 export function releaseFile(file: number): void {
+  inFlight.delete(file);
   worker?.postMessage({ op: 'release', file } satisfies WorkerRequest);
 }
 
@@ -167,17 +219,35 @@ export function startUpload(declaredSize?: number): Upload {
   const file = ++fileIds;
   const w = theWorker();
   w.postMessage({ op: 'upload', file, size: declaredSize } satisfies WorkerRequest);
+  let posted = 0;
+  let waiting: (() => void) | undefined;
+  inFlight.set(file, {
+    acked(bytes) {
+      posted -= bytes;
+      if (posted > IN_FLIGHT_MAX || waiting === undefined) return;
+      const then = waiting;
+      waiting = undefined;
+      then();
+    },
+  });
   return {
     file,
+    drained(then) {
+      if (posted <= IN_FLIGHT_MAX) then();
+      else waiting = then;
+    },
     push(chunk) {
       // Moved, not copied: a socket's chunk owns its memory, which then leaves this thread at once
       // instead of waiting here for a collection (up to 64 MB of them did). Any other is copied.
       const owned = chunk.byteOffset === 0 && chunk.byteLength === chunk.buffer.byteLength;
       const bytes =
         owned && chunk.buffer instanceof ArrayBuffer ? (chunk as Uint8Array<ArrayBuffer>) : new Uint8Array(chunk);
+      posted += bytes.byteLength;
       w.postMessage({ op: 'chunk', file, bytes } satisfies WorkerRequest, [bytes.buffer]);
+      return posted <= IN_FLIGHT_MAX;
     },
     abort() {
+      inFlight.delete(file);
       w.postMessage({ op: 'release', file } satisfies WorkerRequest);
     },
   };
@@ -185,6 +255,7 @@ export function startUpload(declaredSize?: number): Upload {
 
 /** Reads an uploaded POST /journal/ingest JSON body in the worker; the file stays there. */
 export async function readUploadInWorker(file: number): Promise<ReadBody> {
+  inFlight.delete(file);
   const read = await call<{ ok: true; fields: IngestFields; empty: boolean } | Extract<ReadBody, { ok: false }>>({
     op: 'read-json',
     seq: ++seq,

@@ -10,9 +10,9 @@ import type {
   StatementTransaction,
 } from '../../domain/inbound/types.ts';
 import { type EvidenceSource, entryOf, evidenceSourceOf } from '../../domain/recon/statement-entries.ts';
-import { namedEndToEndIds, returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
+import { NamedEndToEndIds, returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
 import type { ReconEntry } from '../../domain/recon/types.ts';
-import { type EntryDetails, entryDetailsOf } from '../../domain/recon/unmatched-entries.ts';
+import { type EntryDetails, entryDetailsOf, worthListing } from '../../domain/recon/unmatched-entries.ts';
 import { sealCompressed } from '../../platform/encryption.ts';
 
 /** A statement block ready to journal: its header, counts, key and sealed payload; no transactions. */
@@ -35,7 +35,7 @@ export type PreparedBlock =
       payloadSealed: string;
       hasEntries: boolean;
       returned: string[];
-      /** The end-to-end ids the entries carry, looked up first (namedEndToEndIds); null: every open line. */
+      /** The end-to-end ids the entries carry, looked up first (NamedEndToEndIds); null: every open line. */
       named: string[] | null;
     }
   | { index: number; ok: false; account: string | null; message: string };
@@ -55,8 +55,10 @@ export type PreparedFile =
   | { ok: true; kind: 'status-report'; sourceFormat: string; report: NormalisedStatusReport; content: string };
 
 /**
- * What stays behind per block for matching: the booked entries, what their evidence quotes, and what
- * an unmatched entry's record quotes (for debits and returns only, docs/adr/0047).
+ * What stays behind per block for matching: the booked debits and returns (the only entries a rule
+ * can match or an unmatched record lists, `worthListing`), what their evidence quotes, and what an
+ * unmatched entry's record quotes (docs/adr/0047). A plain credit is neither: keeping it cost a
+ * collection account's statement most of the worker's memory (docs/adr/0029).
  */
 export type KeptEntries = { entries: ReconEntry[]; sources: EvidenceSource[]; details: (EntryDetails | null)[] }[];
 
@@ -94,6 +96,9 @@ class TransactionsJson {
  * hold tens of megabytes of text until the ingest ends. A structured clone's strings are new.
  */
 class KeptCopies {
+  /** Per block: whether any entry was booked, and the end-to-end ids of all of them (credits too). */
+  readonly booked: boolean[] = [];
+  readonly named: NamedEndToEndIds[] = [];
   private block = -1;
   private entries: ReconEntry[] = [];
   private sources: EvidenceSource[] = [];
@@ -106,6 +111,10 @@ class KeptCopies {
   }
 
   add(block: number, entry: ReconEntry, source: EvidenceSource, details: EntryDetails | null): void {
+    this.booked[block] = true;
+    this.named[block] ??= new NamedEndToEndIds();
+    this.named[block].add(entry);
+    if (!worthListing(entry)) return;
     if (block !== this.block) this.flush();
     this.block = block;
     this.entries.push(entry);
@@ -237,9 +246,9 @@ export function prepareFile(
       transactionCount: body.count,
       statementKey,
       payloadSealed,
-      hasEntries: entries.length > 0,
+      hasEntries: unkept.booked[b.index] === true,
       returned: returnedEndToEndIds(entries),
-      named: namedEndToEndIds(entries),
+      named: unkept.named[b.index]?.list() ?? null,
     });
   }
   return {

@@ -62,7 +62,7 @@ export type StatementEntries = {
   /** End-to-end ids of returns and reversals: lines a booking already cleared may be named by them. */
   returned: string[];
   /**
-   * The end-to-end ids the entries carry (namedEndToEndIds): the open lines they name are the first
+   * The end-to-end ids the entries carry (NamedEndToEndIds): the open lines they name are the first
    * candidates; null when there are none or too many to look up one by one.
    */
   named: string[] | null;

@@ -51,7 +51,7 @@ export async function recordUnmatchedEntries(
     if (left.matchedKeys.length > 0) {
       resolved += await resolveUnmatched(tx, scope, left.matchedKeys, input.documentId, now);
     }
-    if (left.unmatched.length > 0) {
+    if (left.unmatched.count > 0) {
       unmatched += await insertUnmatchedEntries(
         tx,
         scope,

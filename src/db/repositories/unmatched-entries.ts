@@ -1,58 +1,51 @@
 import { and, desc, eq, inArray, isNull, lt, sql } from 'drizzle-orm';
-import type { UnmatchedEntryRecord } from '../../domain/recon/unmatched-entries.ts';
+import type { UnmatchedEntryRecord, UnmatchedPage } from '../../domain/recon/unmatched-entries.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { journalDocuments, unmatchedEntries } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
-/**
- * Rows per INSERT. Small on purpose: the query builder's garbage for 1,000 rows a statement pushed the
- * 50 MB ingest's peak RSS over 400 MB (test/journal/large-ingest.test.ts); 100 keeps it under.
- */
-const INSERT_CHUNK = 100;
+/** Keys per UPDATE when resolving (an `IN` list of parameters). */
+const RESOLVE_CHUNK = 100;
 
 /**
- * Records a statement's unmatched entries; an entry some earlier statement already recorded (same
- * company and entry key) is left as it is. Returns how many were new.
+ * Records a statement's unmatched entries (a page of them from the file worker, unmatchedPage); an
+ * entry some earlier statement already recorded (same company and entry key) is left as it is.
+ * Returns how many were new. One statement whatever the page's size: the records go as one JSON
+ * parameter (jsonb_to_recordset), not as 20 parameters a row through the query builder, whose
+ * garbage for a 50 MB statement's 28,000 records (100 rows a statement) was most of what the ingest's
+ * thread grew by while writing them (docs/adr/0029).
  */
 export async function insertUnmatchedEntries(
   q: Executor,
   scope: CompanyScope,
   statement: { documentId: string; accountKey: string },
-  records: readonly UnmatchedEntryRecord[],
+  page: UnmatchedPage,
   now: Date,
 ): Promise<number> {
-  let inserted = 0;
-  for (let at = 0; at < records.length; at += INSERT_CHUNK) {
-    const rows = records.slice(at, at + INSERT_CHUNK).map((r) => ({
-      platformId: scope.platformId,
-      companyId: scope.companyId,
-      documentId: statement.documentId,
-      accountKey: statement.accountKey,
-      entryKey: r.entryKey,
-      direction: r.direction,
-      reversal: r.reversal,
-      amount: r.amount,
-      amountMinor: r.amountMinor,
-      currency: r.currency,
-      bookingDate: r.bookingDate,
-      bankRef: r.bankRef,
-      endToEndId: r.endToEndId,
-      instructionId: r.instructionId,
-      reference: r.reference,
-      counterpartyName: r.counterpartyName,
-      counterpartyIban: r.counterpartyIban,
-      remittance: r.remittance,
-      note: r.note,
-      createdAt: now,
-    }));
-    const done = await q
-      .insert(unmatchedEntries)
-      .values(rows)
-      .onConflictDoNothing({ target: [unmatchedEntries.companyId, unmatchedEntries.entryKey] })
-      .returning({ id: unmatchedEntries.id });
-    inserted += done.length;
-  }
-  return inserted;
+  if (page.count === 0) return 0;
+  const { rows } = await q.execute<{ n: number }>(sql`
+    WITH inserted AS (
+      INSERT INTO unmatched_entries (platform_id, company_id, document_id, account_key, entry_key, direction,
+             reversal, amount, amount_minor, currency, booking_date, bank_ref, end_to_end_id, instruction_id,
+             reference, counterparty_name, counterparty_iban, remittance, note, created_at)
+      SELECT ${scope.platformId}::text, ${scope.companyId}::text, ${statement.documentId}::text,
+             ${statement.accountKey}::text, r."entryKey",
+             r.direction, r.reversal, r.amount, r."amountMinor", r.currency, r."bookingDate", r."bankRef",
+             r."endToEndId", r."instructionId", r.reference, r."counterpartyName", r."counterpartyIban",
+             r.remittance, r.note, ${now}::timestamptz
+        -- In the page's order (ids: a statement's entries are recorded in its order).
+        FROM ROWS FROM (jsonb_to_recordset(${page.json}::jsonb) AS ("entryKey" text, direction text,
+             reversal boolean, amount text, "amountMinor" bigint, currency text, "bookingDate" date,
+             "bankRef" text, "endToEndId" text, "instructionId" text, reference text, "counterpartyName" text,
+             "counterpartyIban" text, remittance text, note text)) WITH ORDINALITY AS r("entryKey", direction,
+             reversal, amount, "amountMinor", currency, "bookingDate", "bankRef", "endToEndId", "instructionId",
+             reference, "counterpartyName", "counterpartyIban", remittance, note, at)
+       ORDER BY r.at
+      ON CONFLICT (company_id, entry_key) DO NOTHING
+      RETURNING 1
+    )
+    SELECT count(*)::int AS n FROM inserted`);
+  return rows[0]?.n ?? 0;
 }
 
 /** Whether any entry of this account is still unmatched (through unmatched_entries_account_idx). */
@@ -80,14 +73,14 @@ export async function resolveUnmatched(
   now: Date,
 ): Promise<number> {
   let resolved = 0;
-  for (let at = 0; at < entryKeys.length; at += INSERT_CHUNK) {
+  for (let at = 0; at < entryKeys.length; at += RESOLVE_CHUNK) {
     const done = await q
       .update(unmatchedEntries)
       .set({ matchedDocumentId, matchedAt: now })
       .where(
         and(
           inCompany(unmatchedEntries, scope),
-          inArray(unmatchedEntries.entryKey, entryKeys.slice(at, at + INSERT_CHUNK)),
+          inArray(unmatchedEntries.entryKey, entryKeys.slice(at, at + RESOLVE_CHUNK)),
           isNull(unmatchedEntries.matchedDocumentId),
         ),
       )

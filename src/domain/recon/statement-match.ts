@@ -48,21 +48,27 @@ export function matchStatement(
 }
 
 /** Beyond this many distinct end-to-end ids a statement reads every open line at once (no list to ship). */
-export const NAMED_LOOKUP_MAX = 5000;
+const NAMED_LOOKUP_MAX = 5000;
 
 /**
  * The distinct end-to-end ids a statement's entries carry, for the first candidate lookup (the open
- * lines they name, through payment_lines_e2e_idx); null when there are none or more than
+ * lines they name, through payment_lines_e2e_idx), collected as the entries stream by (credits too,
+ * which the file worker does not keep): `list` is null when there are none or more than
  * NAMED_LOOKUP_MAX (a statement that large is matched against every open line anyway).
  */
-export function namedEndToEndIds(entries: readonly ReconEntry[]): string[] | null {
-  const ids = new Set<string>();
-  for (const e of entries) {
-    if (e.endToEndId === null || e.endToEndId === '' || e.endToEndId === 'NOTPROVIDED') continue;
-    ids.add(e.endToEndId);
-    if (ids.size > NAMED_LOOKUP_MAX) return null;
+export class NamedEndToEndIds {
+  private ids: Set<string> | null = new Set();
+
+  add(entry: ReconEntry): void {
+    const id = entry.endToEndId;
+    if (this.ids === null || id === null || id === '' || id === 'NOTPROVIDED') return;
+    this.ids.add(id);
+    if (this.ids.size > NAMED_LOOKUP_MAX) this.ids = null;
   }
-  return ids.size > 0 ? [...ids] : null;
+
+  list(): string[] | null {
+    return this.ids !== null && this.ids.size > 0 ? [...this.ids] : null;
+  }
 }
 
 /** The end-to-end ids the statement returns or reverses: lines already cleared may be named by them. */

@@ -42,7 +42,11 @@ export const journalIngestRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
       if (finished) return;
       size += chunk.length;
       if (size > INGEST_BODY_LIMIT) finish(tooLarge());
-      else upload.push(chunk);
+      else if (!upload.push(chunk)) {
+        // The worker is behind: the body waits in the socket, not in the worker's queue.
+        payload.pause();
+        upload.drained(() => payload.resume());
+      }
     });
     payload.on('end', () => finish(null));
     payload.on('error', (error) => finish(error));
