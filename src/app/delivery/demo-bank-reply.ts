@@ -11,7 +11,8 @@ import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { type PreparedHandle, prepareInWorker } from '../inbound/file-worker.ts';
 import type { JobPayload } from '../jobs.ts';
-import { ingestPreparedForCompany } from '../journal/ingest.ts';
+import { ingestPreparedForCompany, ingestStatusReportsForCompany } from '../journal/ingest.ts';
+import type { BatchReportOutcome } from '../journal/payment-status-batch.ts';
 
 export type DemoBankReplyJob = JobPayload<'demoBankReply'>;
 
@@ -105,9 +106,30 @@ function answerBatch(
         group.map((r) => r.job.documentId),
       );
       const reported: Reply[] = [];
-      for (const reply of group) {
-        if (inbox.get(reply.job.documentId) === true) {
-          ok.set(reply.index, true);
+      const unanswered = group.filter((reply) => {
+        if (inbox.get(reply.job.documentId) !== true) return true;
+        ok.set(reply.index, true);
+        return false;
+      });
+      // The reports set-wise, one statement per table for the batch (docs/adr/0051); a report the
+      // batch leaves alone, and every report of an isolated run, goes through the ingest of one file.
+      const together = new Map<number, BatchReportOutcome>();
+      if (!isolated) {
+        try {
+          const outcomes = await ingestStatusReportsForCompany(
+            ctx,
+            scope,
+            unanswered.map((reply) => ({ input: reply.input, handle: files.reports.get(reply.index)! })),
+            { tx, audit },
+          );
+          for (const [n, reply] of unanswered.entries()) together.set(reply.index, outcomes[n]!);
+        } catch (err) {
+          failed(err);
+        }
+      }
+      for (const reply of unanswered) {
+        if (together.get(reply.index)?.kind === 'journaled') {
+          reported.push(reply);
           continue;
         }
         const events: AuditEvent[] = [];
