@@ -52,7 +52,7 @@ export type PaymentEvent = {
 };
 
 /** The outbox event of a payment event, or null for a status that has none. */
-function paymentEventRow(ctx: AppContext, { doc, status, cause = {} }: PaymentEvent): OutboxEvent | null {
+function paymentEventRow({ doc, status, cause = {} }: PaymentEvent): OutboxEvent | null {
   const type = paymentEventOf(status);
   if (type === null) return null;
   return {
@@ -84,14 +84,14 @@ export async function emitPaymentEvent(
   status: OutboundStatus,
   cause: { endToEndId?: string | null; reason?: string | null } = {},
 ): Promise<void> {
-  const event = paymentEventRow(ctx, { doc, status, cause });
+  const event = paymentEventRow({ doc, status, cause });
   if (event) await insertOutboxEvent(tx, outboxRow(ctx, event));
 }
 
 /** emitPaymentEvent for several documents, in one statement (the event ids in the given order). */
 export async function emitPaymentEvents(ctx: AppContext, tx: Executor, events: PaymentEvent[]): Promise<void> {
   const rows = events.flatMap((e) => {
-    const event = paymentEventRow(ctx, e);
+    const event = paymentEventRow(e);
     return event ? [outboxRow(ctx, event)] : [];
   });
   await insertOutboxEvents(tx, rows);
