@@ -1,4 +1,4 @@
-import type { DeliveryReceipt } from '../../channels/channel.ts';
+import type { BankChannel, DeliveryReceipt, OutboundFile } from '../../channels/channel.ts';
 import { ChannelError, permanentChannelError } from '../../channels/errors.ts';
 import { transactionWithRetry } from '../../db/conflict-retry.ts';
 import type { CompanyScope, Tx } from '../../db/executor.ts';
@@ -185,16 +185,10 @@ async function sendSession(ctx: AppContext, group: Claimed[]): Promise<Sent[]> {
   }
   const sent: Sent[] = [];
   try {
+    if (channel.deliverMany) return await sendBatch(ctx, channel, group);
     for (const c of group) {
       try {
-        if (!c.doc.fileSealed) throw permanentChannelError('no_file', `${c.doc.journalNo} has no file to deliver`);
-        const receipt = await channel.deliver({
-          // Stable per document: a retried delivery presents the same name and is recognised.
-          fileName: `${c.doc.journalNo}-${c.doc.id}.xml`,
-          content: ctx.encryptor.decrypt(c.doc.fileSealed),
-          documentId: c.doc.id,
-          messageId: c.doc.messageId,
-        });
+        const receipt = await channel.deliver(outboundFileOf(ctx, c));
         sent.push({ ...c, ok: true, receipt });
       } catch (error) {
         sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
@@ -209,6 +203,38 @@ async function sendSession(ctx: AppContext, group: Claimed[]): Promise<Sent[]> {
     }
   } finally {
     await channel.close().catch(() => {});
+  }
+  return sent;
+}
+
+/** The file a claimed document delivers: its name stable per document, so a retried delivery is recognised. */
+function outboundFileOf(ctx: AppContext, c: Claimed): OutboundFile {
+  if (!c.doc.fileSealed) throw permanentChannelError('no_file', `${c.doc.journalNo} has no file to deliver`);
+  return {
+    fileName: `${c.doc.journalNo}-${c.doc.id}.xml`,
+    content: ctx.encryptor.decrypt(c.doc.fileSealed),
+    documentId: c.doc.id,
+    messageId: c.doc.messageId,
+  };
+}
+
+/** A session's files in one call where the channel takes a batch (deliverMany): all taken, or all failed. */
+async function sendBatch(ctx: AppContext, channel: BankChannel, group: Claimed[]): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  const files: { c: Claimed; file: OutboundFile }[] = [];
+  for (const c of group) {
+    try {
+      files.push({ c, file: outboundFileOf(ctx, c) });
+    } catch (error) {
+      sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
+    }
+  }
+  if (files.length === 0) return sent;
+  try {
+    const receipts = await channel.deliverMany!(files.map((f) => f.file));
+    for (const [i, { c }] of files.entries()) sent.push({ ...c, ok: true, receipt: receipts[i]! });
+  } catch (error) {
+    for (const { c } of files) sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
   }
   return sent;
 }

@@ -20,6 +20,23 @@ export async function receiveDemoBankFile(
 }
 
 /**
+ * receiveDemoBankFile for several files in one statement (distinct file names): by file name, whether
+ * it was received for the first time and when the bank answers it.
+ */
+export async function receiveDemoBankFiles(
+  tx: Executor,
+  rows: Omit<typeof demoBankFiles.$inferInsert, 'receipts'>[],
+): Promise<Map<string, { first: boolean; replyAt: Date }>> {
+  if (rows.length === 0) return new Map();
+  const saved = await tx
+    .insert(demoBankFiles)
+    .values(rows)
+    .onConflictDoUpdate({ target: demoBankFiles.fileName, set: { receipts: sql`${demoBankFiles.receipts} + 1` } })
+    .returning({ fileName: demoBankFiles.fileName, receipts: demoBankFiles.receipts, replyAt: demoBankFiles.replyAt });
+  return new Map(saved.map((r) => [r.fileName, { first: r.receipts === 1, replyAt: r.replyAt }]));
+}
+
+/**
  * Locks the demo bank's inbox rows of these documents (file name order) and answers, per document
  * that has one, whether its reply was written already. A document without a row (a file received
  * before the inbox existed) is absent.
