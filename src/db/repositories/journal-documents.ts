@@ -238,7 +238,8 @@ export async function lockInboundContents(tx: Executor, companyId: string, conte
   const keys = [...new Set(contentDigests)].sort().map((d) => `ingest:${companyId}:${d}`);
   if (keys.length === 0) return;
   await tx.execute(
-    sql`SELECT pg_advisory_xact_lock(hashtextextended(k, 0)) FROM (SELECT unnest(${keys}::text[]) AS k ORDER BY 1) AS s`,
+    sql`SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+          FROM (SELECT jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) AS k ORDER BY 1) AS s`,
   );
 }
 
