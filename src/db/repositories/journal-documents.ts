@@ -164,25 +164,46 @@ export async function updateDocumentStatus(
 }
 
 /**
- * Moves the statuses of several documents in one statement, each from the status the caller read under
- * its lock (see updateDocumentStatus); throws when one of them was not in it.
+ * Moves the statuses of several documents in one statement, each from the statuses the caller read
+ * under its lock (see updateDocumentStatus), its delivery status too when given, and merges `details`
+ * into its details when given (jsonb `||`); throws when one of them was not in the statuses read.
  */
 export async function updateDocumentStatuses(
   tx: Executor,
   scope: CompanyScope,
-  moves: Array<{ id: string; from: DocumentStatus; to: DocumentStatus }>,
+  moves: Array<{
+    id: string;
+    from: DocumentStatus;
+    to: DocumentStatus;
+    delivery?: { from: DeliveryStatus | null; to: DeliveryStatus };
+    details?: Record<string, unknown>;
+  }>,
   updatedAt: Date,
 ): Promise<void> {
   if (moves.length === 0) return;
+  const rows = moves.map((m) => ({
+    id: m.id,
+    from_status: m.from,
+    to_status: m.to,
+    moves_delivery: m.delivery !== undefined,
+    delivery_from: m.delivery?.from ?? null,
+    delivery_to: m.delivery?.to ?? null,
+    details: m.details ?? null,
+  }));
   const result = await tx.execute<{ id: string }>(sql`
     UPDATE journal_documents AS d
-       SET status = m.to_status, updated_at = ${updatedAt}
-      FROM jsonb_to_recordset(${JSON.stringify(moves.map((m) => ({ id: m.id, from_status: m.from, to_status: m.to })))}::jsonb)
-           AS m(id text, from_status text, to_status text)
+       SET status = m.to_status,
+           delivery_status = CASE WHEN m.moves_delivery THEN m.delivery_to ELSE d.delivery_status END,
+           details = CASE WHEN m.details IS NULL THEN d.details ELSE coalesce(d.details, '{}'::jsonb) || m.details END,
+           updated_at = ${updatedAt}
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+           AS m(id text, from_status text, to_status text, moves_delivery boolean, delivery_from text,
+                delivery_to text, details jsonb)
      WHERE d.id = m.id
        AND d.platform_id = ${scope.platformId}
        AND d.company_id = ${scope.companyId}
        AND d.status = m.from_status
+       AND (NOT m.moves_delivery OR d.delivery_status IS NOT DISTINCT FROM m.delivery_from)
     RETURNING d.id`);
   if (result.rows.length !== moves.length) {
     const moved = new Set(result.rows.map((r) => r.id));
