@@ -35,7 +35,7 @@ export type BatchReportOutcome =
   | { kind: 'alone' };
 
 /** An outbound document of the batch was not found under its lock: the caller answers the batch file by file. */
-export class BatchDocumentGone extends Error {}
+class BatchDocumentGone extends Error {}
 
 /**
  * journalStatusReport for a batch of pain.002 files of one company, in the caller's transaction,

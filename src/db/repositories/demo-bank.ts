@@ -4,24 +4,9 @@ import { demoBankFiles, journalDocuments } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
 /**
- * Records a file the demo bank received: a new file name is inserted (`first: true`); a repeat only
- * counts one more receipt and keeps the first reply time, so the bank answers each file once.
- */
-export async function receiveDemoBankFile(
-  tx: Executor,
-  row: Omit<typeof demoBankFiles.$inferInsert, 'receipts'>,
-): Promise<{ first: boolean; replyAt: Date }> {
-  const [saved] = await tx
-    .insert(demoBankFiles)
-    .values(row)
-    .onConflictDoUpdate({ target: demoBankFiles.fileName, set: { receipts: sql`${demoBankFiles.receipts} + 1` } })
-    .returning({ receipts: demoBankFiles.receipts, replyAt: demoBankFiles.replyAt });
-  return { first: saved!.receipts === 1, replyAt: saved!.replyAt };
-}
-
-/**
- * receiveDemoBankFile for several files in one statement (distinct file names): by file name, whether
- * it was received for the first time and when the bank answers it.
+ * Records files the demo bank received, in one statement (distinct file names): a new file name is
+ * inserted (`first: true`); a repeat only counts one more receipt and keeps the first reply time, so
+ * the bank answers each file once. By file name.
  */
 export async function receiveDemoBankFiles(
   tx: Executor,
