@@ -72,6 +72,8 @@ export async function replyAsDemoBankBatch(ctx: AppContext, jobs: DemoBankReplyJ
       answered = await answerBatch(ctx, byCompany, files, false);
     } catch (err) {
       if (!(err instanceof FileFailed)) throw err;
+      // Said at warn: a batch that always fails set-wise still answers, but at the cost of a file at a time.
+      ctx.logger.warn({ err: err.cause, files: replies.length }, 'demo bank reply batch answered again file by file');
       answered = await answerBatch(ctx, byCompany, files, true);
     }
     for (const [index, ok] of answered) done[index] = ok;
