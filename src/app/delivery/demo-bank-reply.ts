@@ -39,10 +39,11 @@ type ReplyInput = {
  * files, so the payments reconcile as real ones would.
  *
  * A batch is answered in one transaction: the bank's inbox rows of its files are locked first (a
- * file already answered is skipped, so a batch run again after a crash adds nothing), each pain.002
- * and each statement is ingested in a savepoint of its own (one that fails rolls back alone and its
- * files are answered `false`: their jobs run again), and the files answered are marked so in the
- * statement's savepoint. Replies go in company and document order and the batch's audit events are
+ * file already answered is skipped, so a batch run again after a crash adds nothing), the pain.002
+ * files of each company are journaled set-wise (docs/adr/0051), each statement is ingested, and the
+ * files answered are marked so with their statement. When a file fails, the batch is answered again
+ * with each pain.002 and statement in a savepoint of its own (one that fails rolls back alone and
+ * its files are answered `false`: their jobs run again). Replies go in company and document order and the batch's audit events are
  * recorded last, so batches and the other pipeline writers take their locks in one order
  * (docs/adr/0012, 0013). One commit per batch, one statement ingest per batch and account.
  */
