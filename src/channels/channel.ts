@@ -28,6 +28,12 @@ export interface BankChannel {
   readonly kind: string;
   /** Sends one file; throws on failure (the delivery job retries with backoff). */
   deliver(file: OutboundFile): Promise<DeliveryReceipt>;
+  /**
+   * Sends several files at once where the bank takes a batch (the demo bank: one commit for them
+   * all): a receipt per file, in order; throws when none was taken (the batch is retried whole,
+   * each file recognised by its name).
+   */
+  deliverMany?(files: OutboundFile[]): Promise<DeliveryReceipt[]>;
   /** Files the bank has written for us since the last acknowledged pickup. */
   fetchInbound(): Promise<InboundFile[]>;
   /** Marks a fetched file as processed so it is not picked up again. */

@@ -121,6 +121,48 @@ test('the demo bank is a channel like any other: a repeated file is recognised a
   assert.equal(inbox[0]!.receipts, 2);
 });
 
+test('the demo bank takes a delivery batch in one call: each file once, a repeat in or after the batch recognised', async () => {
+  const [a, b] = [await submitPayment(), await submitPayment()];
+  const target = {
+    platformId: sandbox.platformId,
+    companyId: sandbox.companyId,
+    bankKey: 'demo',
+    channel: 'DEMO',
+    environment: 'test',
+    config: null,
+  };
+  const file = (id: string) => ({
+    fileName: `OUT-Y-${id}.xml`,
+    content: '<Document/>',
+    documentId: id,
+    messageId: null,
+  });
+  const channel = t.ctx.channels.open(target);
+  assert.ok(channel.deliverMany, 'the demo channel takes batches');
+  const first = await channel.deliverMany([file(a), file(b), file(a)]);
+  assert.deepEqual(
+    first.map((r) => r.alreadyDelivered),
+    [false, false, true],
+  );
+  const again = await channel.deliverMany([file(b)]);
+  assert.deepEqual(
+    again.map((r) => [r.alreadyDelivered, r.reference]),
+    [[true, first[1]!.reference]],
+  );
+  const replies = await rows<{ id: string; n: number }>(
+    sql`SELECT data->>'documentId' AS id, count(*)::int AS n FROM pgboss.job
+         WHERE name = 'demo-bank-reply' AND data->>'documentId' IN (${a}, ${b}) GROUP BY 1 ORDER BY 1`,
+  );
+  assert.deepEqual(
+    replies.map((r) => r.n),
+    [1, 1],
+  );
+  const inbox = await rows<{ receipts: number }>(
+    sql`SELECT receipts FROM demo_bank_files WHERE document_id IN (${a}, ${b}) ORDER BY document_id`,
+  );
+  assert.deepEqual(inbox.map((r) => r.receipts).sort(), [1, 2]);
+});
+
 function failingChannels(error: Error): AppContext['channels'] {
   const channel: BankChannel = {
     kind: 'failing',
@@ -284,7 +326,10 @@ test('the demo bank answers a batch with a pain.002 per file and one statement b
            GROUP BY type ORDER BY type`,
     );
   const before = await inbound();
+  const logged = logLines.length;
   assert.deepEqual(await replyAsDemoBankBatch(t.ctx, replies), [true, true, true]);
+  // Answered set-wise, not through the file-by-file fallback (docs/adr/0051).
+  assert.ok(!logLines.slice(logged).some((l) => l.includes('answered again file by file')));
   const added = (await inbound()).map((r) => [r.type, r.n - (before.find((b) => b.type === r.type)?.n ?? 0)]);
   assert.deepEqual(added, [
     ['camt.053', 1],
@@ -345,6 +390,7 @@ test('a file of a demo-bank batch that fails rolls back alone: the others are an
     assert.deepEqual(await replyAsDemoBankBatch(t.ctx, replies), [true, false, true]);
     assert.deepEqual(await statuses(), ['executed', 'sent', 'executed']);
     assert.ok(logLines.some((l) => l.includes('demo bank status report failed')));
+    assert.ok(logLines.some((l) => l.includes('answered again file by file')));
   } finally {
     await t.ctx.db.execute(sql.raw('DROP TRIGGER refuse_report ON journal_documents; DROP FUNCTION refuse_report()'));
   }

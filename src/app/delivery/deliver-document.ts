@@ -1,14 +1,13 @@
-import type { DeliveryReceipt } from '../../channels/channel.ts';
+import type { BankChannel, DeliveryReceipt, OutboundFile } from '../../channels/channel.ts';
 import { ChannelError, permanentChannelError } from '../../channels/errors.ts';
 import { transactionWithRetry } from '../../db/conflict-retry.ts';
-import type { CompanyScope, Tx } from '../../db/executor.ts';
+import type { CompanyScope } from '../../db/executor.ts';
 import { findConnectionFor } from '../../db/repositories/connections.ts';
 import {
   type JournalDocumentRow,
   lockDocuments,
-  mergeDocumentDetails,
   outboundOf,
-  updateDocumentStatus,
+  updateDocumentStatuses,
 } from '../../db/repositories/journal-documents.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { deliveryTransition, documentTransition } from '../../domain/lifecycle/index.ts';
@@ -16,7 +15,7 @@ import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import { type ChannelFailure, channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { channelTargetOf } from '../connections/channel-target.ts';
 import type { AppContext } from '../context.ts';
-import { emitPaymentEvent } from '../events/outbox.ts';
+import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
 import type { JobPayload } from '../jobs.ts';
 
 export type DeliveryJob = JobPayload<'bankDelivery'>;
@@ -70,13 +69,21 @@ export async function deliverDocuments(
           )
         ).map((d) => [d.id, d]),
       );
+      // Every outcome of the company's batch in one statement per table (docs/adr/0051).
+      const writes: DocumentWrite[] = [];
+      const events: PaymentEvent[] = [];
       for (const s of group) {
         const doc = current.get(s.doc.id);
         if (!doc) continue;
-        outcomes[s.index] = s.ok
-          ? await recordDelivered(ctx, tx, s, doc, s.receipt, audit)
-          : await recordFailure(ctx, tx, s, doc, s.failure, audit);
+        const recorded = s.ok
+          ? recordDelivered(ctx, s, doc, s.receipt, audit)
+          : recordFailure(ctx, s, doc, s.failure, audit);
+        outcomes[s.index] = recorded.outcome;
+        if (recorded.write) writes.push(recorded.write);
+        if (recorded.event) events.push(recorded.event);
       }
+      await updateDocumentStatuses(tx, scope, writes, ctx.clock.now());
+      await emitPaymentEvents(ctx, tx, events);
     }
     // The chain heads last: after every document row (docs/adr/0012).
     await recordEvents(ctx, tx, audit);
@@ -127,6 +134,7 @@ async function claim(ctx: AppContext, jobs: { job: DeliveryJob; attempt: Deliver
         ).map((d) => [d.id, d]),
       );
       const seen = new Set<string>();
+      const moves: DocumentWrite[] = [];
       for (const g of group) {
         const d = docs.get(g.doc.id);
         // A job repeated in one batch (a lease that expired while its first run went on) sends once.
@@ -135,15 +143,10 @@ async function claim(ctx: AppContext, jobs: { job: DeliveryJob; attempt: Deliver
         if (d.direction !== 'outbound' || d.status !== 'converted' || d.deliveryStatus === null) continue;
         const move = deliveryTransition(d.deliveryStatus, { type: 'claimed' });
         if (!move.ok) continue;
-        await updateDocumentStatus(
-          tx,
-          scope,
-          d.id,
-          { from: d.status, to: d.status, delivery: { from: d.deliveryStatus, to: move.to } },
-          now,
-        );
+        moves.push({ id: d.id, from: d.status, to: d.status, delivery: { from: d.deliveryStatus, to: move.to } });
         claimed.push({ doc: { ...d, deliveryStatus: move.to }, scope, attempt: g.attempt, index: g.index });
       }
+      await updateDocumentStatuses(tx, scope, moves, now);
     }
     return claimed;
   });
@@ -185,16 +188,10 @@ async function sendSession(ctx: AppContext, group: Claimed[]): Promise<Sent[]> {
   }
   const sent: Sent[] = [];
   try {
+    if (channel.deliverMany) return await sendBatch(ctx, channel, group);
     for (const c of group) {
       try {
-        if (!c.doc.fileSealed) throw permanentChannelError('no_file', `${c.doc.journalNo} has no file to deliver`);
-        const receipt = await channel.deliver({
-          // Stable per document: a retried delivery presents the same name and is recognised.
-          fileName: `${c.doc.journalNo}-${c.doc.id}.xml`,
-          content: ctx.encryptor.decrypt(c.doc.fileSealed),
-          documentId: c.doc.id,
-          messageId: c.doc.messageId,
-        });
+        const receipt = await channel.deliver(outboundFileOf(ctx, c));
         sent.push({ ...c, ok: true, receipt });
       } catch (error) {
         sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
@@ -213,6 +210,38 @@ async function sendSession(ctx: AppContext, group: Claimed[]): Promise<Sent[]> {
   return sent;
 }
 
+/** The file a claimed document delivers: its name stable per document, so a retried delivery is recognised. */
+function outboundFileOf(ctx: AppContext, c: Claimed): OutboundFile {
+  if (!c.doc.fileSealed) throw permanentChannelError('no_file', `${c.doc.journalNo} has no file to deliver`);
+  return {
+    fileName: `${c.doc.journalNo}-${c.doc.id}.xml`,
+    content: ctx.encryptor.decrypt(c.doc.fileSealed),
+    documentId: c.doc.id,
+    messageId: c.doc.messageId,
+  };
+}
+
+/** A session's files in one call where the channel takes a batch (deliverMany): all taken, or all failed. */
+async function sendBatch(ctx: AppContext, channel: BankChannel, group: Claimed[]): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  const files: { c: Claimed; file: OutboundFile }[] = [];
+  for (const c of group) {
+    try {
+      files.push({ c, file: outboundFileOf(ctx, c) });
+    } catch (error) {
+      sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
+    }
+  }
+  if (files.length === 0) return sent;
+  try {
+    const receipts = await channel.deliverMany!(files.map((f) => f.file));
+    for (const [i, { c }] of files.entries()) sent.push({ ...c, ok: true, receipt: receipts[i]! });
+  } catch (error) {
+    for (const { c } of files) sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
+  }
+  return sent;
+}
+
 async function reportRefusal(ctx: AppContext, s: Sent & { ok: false }): Promise<void> {
   const connection = await findConnectionFor(ctx.db, s.scope, s.doc.bankKey ?? '', s.doc.environment);
   if (connection) {
@@ -223,14 +252,17 @@ async function reportRefusal(ctx: AppContext, s: Sent & { ok: false }): Promise<
   }
 }
 
-async function recordDelivered(
+/** What recording an outcome writes: the document's statuses and details, and its payment event. */
+type DocumentWrite = Parameters<typeof updateDocumentStatuses>[2][number];
+type Recorded = { outcome: DeliveryOutcome; write?: DocumentWrite; event?: PaymentEvent };
+
+function recordDelivered(
   ctx: AppContext,
-  tx: Tx,
   s: Claimed,
   current: JournalDocumentRow,
   receipt: DeliveryReceipt,
   audit: AuditEvent[],
-): Promise<DeliveryOutcome> {
+): Recorded {
   const now = ctx.clock.now();
   // Only the channel's confirmation makes a host-to-host document sent (documentTransition).
   const confirmed = deliveryTransition(current.deliveryStatus ?? 'not-applicable', { type: 'confirmed' });
@@ -241,24 +273,23 @@ async function recordDelivered(
       { documentId: current.id, status: current.status, deliveryStatus: current.deliveryStatus },
       'delivered document changed meanwhile',
     );
-    return 'skipped';
+    return { outcome: 'skipped' };
   }
-  await updateDocumentStatus(
-    tx,
-    s.scope,
-    current.id,
-    { from: current.status, to: sent.to, delivery: { from: current.deliveryStatus, to: confirmed.to } },
-    now,
-  );
-  await mergeDocumentDetails(tx, s.scope, current.id, {
-    delivery: {
-      channel: receipt.channel,
-      reference: receipt.reference,
-      deliveredAt: now.toISOString(),
-      attempts: s.attempt.retryCount + 1,
-      ...(receipt.evidence ? { evidence: receipt.evidence } : {}),
+  const write: DocumentWrite = {
+    id: current.id,
+    from: current.status,
+    to: sent.to,
+    delivery: { from: current.deliveryStatus, to: confirmed.to },
+    details: {
+      delivery: {
+        channel: receipt.channel,
+        reference: receipt.reference,
+        deliveredAt: now.toISOString(),
+        attempts: s.attempt.retryCount + 1,
+        ...(receipt.evidence ? { evidence: receipt.evidence } : {}),
+      },
     },
-  });
+  };
   audit.push({
     platformId: s.scope.platformId,
     companyId: s.scope.companyId,
@@ -273,18 +304,20 @@ async function recordDelivered(
     bankKey: current.bankKey,
     environment: current.environment,
   });
-  if (sent.to === 'sent') await emitPaymentEvent(ctx, tx, current, 'sent');
-  return 'delivered';
+  return {
+    outcome: 'delivered',
+    write,
+    ...(sent.to === 'sent' ? { event: { doc: current, status: 'sent' as const } } : {}),
+  };
 }
 
-async function recordFailure(
+function recordFailure(
   ctx: AppContext,
-  tx: Tx,
   s: Claimed,
   current: JournalDocumentRow,
   failure: ChannelFailure,
   audit: AuditEvent[],
-): Promise<DeliveryOutcome> {
+): Recorded {
   const attemptNo = s.attempt.retryCount + 1;
   const from = current.deliveryStatus ?? 'not-applicable';
   const move = deliveryTransition(from, {
@@ -292,7 +325,7 @@ async function recordFailure(
     permanent: !failure.retryable,
     attemptsLeft: s.attempt.retryLimit - s.attempt.retryCount,
   });
-  if (!move.ok) return 'skipped';
+  if (!move.ok) return { outcome: 'skipped' };
   const last = move.to === 'failed';
   ctx.metrics.deliveryAttempt(
     current.bankKey,
@@ -311,22 +344,21 @@ async function recordFailure(
     },
     last ? 'delivery failed; no more attempts' : 'delivery attempt failed; retried later',
   );
-  await updateDocumentStatus(
-    tx,
-    s.scope,
-    current.id,
-    { from: current.status, to: current.status, delivery: { from, to: move.to } },
-    ctx.clock.now(),
-  );
-  await mergeDocumentDetails(tx, s.scope, current.id, {
-    delivery: {
-      lastError: failure.message,
-      errorCode: failure.code,
-      retryable: failure.retryable,
-      attempts: attemptNo,
-      ...(last ? { failedReason: failure.message } : {}),
+  const write: DocumentWrite = {
+    id: current.id,
+    from: current.status,
+    to: current.status,
+    delivery: { from: current.deliveryStatus, to: move.to },
+    details: {
+      delivery: {
+        lastError: failure.message,
+        errorCode: failure.code,
+        retryable: failure.retryable,
+        attempts: attemptNo,
+        ...(last ? { failedReason: failure.message } : {}),
+      },
     },
-  });
+  };
   audit.push({
     platformId: s.scope.platformId,
     companyId: s.scope.companyId,
@@ -344,5 +376,5 @@ async function recordFailure(
     bankKey: current.bankKey,
     environment: current.environment,
   });
-  return last ? 'failed' : 'retry';
+  return { outcome: last ? 'failed' : 'retry', write };
 }

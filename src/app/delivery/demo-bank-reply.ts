@@ -11,7 +11,8 @@ import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { type PreparedHandle, prepareInWorker } from '../inbound/file-worker.ts';
 import type { JobPayload } from '../jobs.ts';
-import { ingestPreparedForCompany } from '../journal/ingest.ts';
+import { ingestPreparedForCompany, ingestStatusReportsForCompany } from '../journal/ingest.ts';
+import type { BatchReportOutcome } from '../journal/payment-status-batch.ts';
 
 export type DemoBankReplyJob = JobPayload<'demoBankReply'>;
 
@@ -38,10 +39,11 @@ type ReplyInput = {
  * files, so the payments reconcile as real ones would.
  *
  * A batch is answered in one transaction: the bank's inbox rows of its files are locked first (a
- * file already answered is skipped, so a batch run again after a crash adds nothing), each pain.002
- * and each statement is ingested in a savepoint of its own (one that fails rolls back alone and its
- * files are answered `false`: their jobs run again), and the files answered are marked so in the
- * statement's savepoint. Replies go in company and document order and the batch's audit events are
+ * file already answered is skipped, so a batch run again after a crash adds nothing), the pain.002
+ * files of each company are journaled set-wise (docs/adr/0051), each statement is ingested, and the
+ * files answered are marked so with their statement. When a file fails, the batch is answered again
+ * with each pain.002 and statement in a savepoint of its own (one that fails rolls back alone and
+ * its files are answered `false`: their jobs run again). Replies go in company and document order and the batch's audit events are
  * recorded last, so batches and the other pipeline writers take their locks in one order
  * (docs/adr/0012, 0013). One commit per batch, one statement ingest per batch and account.
  */
@@ -71,6 +73,8 @@ export async function replyAsDemoBankBatch(ctx: AppContext, jobs: DemoBankReplyJ
       answered = await answerBatch(ctx, byCompany, files, false);
     } catch (err) {
       if (!(err instanceof FileFailed)) throw err;
+      // Said at warn: a batch that always fails set-wise still answers, but at the cost of a file at a time.
+      ctx.logger.warn({ err: err.cause, files: replies.length }, 'demo bank reply batch answered again file by file');
       answered = await answerBatch(ctx, byCompany, files, true);
     }
     for (const [index, ok] of answered) done[index] = ok;
@@ -105,9 +109,30 @@ function answerBatch(
         group.map((r) => r.job.documentId),
       );
       const reported: Reply[] = [];
-      for (const reply of group) {
-        if (inbox.get(reply.job.documentId) === true) {
-          ok.set(reply.index, true);
+      const unanswered = group.filter((reply) => {
+        if (inbox.get(reply.job.documentId) !== true) return true;
+        ok.set(reply.index, true);
+        return false;
+      });
+      // The reports set-wise, one statement per table for the batch (docs/adr/0051); a report the
+      // batch leaves alone, and every report of an isolated run, goes through the ingest of one file.
+      const together = new Map<number, BatchReportOutcome>();
+      if (!isolated) {
+        try {
+          const outcomes = await ingestStatusReportsForCompany(
+            ctx,
+            scope,
+            unanswered.map((reply) => ({ input: reply.input, handle: files.reports.get(reply.index)! })),
+            { tx, audit },
+          );
+          for (const [n, reply] of unanswered.entries()) together.set(reply.index, outcomes[n]!);
+        } catch (err) {
+          failed(err);
+        }
+      }
+      for (const reply of unanswered) {
+        if (together.get(reply.index)?.kind === 'journaled') {
+          reported.push(reply);
           continue;
         }
         const events: AuditEvent[] = [];

@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/executor.ts';
 import type { JournalDocumentRow } from '../../db/repositories/journal-documents.ts';
-import { insertOutboxEvent } from '../../db/repositories/outbox.ts';
+import { insertOutboxEvent, insertOutboxEvents } from '../../db/repositories/outbox.ts';
 import { type OutboundStatus, paymentEventOf } from '../../domain/lifecycle/index.ts';
 import type { AppContext } from '../context.ts';
 
@@ -16,9 +16,17 @@ export async function emitEvent(
   tx: Executor,
   event: { type: string; platformId: string; companyId: string | null; data: Record<string, unknown> },
 ): Promise<string> {
+  const row = outboxRow(ctx, event);
+  await insertOutboxEvent(tx, row);
+  return row.id;
+}
+
+type OutboxEvent = { type: string; platformId: string; companyId: string | null; data: Record<string, unknown> };
+
+function outboxRow(ctx: AppContext, event: OutboxEvent) {
   const id = ctx.ids.next('evt');
   const createdAt = ctx.clock.now();
-  await insertOutboxEvent(tx, {
+  return {
     id,
     platformId: event.platformId,
     companyId: event.companyId,
@@ -33,24 +41,21 @@ export async function emitEvent(
       data: event.data,
     },
     createdAt,
-  });
-  return id;
+  };
 }
 
-/**
- * The payment event of a document that reached `status` (sent, executed, rejected); nothing for other
- * statuses. `cause` names the line that caused it, when one did.
- */
-export async function emitPaymentEvent(
-  ctx: AppContext,
-  tx: Executor,
-  doc: JournalDocumentRow,
-  status: OutboundStatus,
-  cause: { endToEndId?: string | null; reason?: string | null } = {},
-): Promise<void> {
+/** A payment event to emit: the document, the status it reached and the line that caused it. */
+export type PaymentEvent = {
+  doc: JournalDocumentRow;
+  status: OutboundStatus;
+  cause?: { endToEndId?: string | null; reason?: string | null };
+};
+
+/** The outbox event of a payment event, or null for a status that has none. */
+function paymentEventRow({ doc, status, cause = {} }: PaymentEvent): OutboxEvent | null {
   const type = paymentEventOf(status);
-  if (type === null) return;
-  await emitEvent(ctx, tx, {
+  if (type === null) return null;
+  return {
     type,
     platformId: doc.platformId,
     companyId: doc.companyId,
@@ -65,5 +70,29 @@ export async function emitPaymentEvent(
       ...(cause.endToEndId ? { endToEndId: cause.endToEndId } : {}),
       ...(cause.reason ? { reason: cause.reason } : {}),
     },
+  };
+}
+
+/**
+ * The payment event of a document that reached `status` (sent, executed, rejected); nothing for other
+ * statuses. `cause` names the line that caused it, when one did.
+ */
+export async function emitPaymentEvent(
+  ctx: AppContext,
+  tx: Executor,
+  doc: JournalDocumentRow,
+  status: OutboundStatus,
+  cause: { endToEndId?: string | null; reason?: string | null } = {},
+): Promise<void> {
+  const event = paymentEventRow({ doc, status, cause });
+  if (event) await insertOutboxEvent(tx, outboxRow(ctx, event));
+}
+
+/** emitPaymentEvent for several documents, in one statement (the event ids in the given order). */
+export async function emitPaymentEvents(ctx: AppContext, tx: Executor, events: PaymentEvent[]): Promise<void> {
+  const rows = events.flatMap((e) => {
+    const event = paymentEventRow(e);
+    return event ? [outboxRow(ctx, event)] : [];
   });
+  await insertOutboxEvents(tx, rows);
 }

@@ -25,7 +25,8 @@ import { reconcileStatement, type StatementEntries } from '../recon/reconcile-st
 import { type LeftoverSource, recordUnmatchedEntries } from '../recon/record-unmatched.ts';
 import { type DocumentView, documentView } from './document-view.ts';
 import { type IngestWithin, inIngestTransaction } from './ingest-transaction.ts';
-import { journalStatusReport } from './payment-status.ts';
+import { journalStatusReport, type StatusReportInput } from './payment-status.ts';
+import { type BatchReportOutcome, journalStatusReportBatch } from './payment-status-batch.ts';
 
 type StatementFile = Extract<PreparedFile, { kind: 'statement' }>;
 
@@ -172,6 +173,54 @@ export function ingestPreparedForCompany(
   return inSpan('journal.ingest', async () =>
     countIngest(ctx, await ingestPrepared(ctx, scope, { ...input, content: '' }, handle, within)),
   );
+}
+
+/**
+ * Several prepared pain.002 files of one company in the caller's transaction, set-wise
+ * (journalStatusReportBatch): each answers `journaled` or `alone` (a file the batch leaves to
+ * ingestPreparedForCompany, as is anything that is not a readable status report).
+ */
+export async function ingestStatusReportsForCompany(
+  ctx: AppContext,
+  scope: CompanyScope,
+  files: { input: Omit<IngestInput, 'content'>; handle: PreparedHandle }[],
+  within: IngestWithin,
+): Promise<BatchReportOutcome[]> {
+  const outcomes: BatchReportOutcome[] = files.map(() => ({ kind: 'alone' }));
+  const reports: { at: number; input: StatusReportInput }[] = [];
+  for (const [at, { input, handle }] of files.entries()) {
+    const parsed = handle.file;
+    if (!parsed.ok || parsed.kind !== 'status-report') continue;
+    if (input.bankKey !== undefined && !getProfile(input.bankKey)) continue;
+    reports.push({
+      at,
+      input: {
+        content: parsed.content,
+        report: parsed.report,
+        sourceFormat: parsed.sourceFormat,
+        bankKey: input.bankKey ?? null,
+        environment: input.environment ?? null,
+        importSource: input.importSource ?? 'api',
+      },
+    });
+  }
+  const journaled = await inSpan('journal.ingest', () =>
+    journalStatusReportBatch(
+      ctx,
+      within.tx,
+      scope,
+      reports.map((r) => r.input),
+      within.audit,
+    ),
+  );
+  for (const [n, { at }] of reports.entries()) {
+    const outcome = journaled[n]!;
+    outcomes[at] = outcome;
+    if (outcome.kind === 'journaled') {
+      ctx.metrics.ingestFile('pain.002', outcome.deduped ? { ingested: 0, deduped: 1 } : { ingested: 1, deduped: 0 });
+    }
+  }
+  return outcomes;
 }
 
 /** Ingest files by kind and their statement blocks by outcome, for GET /metrics. */

@@ -9,8 +9,10 @@ import {
   listPaymentLines,
   lockDocument,
   lockInboundContent,
+  type NewJournalDocument,
   nextJournalNo,
   outboundOf,
+  type PaymentLineRow,
   updateDocumentStatus,
   updatePaymentLineStates,
 } from '../../db/repositories/journal-documents.ts';
@@ -21,17 +23,27 @@ import {
   type LifecycleOutcome,
   type LifecycleReport,
 } from '../../domain/journal/status-lifecycle.ts';
-import { lineSettled } from '../../domain/lifecycle/index.ts';
+import { type DocumentStatus, type LineState, lineSettled } from '../../domain/lifecycle/index.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { emitPaymentEvent } from '../events/outbox.ts';
+import { emitPaymentEvent, type PaymentEvent } from '../events/outbox.ts';
 import { type IngestWithin, inIngestTransaction } from './ingest-transaction.ts';
 
 export function contentDigest(content: string): string {
   return createHash('sha256').update(content, 'utf8').digest('hex');
 }
+
+/** A pain.002 to journal: its content, as parsed, and where it came from. */
+export type StatusReportInput = {
+  content: string;
+  report: NormalisedStatusReport;
+  sourceFormat: string;
+  bankKey: string | null;
+  environment: string | null;
+  importSource: string;
+};
 
 /** What journaling a pain.002 left behind; stored in the report document's details for replays. */
 export type StatusMatch = {
@@ -77,7 +89,7 @@ function endToEndIdsOf(report: NormalisedStatusReport): string[] {
  * one document that may take evidence and carries most of its end-to-end ids; `ambiguous` when two
  * carry as many (a reused end-to-end id proves nothing about either).
  */
-async function matchOutbound(tx: Tx, scope: CompanyScope, report: NormalisedStatusReport) {
+export async function matchOutbound(tx: Tx, scope: CompanyScope, report: NormalisedStatusReport) {
   if (report.originalMessageId) {
     const byMessage = await findOutboundByMessageId(tx, scope, report.originalMessageId);
     if (byMessage) return byMessage.id;
@@ -99,14 +111,7 @@ async function matchOutbound(tx: Tx, scope: CompanyScope, report: NormalisedStat
 export async function journalStatusReport(
   ctx: AppContext,
   scope: CompanyScope,
-  input: {
-    content: string;
-    report: NormalisedStatusReport;
-    sourceFormat: string;
-    bankKey: string | null;
-    environment: string | null;
-    importSource: string;
-  },
+  input: StatusReportInput,
   within?: IngestWithin,
 ): Promise<JournaledStatusReport> {
   const digest = contentDigest(input.content);
@@ -134,93 +139,115 @@ export async function journalStatusReport(
     const outbound = await lockDocument(tx, scope, matchedId);
     if (!outbound) throw new AppError(422, 'unmatched_report', 'the matched outbound payment is gone');
 
-    const now = ctx.clock.now();
-    const bankKey = input.bankKey ?? outbound.bankKey;
-    const environment = input.environment ?? outbound.environment;
-    const reportId = ctx.ids.next('doc');
     const lines = await listPaymentLines(tx, scope, outbound.id);
-    const outcome = applyStatusReport(
-      outboundOf(outbound),
-      lines.map(
-        (l): LifecycleLine => ({
-          index: l.lineIndex,
-          endToEndId: l.endToEndId,
-          instructionId: l.instructionId,
-          paymentId: l.paymentId,
-          amount: l.amount,
-          currency: l.currency,
-          state: l.state,
-        }),
-      ),
-      lifecycleReportOf(input.report),
-      { documentId: reportId, date: input.report.createdAt ?? now.toISOString() },
-    );
-    const match: StatusMatch = {
-      documentId: outbound.id,
-      journalNo: outbound.journalNo,
-      previousStatus: outcome.from,
-      status: outcome.to,
-      lineTransitions: outcome.transitions.length,
-      lateRejections: outcome.lateRejections,
-      unmatchedTransactions: outcome.unmatchedTransactions,
-      ignored: outcome.ignored !== null,
-      ...(outcome.ignored !== null ? { ignoredReason: outcome.ignored } : {}),
-    };
-
-    const r = input.report;
-    const txCount = new Set([
-      ...r.paymentGroups.flatMap((g) => g.transactions),
-      ...r.rejectedTransactions,
-      ...r.acceptedTransactions,
-      ...r.pendingTransactions,
-    ]).size;
-    const groupWord = r.groupStatusCode ?? r.paymentGroups.find((g) => g.statusCode)?.statusCode ?? 'per transaction';
-    const reportDocument = await insertDocument(tx, {
-      id: reportId,
-      platformId: scope.platformId,
-      companyId: scope.companyId,
-      journalNo,
-      direction: 'inbound',
-      type: 'pain.002',
-      sourceFormat: input.sourceFormat,
-      bankKey,
-      environment,
-      status: 'ingested',
-      messageId: r.messageId,
-      importSource: input.importSource,
-      transactionCount: txCount,
-      totals: [],
-      summary: `pain.002 ${groupWord} for ${outbound.journalNo} (${r.originalMessageId ?? 'end-to-end ids'}): ${outcome.from} -> ${outcome.to}`,
-      contentDigest: digest,
-      blockIndex: 0,
-      payloadSealed: ctx.encryptor.encrypt(JSON.stringify(r)),
-      fileSealed: ctx.encryptor.encrypt(input.content),
-      details: { match },
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: retentionUntil(now, environment),
-    });
-    const ingested: AuditEvent = {
-      platformId: scope.platformId,
-      companyId: scope.companyId,
-      type: 'journal.document.ingested',
-      message: `${journalNo} pain.002 journaled, matched to ${outbound.journalNo}`,
-      metadata: {
-        documentId: reportId,
-        journalNo,
-        type: 'pain.002',
-        contentDigest: digest,
-        matchedDocumentId: outbound.id,
-      },
-      bankKey,
-      environment,
-    };
-
+    const { row, match, outcome, ingested } = reportEntry(ctx, scope, input, outbound, lines, journalNo, digest);
+    const reportDocument = await insertDocument(tx, row);
     const events = await applyOutcome(ctx, tx, scope, outbound, outcome, reportDocument);
     audit.push(ingested, ...events);
-    return { deduped: false, reportDocument, report: r, match };
+    return { deduped: false, reportDocument, report: input.report, match };
   });
 }
+
+/** The journal entry of a report matched to `outbound` (locked, with its lines): pure, written by the caller. */
+export function reportEntry(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: StatusReportInput,
+  outbound: JournalDocumentRow,
+  lines: PaymentLineRow[],
+  journalNo: string,
+  digest: string,
+): { row: NewJournalDocument; match: StatusMatch; outcome: LifecycleOutcome; ingested: AuditEvent } {
+  const now = ctx.clock.now();
+  const bankKey = input.bankKey ?? outbound.bankKey;
+  const environment = input.environment ?? outbound.environment;
+  const reportId = ctx.ids.next('doc');
+  const outcome = applyStatusReport(
+    outboundOf(outbound),
+    lines.map(
+      (l): LifecycleLine => ({
+        index: l.lineIndex,
+        endToEndId: l.endToEndId,
+        instructionId: l.instructionId,
+        paymentId: l.paymentId,
+        amount: l.amount,
+        currency: l.currency,
+        state: l.state,
+      }),
+    ),
+    lifecycleReportOf(input.report),
+    { documentId: reportId, date: input.report.createdAt ?? now.toISOString() },
+  );
+  const match: StatusMatch = {
+    documentId: outbound.id,
+    journalNo: outbound.journalNo,
+    previousStatus: outcome.from,
+    status: outcome.to,
+    lineTransitions: outcome.transitions.length,
+    lateRejections: outcome.lateRejections,
+    unmatchedTransactions: outcome.unmatchedTransactions,
+    ignored: outcome.ignored !== null,
+    ...(outcome.ignored !== null ? { ignoredReason: outcome.ignored } : {}),
+  };
+  const r = input.report;
+  const txCount = new Set([
+    ...r.paymentGroups.flatMap((g) => g.transactions),
+    ...r.rejectedTransactions,
+    ...r.acceptedTransactions,
+    ...r.pendingTransactions,
+  ]).size;
+  const groupWord = r.groupStatusCode ?? r.paymentGroups.find((g) => g.statusCode)?.statusCode ?? 'per transaction';
+  const row: NewJournalDocument = {
+    id: reportId,
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    journalNo,
+    direction: 'inbound',
+    type: 'pain.002',
+    sourceFormat: input.sourceFormat,
+    bankKey,
+    environment,
+    status: 'ingested',
+    messageId: r.messageId,
+    importSource: input.importSource,
+    transactionCount: txCount,
+    totals: [],
+    summary: `pain.002 ${groupWord} for ${outbound.journalNo} (${r.originalMessageId ?? 'end-to-end ids'}): ${outcome.from} -> ${outcome.to}`,
+    contentDigest: digest,
+    blockIndex: 0,
+    payloadSealed: ctx.encryptor.encrypt(JSON.stringify(r)),
+    fileSealed: ctx.encryptor.encrypt(input.content),
+    details: { match },
+    createdAt: now,
+    updatedAt: now,
+    expiresAt: retentionUntil(now, environment),
+  };
+  const ingested: AuditEvent = {
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    type: 'journal.document.ingested',
+    message: `${journalNo} pain.002 journaled, matched to ${outbound.journalNo}`,
+    metadata: {
+      documentId: reportId,
+      journalNo,
+      type: 'pain.002',
+      contentDigest: digest,
+      matchedDocumentId: outbound.id,
+    },
+    bankKey,
+    environment,
+  };
+  return { row, match, outcome, ingested };
+}
+
+/** What a report's outcome writes (line states, the document's status, its payment event) and its audit events. */
+export type OutcomeEffects = {
+  lineChanges: Array<{ index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean }>;
+  statusMove: { from: DocumentStatus; to: DocumentStatus } | null;
+  paymentEvent: PaymentEvent | null;
+  audit: AuditEvent[];
+};
+
 /** Writes the report's outcome and answers the audit events it calls for (recorded by the caller, last). */
 async function applyOutcome(
   ctx: AppContext,
@@ -230,24 +257,31 @@ async function applyOutcome(
   outcome: LifecycleOutcome,
   reportDocument: JournalDocumentRow,
 ): Promise<AuditEvent[]> {
+  const effects = outcomeEffects(scope, outbound, outcome, reportDocument);
   const now = ctx.clock.now();
-  if (outcome.lineChanges.length > 0) {
-    await updatePaymentLineStates(
-      tx,
-      scope,
-      outbound.id,
-      outcome.lineChanges.map((c) => ({
-        index: c.index,
-        state: c.to,
-        evidence: c.evidence,
-        settled: lineSettled(c.to, 'status-report'),
-      })),
-      now,
-    );
+  if (effects.lineChanges.length > 0) await updatePaymentLineStates(tx, scope, outbound.id, effects.lineChanges, now);
+  if (effects.statusMove) await updateDocumentStatus(tx, scope, outbound.id, effects.statusMove, now);
+  if (effects.paymentEvent) {
+    const { doc, status, cause } = effects.paymentEvent;
+    await emitPaymentEvent(ctx, tx, doc, status, cause);
   }
-  if (outcome.to !== outcome.from) {
-    await updateDocumentStatus(tx, scope, outbound.id, { from: outcome.from, to: outcome.to }, now);
-  }
+  return effects.audit;
+}
+
+/** The effects of a report's outcome on its outbound document (the single and the batch ingest write them). */
+export function outcomeEffects(
+  scope: CompanyScope,
+  outbound: JournalDocumentRow,
+  outcome: LifecycleOutcome,
+  reportDocument: Pick<JournalDocumentRow, 'id' | 'journalNo'>,
+): OutcomeEffects {
+  const lineChanges = outcome.lineChanges.map((c) => ({
+    index: c.index,
+    state: c.to,
+    evidence: c.evidence,
+    settled: lineSettled(c.to, 'status-report'),
+  }));
+  const statusMove = outcome.to !== outcome.from ? { from: outcome.from, to: outcome.to } : null;
 
   const base = {
     documentId: outbound.id,
@@ -273,6 +307,7 @@ async function applyOutcome(
     environment: outbound.environment,
   };
   const events: AuditEvent[] = [];
+  let paymentEvent: PaymentEvent | null = null;
   if (outcome.ignored !== null) {
     events.push({
       ...event,
@@ -280,14 +315,15 @@ async function applyOutcome(
       message: `${reportDocument.journalNo} not applied to ${outbound.journalNo}: ${outcome.ignored}`,
       metadata: { ...base, reason: outcome.ignored },
     });
-    return events;
+    return { lineChanges, statusMove, paymentEvent, audit: events };
   }
   if (outcome.to !== outcome.from) {
     const cause = outcome.transitions.find((c) => c.to === outcome.to || c.to === 'rejected');
-    await emitPaymentEvent(ctx, tx, outbound, outcome.to, {
-      endToEndId: cause?.endToEndId ?? null,
-      reason: cause?.evidence.reason ?? null,
-    });
+    paymentEvent = {
+      doc: outbound,
+      status: outcome.to,
+      cause: { endToEndId: cause?.endToEndId ?? null, reason: cause?.evidence.reason ?? null },
+    };
     events.push({
       ...event,
       type: 'payment.status_changed',
@@ -310,5 +346,5 @@ async function applyOutcome(
       metadata: base,
     });
   }
-  return events;
+  return { lineChanges, statusMove, paymentEvent, audit: events };
 }

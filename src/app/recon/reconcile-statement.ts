@@ -2,11 +2,12 @@ import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
   lockDocuments,
   outboundOf,
-  updateDocumentStatus,
-  updatePaymentLineStates,
+  updateDocumentStatuses,
+  updateLinesOfDocuments,
 } from '../../db/repositories/journal-documents.ts';
 import { lineStatesOf, listReconCandidates, type ReconCandidate } from '../../db/repositories/recon-lines.ts';
 import {
+  type DocumentStatus,
   documentTransition,
   type LineEvent,
   type LineState,
@@ -17,7 +18,7 @@ import type { StatementMatchOutcome } from '../../domain/recon/statement-match.t
 import type { ReconLine } from '../../domain/recon/types.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { emitPaymentEvent } from '../events/outbox.ts';
+import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
 
 /** Statement evidence names a statement format as its source (camt.05x, mt940 ...). */
 function bookedByStatement(c: ReconCandidate): boolean {
@@ -48,6 +49,8 @@ type LineNews = {
   event: LineEvent | null;
   evidence: (previous: Record<string, unknown> | null) => Record<string, unknown>;
 };
+
+type LineChange = { index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean };
 
 export type StatementRecon = { cleared: number; reversed: number; ambiguous: number };
 
@@ -151,10 +154,14 @@ export async function reconcileStatement(
   const documents = await lockDocuments(tx, scope, [...news.keys()]);
   const states = await lineStatesOf(tx, scope, [...news.keys()]);
   const evidenceOf = new Map(candidates.map((c) => [`${c.documentId}\u0000${c.lineIndex}`, c.evidence]));
+  // The writes of every document in one statement each (docs/adr/0051): lines, statuses, events.
+  const lineWrites: Array<LineChange & { documentId: string }> = [];
+  const statusMoves: Array<{ id: string; from: DocumentStatus; to: DocumentStatus }> = [];
+  const paymentEvents: PaymentEvent[] = [];
   for (const doc of documents) {
     const current = states.get(doc.id) ?? new Map<number, LineState>();
     const outbound = outboundOf(doc);
-    const changes: Array<{ index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean }> = [];
+    const changes: LineChange[] = [];
     const moved: LineNews[] = [];
     for (const item of news.get(doc.id) ?? []) {
       const from = current.get(item.index);
@@ -180,19 +187,22 @@ export async function reconcileStatement(
       else if (from === 'pending') counts.cleared++;
     }
     if (changes.length === 0) continue;
-    const now = ctx.clock.now();
-    await updatePaymentLineStates(tx, scope, doc.id, changes, now);
+    lineWrites.push(...changes.map((c) => ({ documentId: doc.id, ...c })));
     if (moved.length === 0) continue;
 
     const transition = documentTransition(outbound, { type: 'evidence', lines: [...current.values()] });
     const to = transition.ok ? transition.to : outbound.status;
     if (to !== outbound.status) {
-      await updateDocumentStatus(tx, scope, doc.id, { from: outbound.status, to }, now);
+      statusMoves.push({ id: doc.id, from: outbound.status, to });
       const cause = moved.find((m) => (to === 'rejected' ? m.event?.type === 'reversed' : m.event?.type === 'booked'));
       const causeChange = changes.find((c) => c.index === cause?.index);
-      await emitPaymentEvent(ctx, tx, doc, to, {
-        endToEndId: cause?.endToEndId ?? null,
-        reason: (causeChange?.evidence['reason'] as string | null | undefined) ?? null,
+      paymentEvents.push({
+        doc,
+        status: to,
+        cause: {
+          endToEndId: cause?.endToEndId ?? null,
+          reason: (causeChange?.evidence['reason'] as string | null | undefined) ?? null,
+        },
       });
     }
     audit.push({
@@ -216,5 +226,8 @@ export async function reconcileStatement(
       environment: doc.environment,
     });
   }
+  await updateLinesOfDocuments(tx, scope, lineWrites, now);
+  await updateDocumentStatuses(tx, scope, statusMoves, now);
+  await emitPaymentEvents(ctx, tx, paymentEvents);
   return counts;
 }

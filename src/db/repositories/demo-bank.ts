@@ -4,19 +4,21 @@ import { demoBankFiles, journalDocuments } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
 /**
- * Records a file the demo bank received: a new file name is inserted (`first: true`); a repeat only
- * counts one more receipt and keeps the first reply time, so the bank answers each file once.
+ * Records files the demo bank received, in one statement (distinct file names): a new file name is
+ * inserted (`first: true`); a repeat only counts one more receipt and keeps the first reply time, so
+ * the bank answers each file once. By file name.
  */
-export async function receiveDemoBankFile(
+export async function receiveDemoBankFiles(
   tx: Executor,
-  row: Omit<typeof demoBankFiles.$inferInsert, 'receipts'>,
-): Promise<{ first: boolean; replyAt: Date }> {
-  const [saved] = await tx
+  rows: Omit<typeof demoBankFiles.$inferInsert, 'receipts'>[],
+): Promise<Map<string, { first: boolean; replyAt: Date }>> {
+  if (rows.length === 0) return new Map();
+  const saved = await tx
     .insert(demoBankFiles)
-    .values(row)
+    .values(rows)
     .onConflictDoUpdate({ target: demoBankFiles.fileName, set: { receipts: sql`${demoBankFiles.receipts} + 1` } })
-    .returning({ receipts: demoBankFiles.receipts, replyAt: demoBankFiles.replyAt });
-  return { first: saved!.receipts === 1, replyAt: saved!.replyAt };
+    .returning({ fileName: demoBankFiles.fileName, receipts: demoBankFiles.receipts, replyAt: demoBankFiles.replyAt });
+  return new Map(saved.map((r) => [r.fileName, { first: r.receipts === 1, replyAt: r.replyAt }]));
 }
 
 /**

@@ -36,6 +36,41 @@ const {
   ...readBack
 } = getTableColumns(journalDocuments);
 
+/** `count` journal numbers in one statement (next_journal_nos), in order; the counter stays locked as above. */
+export async function nextJournalNos(
+  tx: Executor,
+  companyId: string,
+  direction: 'inbound' | 'outbound',
+  count: number,
+): Promise<string[]> {
+  if (count === 0) return [];
+  const result = await tx.execute<{ no: string }>(
+    sql`SELECT no FROM next_journal_nos(${companyId}, ${direction}, ${count}::int) AS no`,
+  );
+  return result.rows.map((r) => r.no);
+}
+
+/** Several documents in one statement (slices of 500 rows: one INSERT has at most 65,535 parameters). */
+export async function insertDocuments(tx: Executor, rows: NewJournalDocument[]): Promise<JournalDocumentRow[]> {
+  const created = [];
+  for (let i = 0; i < rows.length; i += 500) {
+    created.push(
+      ...(await tx
+        .insert(journalDocuments)
+        .values(rows.slice(i, i + 500))
+        .returning(readBack)),
+    );
+  }
+  // Stored as sent, as in insertDocument below: the sealed values are not read back (matched by id,
+  // which the callers give every row, not by RETURNING's order).
+  const sent = new Map(rows.map((r) => [r.id, r]));
+  return created.map((doc) => ({
+    ...doc,
+    payloadSealed: sent.get(doc.id)?.payloadSealed ?? null,
+    fileSealed: sent.get(doc.id)?.fileSealed ?? null,
+  }));
+}
+
 /**
  * Inserts a document whose journal number was taken with nextJournalNo in the same transaction. The
  * sealed values are not read back (they are stored as sent): a 50 MB statement's are 11 MB, and
@@ -82,6 +117,27 @@ export async function findOutboundByMessageId(
   return rows[0];
 }
 
+/** findOutboundByMessageId for several message ids in one read: the newest document per id. */
+export async function findOutboundByMessageIds(
+  q: Executor,
+  scope: CompanyScope,
+  messageIds: string[],
+): Promise<Map<string, string>> {
+  if (messageIds.length === 0) return new Map();
+  const rows = await q
+    .selectDistinctOn([journalDocuments.messageId], { id: journalDocuments.id, messageId: journalDocuments.messageId })
+    .from(journalDocuments)
+    .where(
+      and(
+        inCompany(journalDocuments, scope),
+        eq(journalDocuments.direction, 'outbound'),
+        inArray(journalDocuments.messageId, [...new Set(messageIds)]),
+      ),
+    )
+    .orderBy(journalDocuments.messageId, desc(journalDocuments.createdAt));
+  return new Map(rows.map((r) => [r.messageId!, r.id]));
+}
+
 /** The state-machine view of an outbound row (its status and delivery mode). */
 export function outboundOf(row: JournalDocumentRow): OutboundDocument {
   if (row.direction !== 'outbound' || row.deliveryMode === null) {
@@ -125,6 +181,55 @@ export async function updateDocumentStatus(
   if (rows.length === 0) throw new Error(`${id} was not in the status it was read in (${move.from})`);
 }
 
+/**
+ * Moves the statuses of several documents in one statement, each from the statuses the caller read
+ * under its lock (see updateDocumentStatus), its delivery status too when given, and merges `details`
+ * into its details when given (jsonb `||`); throws when one of them was not in the statuses read.
+ */
+export async function updateDocumentStatuses(
+  tx: Executor,
+  scope: CompanyScope,
+  moves: Array<{
+    id: string;
+    from: DocumentStatus;
+    to: DocumentStatus;
+    delivery?: { from: DeliveryStatus | null; to: DeliveryStatus };
+    details?: Record<string, unknown>;
+  }>,
+  updatedAt: Date,
+): Promise<void> {
+  if (moves.length === 0) return;
+  const rows = moves.map((m) => ({
+    id: m.id,
+    from_status: m.from,
+    to_status: m.to,
+    moves_delivery: m.delivery !== undefined,
+    delivery_from: m.delivery?.from ?? null,
+    delivery_to: m.delivery?.to ?? null,
+    details: m.details ?? null,
+  }));
+  const result = await tx.execute<{ id: string }>(sql`
+    UPDATE journal_documents AS d
+       SET status = m.to_status,
+           delivery_status = CASE WHEN m.moves_delivery THEN m.delivery_to ELSE d.delivery_status END,
+           details = CASE WHEN m.details IS NULL THEN d.details ELSE coalesce(d.details, '{}'::jsonb) || m.details END,
+           updated_at = ${updatedAt}
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+           AS m(id text, from_status text, to_status text, moves_delivery boolean, delivery_from text,
+                delivery_to text, details jsonb)
+     WHERE d.id = m.id
+       AND d.platform_id = ${scope.platformId}
+       AND d.company_id = ${scope.companyId}
+       AND d.status = m.from_status
+       AND (NOT m.moves_delivery OR d.delivery_status IS NOT DISTINCT FROM m.delivery_from)
+    RETURNING d.id`);
+  if (result.rows.length !== moves.length) {
+    const moved = new Set(result.rows.map((r) => r.id));
+    const missed = moves.find((m) => !moved.has(m.id))!;
+    throw new Error(`${missed.id} was not in the status it was read in (${missed.from})`);
+  }
+}
+
 export async function insertPaymentLines(tx: Executor, rows: Array<typeof paymentLines.$inferInsert>): Promise<void> {
   // Large batches go in slices: one INSERT has at most 65,535 parameters.
   for (let i = 0; i < rows.length; i += 2000) await tx.insert(paymentLines).values(rows.slice(i, i + 2000));
@@ -142,12 +247,59 @@ export async function listPaymentLines(
     .orderBy(paymentLines.lineIndex);
 }
 
+/** The payment lines of several documents in one read, by document (line order). */
+export async function listPaymentLinesOf(
+  q: Executor,
+  scope: CompanyScope,
+  documentIds: string[],
+): Promise<Map<string, PaymentLineRow[]>> {
+  const byDocument = new Map<string, PaymentLineRow[]>(documentIds.map((id) => [id, []]));
+  if (documentIds.length === 0) return byDocument;
+  const rows = await q
+    .select()
+    .from(paymentLines)
+    .where(and(inCompany(paymentLines, scope), inArray(paymentLines.documentId, documentIds)))
+    .orderBy(paymentLines.documentId, paymentLines.lineIndex);
+  for (const r of rows) byDocument.get(r.documentId)?.push(r);
+  return byDocument;
+}
+
 /**
  * Serialises ingests of the same file content for a company until the caller's transaction ends,
  * so two identical ingests at once journal it once (the second sees the first's documents).
  */
 export async function lockInboundContent(tx: Executor, companyId: string, contentDigest: string): Promise<void> {
   await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ingest:${companyId}:${contentDigest}`}, 0))`);
+}
+
+/** lockInboundContent for several contents in one statement, in digest order (one order for every caller). */
+export async function lockInboundContents(tx: Executor, companyId: string, contentDigests: string[]): Promise<void> {
+  const keys = [...new Set(contentDigests)].sort().map((d) => `ingest:${companyId}:${d}`);
+  if (keys.length === 0) return;
+  await tx.execute(
+    sql`SELECT pg_advisory_xact_lock(hashtextextended(k, 0))
+          FROM (SELECT jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb) AS k ORDER BY 1) AS s`,
+  );
+}
+
+/** The inbound documents journaled from these contents, in one read (digest, then block order). */
+export async function findInboundByDigests(
+  q: Executor,
+  scope: CompanyScope,
+  contentDigests: string[],
+): Promise<JournalDocumentRow[]> {
+  if (contentDigests.length === 0) return [];
+  return q
+    .select()
+    .from(journalDocuments)
+    .where(
+      and(
+        inCompany(journalDocuments, scope),
+        eq(journalDocuments.direction, 'inbound'),
+        inArray(journalDocuments.contentDigest, contentDigests),
+      ),
+    )
+    .orderBy(journalDocuments.contentDigest, journalDocuments.blockIndex);
 }
 
 /** The inbound documents journaled from one file content, in block order. */
@@ -299,16 +451,38 @@ export async function updatePaymentLineStates(
   changes: Array<{ index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean }>,
   updatedAt: Date,
 ): Promise<void> {
+  await updateLinesOfDocuments(
+    tx,
+    scope,
+    changes.map((c) => ({ documentId, ...c })),
+    updatedAt,
+  );
+}
+
+/** The same for lines of several documents, in one statement (per 5,000 lines). */
+export async function updateLinesOfDocuments(
+  tx: Executor,
+  scope: CompanyScope,
+  changes: Array<{
+    documentId: string;
+    index: number;
+    state: LineState;
+    evidence: Record<string, unknown>;
+    settled: boolean;
+  }>,
+  updatedAt: Date,
+): Promise<void> {
   for (let i = 0; i < changes.length; i += 5000) {
     const slice = changes
       .slice(i, i + 5000)
-      .map((c) => ({ idx: c.index, state: c.state, evidence: c.evidence, settled: c.settled }));
+      .map((c) => ({ doc: c.documentId, idx: c.index, state: c.state, evidence: c.evidence, settled: c.settled }));
     await tx.execute(sql`
       UPDATE payment_lines AS p
          SET state = u.state, evidence = u.evidence, updated_at = ${updatedAt},
              open_until = CASE WHEN u.settled THEN NULL ELSE p.open_until END
-        FROM jsonb_to_recordset(${JSON.stringify(slice)}::jsonb) AS u(idx int, state text, evidence jsonb, settled boolean)
-       WHERE p.document_id = ${documentId}
+        FROM jsonb_to_recordset(${JSON.stringify(slice)}::jsonb)
+             AS u(doc text, idx int, state text, evidence jsonb, settled boolean)
+       WHERE p.document_id = u.doc
          AND p.platform_id = ${scope.platformId}
          AND p.company_id = ${scope.companyId}
          AND p.line_index = u.idx`);
