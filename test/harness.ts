@@ -170,6 +170,24 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   };
 }
 
+/** A user of the sandbox's company made by its admin through POST /users (asserted 201); the new user's id. */
+export async function addCompanyUser(
+  t: TestApp,
+  sandbox: Pick<Sandbox, 'sessionToken' | 'platformId' | 'companyId'>,
+  user: { email: string; name: string; roles: string[]; password: string },
+): Promise<string> {
+  const created = await t.request({
+    method: 'POST',
+    url: '/users',
+    headers: { 'x-session-token': sandbox.sessionToken },
+    payload: { platformId: sandbox.platformId, companyId: sandbox.companyId, ...user },
+  });
+  assert.equal(created.statusCode, 201, created.body);
+  return (created.json() as { id: string }).id;
+}
+
+type Sandbox = Awaited<ReturnType<typeof provisionAndLogin>>;
+
 /**
  * Provisions a sandbox through the real route and signs its admin in. Each call comes from its own
  * client address, so the per-IP provisioning limit (5 an hour) does not cap how many a file makes.

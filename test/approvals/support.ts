@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { authenticateSession } from '../../src/app/identity/authenticate.ts';
 import { totpCode } from '../../src/domain/identity/totp.ts';
-import { nextIp, type provisionAndLogin, type TestApp } from '../harness.ts';
+import { addCompanyUser, nextIp, type provisionAndLogin, type TestApp } from '../harness.ts';
 
 export type Sandbox = Awaited<ReturnType<typeof provisionAndLogin>>;
 export type User = { id: string; name: string; email: string; sessionToken: string };
@@ -18,14 +18,8 @@ const PASSWORD = 'correct horse battery staple 42';
 /** A user of the sandbox's company with these roles, created by its admin and signed in. */
 export async function addUser(t: TestApp, sb: Sandbox, name: string, roles: string[]): Promise<User> {
   const email = `${name.toLowerCase()}.${randomBytes(4).toString('hex')}@example.com`;
-  const created = await t.request({
-    method: 'POST',
-    url: '/users',
-    headers: { 'x-session-token': sb.sessionToken },
-    payload: { platformId: sb.platformId, companyId: sb.companyId, email, name, roles, password: PASSWORD },
-  });
-  assert.equal(created.statusCode, 201, created.body);
-  const user = { id: (created.json() as { id: string }).id, name, email, sessionToken: '' };
+  const id = await addCompanyUser(t, sb, { email, name, roles, password: PASSWORD });
+  const user = { id, name, email, sessionToken: '' };
   return { ...user, sessionToken: await signIn(t, user) };
 }
 

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { addCompanyUser, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { type Browser, get, post, signIn } from './support.ts';
 
 let t: TestApp;
@@ -14,22 +14,9 @@ let anna: string;
 let bert: string;
 let vera: string;
 
-async function addUser(name: string, roles: string[]): Promise<string> {
-  const res = await t.request({
-    method: 'POST',
-    url: '/users',
-    headers: { 'x-session-token': sandbox.sessionToken },
-    payload: {
-      platformId: sandbox.platformId,
-      companyId: sandbox.companyId,
-      email: `${name.toLowerCase()}@example.com`,
-      name,
-      roles,
-      password: 'a long enough password 1',
-    },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return (res.json() as { id: string }).id;
+function addUser(name: string, roles: string[]): Promise<string> {
+  const email = `${name.toLowerCase()}@example.com`;
+  return addCompanyUser(t, sandbox, { email, name, roles, password: 'a long enough password 1' });
 }
 
 before(async () => {

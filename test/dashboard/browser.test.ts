@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { totpCode } from '../../src/domain/identity/totp.ts';
 import { freePort } from '../../src/platform/free-port.ts';
-import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { addCompanyUser, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { chromiumMissing, launchChromium, seriousViolations } from '../support/chromium.ts';
 import { statementWith } from '../support/statement-with.ts';
 import { eventually, type Receiver, startReceiver, testCa } from '../webhooks/support.ts';
@@ -263,20 +263,7 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
   test('approve a payment as a second user and watch it execute; reject another with a reason', async () => {
     const sandbox = await provisionAndLogin(t);
     const approver = { email: `approver-${sandbox.companyId}@example.com`, password: 'approver password 123' };
-    const created = await t.request({
-      method: 'POST',
-      url: '/users',
-      headers: { 'x-session-token': sandbox.sessionToken },
-      payload: {
-        platformId: sandbox.platformId,
-        companyId: sandbox.companyId,
-        email: approver.email,
-        name: 'Anna Approver',
-        roles: ['approver'],
-        password: approver.password,
-      },
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    await addCompanyUser(t, sandbox, { ...approver, name: 'Anna Approver', roles: ['approver'] });
 
     const admin = await newPage();
     await signIn(admin.page, sandbox);
@@ -350,20 +337,8 @@ describe('the dashboard in Chromium', { skip: chromiumMissing }, () => {
     });
     assert.equal(created.statusCode, 201, created.body);
     for (const name of ['Olli Approver', 'Pia Approver']) {
-      const user = await t.request({
-        method: 'POST',
-        url: '/users',
-        headers: { 'x-session-token': sandbox.sessionToken },
-        payload: {
-          platformId: sandbox.platformId,
-          companyId: sandbox.companyId,
-          email: `${name.split(' ')[0]!.toLowerCase()}-${sandbox.companyId}@example.com`,
-          name,
-          roles: ['approver'],
-          password: 'approver password 123',
-        },
-      });
-      assert.equal(user.statusCode, 201, user.body);
+      const email = `${name.split(' ')[0]!.toLowerCase()}-${sandbox.companyId}@example.com`;
+      await addCompanyUser(t, sandbox, { email, name, roles: ['approver'], password: 'approver password 123' });
     }
     const { context, page, errors } = await newPage();
     await signIn(page, sandbox);

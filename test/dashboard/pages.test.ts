@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { addCompanyUser, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { type Browser, get, post, signIn } from './support.ts';
 
 let t: TestApp;
@@ -221,20 +221,8 @@ describe('company switcher and roles', () => {
   });
 
   test('a viewer reads the journal but gets no admin pages or actions', async () => {
-    const created = await t.request({
-      method: 'POST',
-      url: '/users',
-      headers: { 'x-session-token': sandbox.sessionToken },
-      payload: {
-        platformId: sandbox.platformId,
-        companyId: sandbox.companyId,
-        email: 'viewer@example.com',
-        name: 'Vera Viewer',
-        roles: ['viewer'],
-        password: 'a long viewer password 1',
-      },
-    });
-    assert.equal(created.statusCode, 201, created.body);
+    const viewerUser = { email: 'viewer@example.com', password: 'a long viewer password 1' };
+    await addCompanyUser(t, sandbox, { ...viewerUser, name: 'Vera Viewer', roles: ['viewer'] });
     const viewer = await signIn(t, 'viewer@example.com', 'a long viewer password 1');
     const overview = await get(t, viewer, '/dashboard');
     assert.equal(overview.body.includes('href="/dashboard/webhooks"'), false);

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { nextIp, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { addCompanyUser, nextIp, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { type Browser, form, get, post, signIn } from './support.ts';
 
 let t: TestApp;
@@ -16,20 +16,7 @@ const NEW = 'a brand new password 456';
 before(async () => {
   t = await startTestApp();
   sandbox = await provisionAndLogin(t);
-  const created = await t.request({
-    method: 'POST',
-    url: '/users',
-    headers: { 'x-session-token': sandbox.sessionToken },
-    payload: {
-      platformId: sandbox.platformId,
-      companyId: sandbox.companyId,
-      email,
-      name: 'Pat Password',
-      roles: ['approver'],
-      password: OLD,
-    },
-  });
-  assert.equal(created.statusCode, 201, created.body);
+  await addCompanyUser(t, sandbox, { email, name: 'Pat Password', roles: ['approver'], password: OLD });
 });
 after(() => t.close());
 

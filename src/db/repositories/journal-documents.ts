@@ -303,22 +303,12 @@ export async function findInboundByDigests(
 }
 
 /** The inbound documents journaled from one file content, in block order. */
-export async function findInboundByDigest(
+export function findInboundByDigest(
   q: Executor,
   scope: CompanyScope,
   contentDigest: string,
 ): Promise<JournalDocumentRow[]> {
-  return q
-    .select()
-    .from(journalDocuments)
-    .where(
-      and(
-        inCompany(journalDocuments, scope),
-        eq(journalDocuments.direction, 'inbound'),
-        eq(journalDocuments.contentDigest, contentDigest),
-      ),
-    )
-    .orderBy(journalDocuments.blockIndex);
+  return findInboundByDigests(q, scope, [contentDigest]);
 }
 
 /**
