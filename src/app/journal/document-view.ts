@@ -1,6 +1,6 @@
 import type { JournalDocumentRow } from '../../db/repositories/journal-documents.ts';
 import type { PageRow } from '../../db/repositories/journal-pages.ts';
-import { getProfile } from '../../domain/conversion/index.ts';
+import { findBankProfile } from '../../domain/banks/profiles.ts';
 
 /**
  * The contract's Journal document (metadata). Routes add `xml` (submit), `warnings` (when raised),
@@ -39,17 +39,10 @@ export function documentView(row: JournalDocumentRow) {
 
 export type DocumentView = ReturnType<typeof documentView>;
 
-/** Bank names by key: the profiles are fixed for the process's life, and a list page asks 50 times. */
-const bankNames = new Map<string, string>();
-
+/** The bank's display name: a map lookup of its profile (a list page asks 50 times; getProfile builds a whole view). */
 function bankNameOf(bankKey: string | null): string | null {
   if (!bankKey) return null;
-  let name = bankNames.get(bankKey);
-  if (name === undefined) {
-    name = getProfile(bankKey)?.bankName ?? bankKey;
-    if (bankNames.size < 1000) bankNames.set(bankKey, name);
-  }
-  return name;
+  return findBankProfile(bankKey)?.bankName ?? bankKey;
 }
 
 /**
