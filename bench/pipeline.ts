@@ -84,6 +84,11 @@ async function freshDatabase(adminUrl: string): Promise<{ url: string; drop(): P
   return {
     url: url.toString(),
     async drop() {
+      // BENCH_KEEP_DB=1: the run's database is left for inspection (EXPLAIN, pg_stat_*); its name is printed.
+      if (process.env.BENCH_KEEP_DB === '1') {
+        process.stdout.write(`  database kept: ${name}\n`);
+        return;
+      }
       const c = new pg.Client({ connectionString: adminUrl });
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
@@ -159,6 +164,7 @@ async function run(adminUrl: string, workers: number): Promise<Run> {
     await Promise.all(Array.from({ length: CONCURRENCY }, submitter));
     const lastSubmit = performance.now();
     if (failures > 0) throw new Error(`${failures} submits failed`);
+    if (process.env.BENCH_ANALYZE === '1') await pool.query('ANALYZE');
     if (BACKLOG) startWorkers();
     const accepted = PAYMENTS;
 

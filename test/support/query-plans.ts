@@ -34,6 +34,7 @@ type PlanNode = {
   'Actual Loops'?: number;
   'Rows Removed by Filter'?: number;
   'Rows Removed by Index Recheck'?: number;
+  'Rows Removed by Join Filter'?: number;
   'Index Name'?: string;
   'Index Cond'?: string;
   Plans?: PlanNode[];
@@ -80,7 +81,8 @@ function examined(n: PlanNode): number {
 
 /**
  * What makes a statement's cost grow with the company: sequential scans of the given relations, sorts
- * of more than `maxSorted` rows, and more than `maxExamined` rows read by the scans of the relations.
+ * of more than `maxSorted` rows, more than `maxExamined` rows read by the scans of the relations, and
+ * joins that test more than `maxExamined` pairs of rows.
  */
 export function findings(
   nodes: PlanNode[],
@@ -97,6 +99,9 @@ export function findings(
     const sorted = (n.Plans ?? []).reduce((s, c) => s + (c['Actual Rows'] ?? 0) * (c['Actual Loops'] ?? 1), 0);
     if (n['Node Type'] === 'Sort' && sorted > limits.maxSorted) out.push({ node: 'Sort', rows: sorted });
     if (relation && relations.has(relation) && n['Node Type'] !== 'Bitmap Index Scan') read += examined(n);
+    // A join that pairs rows by testing each pair: its cost is the product of its two sides.
+    const paired = (n['Rows Removed by Join Filter'] ?? 0) * (n['Actual Loops'] ?? 1);
+    if (paired > limits.maxExamined) out.push({ node: 'Join Filter', rows: paired });
   }
   if (read > limits.maxExamined) out.push({ node: 'rows examined', rows: read });
   return out;

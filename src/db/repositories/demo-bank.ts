@@ -1,7 +1,7 @@
 import { and, inArray, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { demoBankFiles, journalDocuments } from '../schema/index.ts';
-import { inCompany } from '../tenant.ts';
+import { inCompany, inCompanyByKey } from '../tenant.ts';
 
 /**
  * Records files the demo bank received, in one statement (distinct file names): a new file name is
@@ -82,6 +82,6 @@ export async function readDemoBankDocuments(
       environment: journalDocuments.environment,
     })
     .from(journalDocuments)
-    .where(and(inCompany(journalDocuments, scope), inArray(journalDocuments.id, documentIds)));
+    .where(and(inCompanyByKey(journalDocuments, scope), inArray(journalDocuments.id, documentIds)));
   return new Map(rows.map((r) => [r.id, r]));
 }
