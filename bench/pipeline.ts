@@ -10,7 +10,10 @@
  * sets the total, so the workers' own capacity does not show: BENCH_BACKLOG=1 starts the worker
  * processes only after the last submit and reports how long they take to deliver and execute the
  * whole backlog (from their spawn, start-up included), which is where one and two workers differ.
- * Embedded PostgreSQL, or the server at DATABASE_URL (a database of its own per run, dropped after).
+ * Embedded PostgreSQL, or the server at DATABASE_URL (a database of its own per run, dropped after;
+ * BENCH_KEEP_DB=1 keeps it for inspection). A run's database is new, so PostgreSQL's statistics do not
+ * know the company while it grows, as in a young installation (docs/adr/0051); BENCH_ANALYZE=1 runs
+ * ANALYZE after the last submit, for the drain with statistics caught up.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
