@@ -473,17 +473,15 @@ export async function updateLinesOfDocuments(
   updatedAt: Date,
 ): Promise<void> {
   for (let i = 0; i < changes.length; i += 5000) {
-    const slice = changes
-      .slice(i, i + 5000)
-      .map((c) => ({
-        doc: c.documentId,
-        idx: c.index,
-        platform_id: scope.platformId,
-        company_id: scope.companyId,
-        state: c.state,
-        evidence: c.evidence,
-        settled: c.settled,
-      }));
+    const slice = changes.slice(i, i + 5000).map((c) => ({
+      doc: c.documentId,
+      idx: c.index,
+      platform_id: scope.platformId,
+      company_id: scope.companyId,
+      state: c.state,
+      evidence: c.evidence,
+      settled: c.settled,
+    }));
     // The tenant travels in the row set, as in updateDocumentStatuses.
     await tx.execute(sql`
       UPDATE payment_lines AS p
