@@ -91,20 +91,23 @@ test('a batch of delivery jobs: each claimable document delivered once, the rest
   assert.deepEqual(again, ['skipped'], 'a delivered document is not sent again');
 });
 
+/** The sandbox company's channel to the demo bank, as delivery opens it. */
+const demoTarget = () => ({
+  platformId: sandbox.platformId,
+  companyId: sandbox.companyId,
+  bankKey: 'demo',
+  channel: 'DEMO',
+  environment: 'test',
+  config: null,
+});
+
 test('the demo bank is a channel like any other: a repeated file is recognised and answered once', async () => {
   const id = await submitPayment();
   const connection = await rows<{ id: string }>(
     sql`SELECT id FROM connections WHERE company_id = ${sandbox.companyId} AND bank_key = 'demo'`,
   );
   assert.equal(connection.length, 1);
-  const target = {
-    platformId: sandbox.platformId,
-    companyId: sandbox.companyId,
-    bankKey: 'demo',
-    channel: 'DEMO',
-    environment: 'test',
-    config: null,
-  };
+  const target = demoTarget();
   const file = { fileName: `OUT-X-${id}.xml`, content: '<Document/>', documentId: id, messageId: null };
   const first = await t.ctx.channels.open(target).deliver(file);
   const second = await t.ctx.channels.open(target).deliver(file);
@@ -123,14 +126,7 @@ test('the demo bank is a channel like any other: a repeated file is recognised a
 
 test('the demo bank takes a delivery batch in one call: each file once, a repeat in or after the batch recognised', async () => {
   const [a, b] = [await submitPayment(), await submitPayment()];
-  const target = {
-    platformId: sandbox.platformId,
-    companyId: sandbox.companyId,
-    bankKey: 'demo',
-    channel: 'DEMO',
-    environment: 'test',
-    config: null,
-  };
+  const target = demoTarget();
   const file = (id: string) => ({
     fileName: `OUT-Y-${id}.xml`,
     content: '<Document/>',

@@ -11,11 +11,7 @@ export const EVENT_API_VERSION = '2026-06-01';
  * Writes a webhook event into the outbox in the caller's transaction (DESIGN.md, Events and
  * webhooks): the envelope {id, type, createdAt, apiVersion, platformId, companyId, data}.
  */
-export async function emitEvent(
-  ctx: AppContext,
-  tx: Executor,
-  event: { type: string; platformId: string; companyId: string | null; data: Record<string, unknown> },
-): Promise<string> {
+export async function emitEvent(ctx: AppContext, tx: Executor, event: OutboxEvent): Promise<string> {
   const row = outboxRow(ctx, event);
   await insertOutboxEvent(tx, row);
   return row.id;
@@ -84,8 +80,7 @@ export async function emitPaymentEvent(
   status: OutboundStatus,
   cause: { endToEndId?: string | null; reason?: string | null } = {},
 ): Promise<void> {
-  const event = paymentEventRow({ doc, status, cause });
-  if (event) await insertOutboxEvent(tx, outboxRow(ctx, event));
+  await emitPaymentEvents(ctx, tx, [{ doc, status, cause }]);
 }
 
 /** emitPaymentEvent for several documents, in one statement (the event ids in the given order). */

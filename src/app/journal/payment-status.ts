@@ -6,6 +6,7 @@ import {
   findOutboundByMessageId,
   insertDocument,
   type JournalDocumentRow,
+  type LineWrite,
   listPaymentLines,
   lockDocument,
   lockInboundContent,
@@ -23,7 +24,7 @@ import {
   type LifecycleOutcome,
   type LifecycleReport,
 } from '../../domain/journal/status-lifecycle.ts';
-import { type DocumentStatus, type LineState, lineSettled } from '../../domain/lifecycle/index.ts';
+import { type DocumentStatus, lineSettled } from '../../domain/lifecycle/index.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
@@ -242,7 +243,7 @@ export function reportEntry(
 
 /** What a report's outcome writes (line states, the document's status, its payment event) and its audit events. */
 export type OutcomeEffects = {
-  lineChanges: Array<{ index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean }>;
+  lineChanges: LineWrite[];
   statusMove: { from: DocumentStatus; to: DocumentStatus } | null;
   paymentEvent: PaymentEvent | null;
   audit: AuditEvent[];

@@ -1,5 +1,6 @@
 import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
+  type LineWrite,
   lockDocuments,
   outboundOf,
   updateDocumentStatuses,
@@ -49,8 +50,6 @@ type LineNews = {
   event: LineEvent | null;
   evidence: (previous: Record<string, unknown> | null) => Record<string, unknown>;
 };
-
-type LineChange = { index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean };
 
 export type StatementRecon = { cleared: number; reversed: number; ambiguous: number };
 
@@ -155,13 +154,13 @@ export async function reconcileStatement(
   const states = await lineStatesOf(tx, scope, [...news.keys()]);
   const evidenceOf = new Map(candidates.map((c) => [`${c.documentId}\u0000${c.lineIndex}`, c.evidence]));
   // The writes of every document in one statement each (docs/adr/0051): lines, statuses, events.
-  const lineWrites: Array<LineChange & { documentId: string }> = [];
+  const lineWrites: Array<LineWrite & { documentId: string }> = [];
   const statusMoves: Array<{ id: string; from: DocumentStatus; to: DocumentStatus }> = [];
   const paymentEvents: PaymentEvent[] = [];
   for (const doc of documents) {
     const current = states.get(doc.id) ?? new Map<number, LineState>();
     const outbound = outboundOf(doc);
-    const changes: LineChange[] = [];
+    const changes: LineWrite[] = [];
     const moved: LineNews[] = [];
     for (const item of news.get(doc.id) ?? []) {
       const from = current.get(item.index);

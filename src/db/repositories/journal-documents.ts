@@ -61,8 +61,8 @@ export async function insertDocuments(tx: Executor, rows: NewJournalDocument[]):
         .returning(readBack)),
     );
   }
-  // Stored as sent, as in insertDocument below: the sealed values are not read back (matched by id,
-  // which the callers give every row, not by RETURNING's order).
+  // Stored as sent: the sealed values are not read back (see insertDocument; matched by id, which
+  // the callers give every row, not by RETURNING's order).
   const sent = new Map(rows.map((r) => [r.id, r]));
   return created.map((doc) => ({
     ...doc,
@@ -77,8 +77,8 @@ export async function insertDocuments(tx: Executor, rows: NewJournalDocument[]):
  * reading them back cost the ingest's thread a second copy and ~40 MB of buffers (docs/adr/0029).
  */
 export async function insertDocument(tx: Executor, row: NewJournalDocument): Promise<JournalDocumentRow> {
-  const [created] = await tx.insert(journalDocuments).values(row).returning(readBack);
-  return { ...created!, payloadSealed: row.payloadSealed ?? null, fileSealed: row.fileSealed ?? null };
+  const [created] = await insertDocuments(tx, [row]);
+  return created!;
 }
 
 export async function findDocument(
@@ -153,7 +153,7 @@ export function outboundOf(row: JournalDocumentRow): OutboundDocument {
  * conditional on the statuses the caller read, so a writer that lost a race changes nothing. Throws
  * when nothing matched: the caller holds the row lock, so that is a bug, not a race.
  */
-export async function updateDocumentStatus(
+export function updateDocumentStatus(
   tx: Executor,
   scope: CompanyScope,
   id: string,
@@ -164,23 +164,7 @@ export async function updateDocumentStatus(
   },
   updatedAt: Date,
 ): Promise<void> {
-  const rows = await tx
-    .update(journalDocuments)
-    .set({ status: move.to, ...(move.delivery ? { deliveryStatus: move.delivery.to } : {}), updatedAt })
-    .where(
-      and(
-        inCompany(journalDocuments, scope),
-        eq(journalDocuments.id, id),
-        eq(journalDocuments.status, move.from),
-        move.delivery
-          ? move.delivery.from === null
-            ? isNull(journalDocuments.deliveryStatus)
-            : eq(journalDocuments.deliveryStatus, move.delivery.from)
-          : undefined,
-      ),
-    )
-    .returning({ id: journalDocuments.id });
-  if (rows.length === 0) throw new Error(`${id} was not in the status it was read in (${move.from})`);
+  return updateDocumentStatuses(tx, scope, [{ id, ...move }], updatedAt);
 }
 
 /**
@@ -278,8 +262,8 @@ export async function listPaymentLinesOf(
  * Serialises ingests of the same file content for a company until the caller's transaction ends,
  * so two identical ingests at once journal it once (the second sees the first's documents).
  */
-export async function lockInboundContent(tx: Executor, companyId: string, contentDigest: string): Promise<void> {
-  await tx.execute(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`ingest:${companyId}:${contentDigest}`}, 0))`);
+export function lockInboundContent(tx: Executor, companyId: string, contentDigest: string): Promise<void> {
+  return lockInboundContents(tx, companyId, [contentDigest]);
 }
 
 /** lockInboundContent for several contents in one statement, in digest order (one order for every caller). */
@@ -440,6 +424,9 @@ export async function lockDocuments(tx: Executor, scope: CompanyScope, ids: stri
     .for('update');
 }
 
+/** A line's new state and evidence; `settled` ends its time as a reconciliation candidate. */
+export type LineWrite = { index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean };
+
 /**
  * Sets state and evidence of several lines of one document in one statement; a line that `settled`
  * (booked by a statement, or rejected) stops being a reconciliation candidate (open_until cleared).
@@ -448,7 +435,7 @@ export async function updatePaymentLineStates(
   tx: Executor,
   scope: CompanyScope,
   documentId: string,
-  changes: Array<{ index: number; state: LineState; evidence: Record<string, unknown>; settled: boolean }>,
+  changes: LineWrite[],
   updatedAt: Date,
 ): Promise<void> {
   await updateLinesOfDocuments(
@@ -463,13 +450,7 @@ export async function updatePaymentLineStates(
 export async function updateLinesOfDocuments(
   tx: Executor,
   scope: CompanyScope,
-  changes: Array<{
-    documentId: string;
-    index: number;
-    state: LineState;
-    evidence: Record<string, unknown>;
-    settled: boolean;
-  }>,
+  changes: Array<LineWrite & { documentId: string }>,
   updatedAt: Date,
 ): Promise<void> {
   for (let i = 0; i < changes.length; i += 5000) {
