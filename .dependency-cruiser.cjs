@@ -38,6 +38,24 @@ module.exports = {
       to: { path: '^src/main' },
     },
     {
+      name: 'bank-files-one-door',
+      comment:
+        'a bank file reaches the journal only through src/app/bank-files/receive.ts (docs/adr/0054): its inner steps are private to the context',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/app/bank-files/' },
+      to: {
+        path: '^src/app/bank-files/(ingest|ingest-transaction|payment-status|payment-status-batch|statement-consumers|prepare-file|file-worker-thread)[.]ts$',
+      },
+    },
+    {
+      name: 'statement-consumers-through-bank-files',
+      comment:
+        'accounts and reconciliation read statements only as consumers of the bank-files context (statement-consumers.ts)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/app/bank-files/' },
+      to: { path: '^src/app/(accounts/record-statement|recon/reconcile-statement|recon/record-unmatched)[.]ts$' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},

@@ -14,8 +14,9 @@
  *                                                     | paid <companyId>     the operator's billing changes
  * Exit status: 0 success, 1 the input has errors, 2 usage.
  */
+
+import { parseCommand } from '../app/bank-files/cli.ts';
 import { convertCommand, validateCommand } from '../app/conversion/cli.ts';
-import { parseCommand } from '../app/inbound/cli.ts';
 import type { Db } from '../db/client.ts';
 
 type CommandResult = { stdout?: string; stderr?: string; exitCode: number };

@@ -6,7 +6,7 @@
  */
 import './instrument.ts';
 import type { FastifyInstance } from 'fastify';
-import { warmFileWorker } from '../app/inbound/file-worker.ts';
+import { warmFileWorker } from '../app/bank-files/file-worker.ts';
 import { fxRatesProvider } from '../app/system/fx-rates.ts';
 import { buildApp } from '../http/app.ts';
 import { buildOpsApp } from '../http/ops-app.ts';

@@ -1,5 +1,5 @@
 /**
- * The ingest body is read as it streams (src/app/inbound/ingest-body.ts) instead of decoded and
+ * The ingest body is read as it streams (src/app/bank-files/ingest-body.ts) instead of decoded and
  * `JSON.parse`d whole; the answer must be the one the whole parse gave: the same syntax errors, the
  * same fields and issues, the same file text, for any body cut into any chunks. The oracle below is
  * the reading the route did before (UTF-8 text, JSON.parse, the schema's checks).
@@ -9,8 +9,8 @@ import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { checkIngestFields, type IngestBodyRead, IngestBodyReader } from '../../src/app/inbound/ingest-body.ts';
-import { receivedFileOf } from '../../src/app/inbound/prepare-file.ts';
+import { checkIngestFields, type IngestBodyRead, IngestBodyReader } from '../../src/app/bank-files/ingest-body.ts';
+import { receivedFileOf } from '../../src/app/bank-files/prepare-file.ts';
 
 type Outcome =
   | { ok: true; fields: unknown; text: string; bytesKept: boolean }

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { recordEvents } from '../../src/app/audit/record.ts';
-import { prepareInWorker } from '../../src/app/inbound/file-worker.ts';
-import { ingestStatusReportsForCompany } from '../../src/app/journal/ingest.ts';
-import type { BatchReportOutcome } from '../../src/app/journal/payment-status-batch.ts';
+import { prepareInWorker } from '../../src/app/bank-files/file-worker.ts';
+import { statusReportInput } from '../../src/app/bank-files/ingest.ts';
+import { type BatchReportOutcome, journalStatusReportBatch } from '../../src/app/bank-files/payment-status-batch.ts';
 import { listPaymentLines } from '../../src/db/repositories/journal-documents.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { pain002, seedOutbound } from './payment-status-helpers.ts';
@@ -63,14 +63,16 @@ async function ingestBatch(contents: string[]): Promise<BatchReportOutcome[]> {
   try {
     return await t.ctx.db.transaction(async (tx) => {
       const audit: Parameters<typeof recordEvents>[2] = [];
-      const outcomes = await ingestStatusReportsForCompany(
+      const input = { bankKey: 'demo', environment: 'test', importSource: 'demo-bank' } as const;
+      const outcomes = await journalStatusReportBatch(
         t.ctx,
+        tx,
         scope(),
-        handles.map((handle) => ({
-          input: { companyId: sandbox.companyId, bankKey: 'demo', environment: 'test', importSource: 'demo-bank' },
-          handle,
-        })),
-        { tx, audit },
+        handles.map((handle) => {
+          if (!handle.file.ok || handle.file.kind !== 'status-report') throw new Error('not a status report');
+          return statusReportInput(input, handle.file);
+        }),
+        audit,
       );
       await recordEvents(t.ctx, tx, audit);
       return outcomes;

@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { prepareFile } from '../../src/app/inbound/prepare-file.ts';
+import { prepareFile } from '../../src/app/bank-files/prepare-file.ts';
 import { reconcileStatement, type StatementEntries } from '../../src/app/recon/reconcile-statement.ts';
 import { findDocument } from '../../src/db/repositories/journal-documents.ts';
 import { deliveredFileOf, demoCamt053 } from '../../src/domain/demo-bank/index.ts';

@@ -8,11 +8,10 @@ import {
 } from '../../db/repositories/demo-bank.ts';
 import { type DeliveredFile, deliveredFileOf, demoCamt053, demoPain002 } from '../../domain/demo-bank/index.ts';
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
+import { type PreparedHandle, prepareInWorker } from '../bank-files/file-worker.ts';
+import { type IncomingBankFile, receiveBankFiles } from '../bank-files/receive.ts';
 import type { AppContext } from '../context.ts';
-import { type PreparedHandle, prepareInWorker } from '../inbound/file-worker.ts';
 import type { JobPayload } from '../jobs.ts';
-import { ingestPreparedForCompany, ingestStatusReportsForCompany } from '../journal/ingest.ts';
-import type { BatchReportOutcome } from '../journal/payment-status-batch.ts';
 
 export type DemoBankReplyJob = JobPayload<'demoBankReply'>;
 
@@ -25,12 +24,7 @@ type Reply = {
   journalNo: string;
   input: ReplyInput;
 };
-type ReplyInput = {
-  companyId: string;
-  bankKey: string | undefined;
-  environment: 'test' | 'production';
-  importSource: string;
-};
+type ReplyInput = Omit<IncomingBankFile, 'content'>;
 
 /**
  * The demo bank's replies to files it received (DESIGN.md, Sandbox and demo bank): for each file a
@@ -114,44 +108,39 @@ function answerBatch(
         ok.set(reply.index, true);
         return false;
       });
-      // The reports set-wise, one statement per table for the batch (docs/adr/0051); a report the
-      // batch leaves alone, and every report of an isolated run, goes through the ingest of one file.
-      const together = new Map<number, BatchReportOutcome>();
+      // The reports set-wise, one statement per table for the batch (docs/adr/0051), through the
+      // bank-files entry point in this transaction; in an isolated run each report in a savepoint.
+      const step = async (batch: Reply[], q: Tx, events: AuditEvent[]) => {
+        const received = await receiveBankFiles(
+          ctx,
+          scope,
+          batch.map((reply) => ({ ...reply.input, content: files.reports.get(reply.index)! })),
+          { within: { tx: q, audit: events } },
+        );
+        const failure = received.find((r) => !r.ok);
+        if (failure) throw failure.error;
+      };
       if (!isolated) {
         try {
-          const outcomes = await ingestStatusReportsForCompany(
-            ctx,
-            scope,
-            unanswered.map((reply) => ({ input: reply.input, handle: files.reports.get(reply.index)! })),
-            { tx, audit },
-          );
-          for (const [n, reply] of unanswered.entries()) together.set(reply.index, outcomes[n]!);
+          await step(unanswered, tx, audit);
+          reported.push(...unanswered);
         } catch (err) {
           failed(err);
         }
-      }
-      for (const reply of unanswered) {
-        if (together.get(reply.index)?.kind === 'journaled') {
-          reported.push(reply);
-          continue;
-        }
-        const events: AuditEvent[] = [];
-        try {
-          await inStep((savepoint) =>
-            ingestPreparedForCompany(ctx, scope, reply.input, files.reports.get(reply.index)!, {
-              tx: savepoint,
-              audit: events,
-            }),
-          );
-          audit.push(...events);
-          reported.push(reply);
-        } catch (err) {
-          failed(err);
-          ctx.logger.warn(
-            { err, documentId: reply.job.documentId },
-            'demo bank status report failed; it is tried again',
-          );
-          ok.set(reply.index, false);
+      } else {
+        for (const reply of unanswered) {
+          const events: AuditEvent[] = [];
+          try {
+            await tx.transaction((savepoint) => step([reply], savepoint, events));
+            audit.push(...events);
+            reported.push(reply);
+          } catch (err) {
+            ctx.logger.warn(
+              { err, documentId: reply.job.documentId },
+              'demo bank status report failed; it is tried again',
+            );
+            ok.set(reply.index, false);
+          }
         }
       }
       for (const booked of statementsOf(reported)) {
@@ -162,7 +151,10 @@ function answerBatch(
           // answered already or its report failed (the statement books what was reported).
           const handle = files.statements.get(statementKeyOf(booked)) ?? (await prepareStatement(ctx, booked, files));
           await inStep(async (savepoint) => {
-            await ingestPreparedForCompany(ctx, scope, first.input, handle, { tx: savepoint, audit: events });
+            const [received] = await receiveBankFiles(ctx, scope, [{ ...first.input, content: handle }], {
+              within: { tx: savepoint, audit: events },
+            });
+            if (!received!.ok) throw received!.error;
             await markDemoBankFilesAnswered(
               savepoint,
               scope,
@@ -307,10 +299,9 @@ async function prepareAll(
       pain002: demoPain002(file, `DEMO-STS-${doc.id}`, job.replyAt),
       journalNo: doc.journalNo,
       input: {
-        companyId: job.companyId,
         bankKey: doc.bankKey ?? undefined,
         environment: doc.environment === 'test' ? 'test' : 'production',
-        importSource: 'demo-bank',
+        source: 'demo-bank',
       },
     });
   }

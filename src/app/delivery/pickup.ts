@@ -9,11 +9,11 @@ import {
 import { webServicesProfile } from '../../domain/banks/connectivity.ts';
 import { decodeBytes } from '../../domain/inbound/index.ts';
 import { recordEvent } from '../audit/record.ts';
+import { receiveBankFile } from '../bank-files/receive.ts';
 import { channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { channelTargetOf } from '../connections/channel-target.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { ingestForCompany } from '../journal/ingest.ts';
 
 type PickupResult = { files: number; failed: number };
 
@@ -75,17 +75,17 @@ export async function pickUpFrom(ctx: AppContext, connection: ConnectionRow): Pr
 }
 
 async function ingestFile(ctx: AppContext, connection: ConnectionRow, file: InboundFile) {
-  return ingestForCompany(
+  const { result } = await receiveBankFile(
     ctx,
     { platformId: connection.platformId, companyId: connection.companyId },
     {
-      companyId: connection.companyId,
       content: textOf(file.content),
       bankKey: connection.bankKey,
       environment: connection.environment === 'test' ? 'test' : 'production',
-      importSource: 'channel',
+      source: 'channel',
     },
   );
+  return result;
 }
 
 async function pickUpAndAcknowledge(

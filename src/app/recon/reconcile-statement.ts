@@ -55,7 +55,7 @@ export type StatementRecon = { cleared: number; reversed: number; ambiguous: num
 
 /**
  * A statement's booked entries, wherever they are held: matched against candidate lines on request.
- * A large file's entries stay in the ingest's file worker (app/inbound/file-worker.ts), so only the
+ * A large file's entries stay in the ingest's file worker (app/bank-files/file-worker.ts), so only the
  * lines go there and only the matches come back.
  */
 export type StatementEntries = {

@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { parseStatements } from '../../app/bank-files/parse-statements.ts';
+import { receivePaymentStatus } from '../../app/bank-files/receive-payment-status.ts';
 import { AppError } from '../../app/errors.ts';
-import { parseStatements, receivePaymentStatus } from '../../app/inbound/parse.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { releaseFile, startUpload } from '../../app/bank-files/file-worker.ts';
+import { ingestUploadedBody } from '../../app/bank-files/ingest-upload.ts';
 import { AppError } from '../../app/errors.ts';
-import { releaseFile, startUpload } from '../../app/inbound/file-worker.ts';
-import { ingestUploadedBody } from '../../app/journal/ingest.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';

@@ -1,14 +1,13 @@
-import type { Worker } from 'node:worker_threads';
 import type { StatementMatchOutcome } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
 import type { StatementLeftovers } from '../../domain/recon/unmatched-entries.ts';
 import { collectYoung } from '../../platform/collect.ts';
+import { JobThread } from '../../platform/off-loop/job-thread.ts';
 import type { StatementEntries } from '../recon/reconcile-statement.ts';
 import type { LeftoverSource } from '../recon/record-unmatched.ts';
-import type { WorkerAck, WorkerReply, WorkerRequest } from './file-worker-thread.ts';
+import type { WorkerAck, WorkerRequest } from './file-worker-thread.ts';
 import type { IngestFields } from './ingest-body.ts';
 import type { PreparedFile } from './prepare-file.ts';
-import { StrippedGraph, strippedWorker } from './stripped-worker.ts';
 
 /**
  * Bank files are parsed off the event loop: one worker thread per process (started on first use,
@@ -40,85 +39,32 @@ const LARGE_SEALED = 2 * 1024 * 1024;
 /** Unmatched records between two of those collections (10 pages, record-unmatched.ts). */
 const COLLECT_EVERY_RECORDS = 5000;
 
-type Pending = { resolve(value: unknown): void; reject(error: Error): void };
-
-let worker: Worker | undefined;
-const pending = new Map<number, Pending>();
-let seq = 0;
-let fileIds = 0;
-
-function failAll(error: Error) {
-  for (const p of pending.values()) p.reject(error);
-  pending.clear();
-}
-
 const WORKER_ENTRY = new URL('./file-worker-thread.ts', import.meta.url);
-let graph: StrippedGraph | undefined;
-
-/**
- * Strips the file worker's modules ahead of its first use, a file per turn of the event loop (a
- * server calls this once it listens), so that the first ingest does not wait 50-85 ms for it.
- */
-export function warmFileWorker(): Promise<void> {
-  graph ??= new StrippedGraph(WORKER_ENTRY);
-  return graph.warm();
-}
-
-function theWorker(): Worker {
-  if (worker) return worker;
+const thread = new JobThread<WorkerRequest, WorkerAck>(WORKER_ENTRY, {
   // A small old generation makes the worker collect its garbage (a file's text, decoded and parsed,
   // is several copies of it for a moment) instead of growing the process; 64 MiB bodies fit.
-  // Its modules come stripped from this thread: one type stripper per process, not two (~40 MB).
-  graph ??= new StrippedGraph(WORKER_ENTRY);
-  const started = strippedWorker(WORKER_ENTRY, graph, {
-    resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB, maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
-  });
-  started.unref();
-  started.on('message', (reply: WorkerReply | WorkerAck) => {
-    if ('read' in reply) {
-      inFlight.get(reply.read)?.acked(reply.bytes);
-      return;
-    }
-    const p = pending.get(reply.seq);
-    if (!p) return;
-    pending.delete(reply.seq);
-    if (reply.ok) p.resolve(reply.value);
-    else p.reject(new Error(`file worker: ${reply.message}`));
-  });
-  // A worker that dies (out of memory, a bug) fails what it held; the next file starts a new one.
-  const gone = (error: Error) => {
-    if (worker === started) worker = undefined;
-    failAll(error);
-    // Paused uploads go on (into nothing): their requests end, and the read finds no body.
-    for (const upload of inFlight.values()) upload.acked(Number.POSITIVE_INFINITY);
-  };
-  started.on('error', gone);
-  started.on('exit', (code) => gone(new Error(`file worker exited with code ${code}`)));
-  worker = started;
-  return started;
-}
+  heapMb: WORKER_HEAP_MB,
+  youngMb: WORKER_YOUNG_MB,
+  label: 'file worker',
+});
+thread.onNotice((ack) => inFlight.get(ack.read)?.acked(ack.bytes));
+// Paused uploads go on (into nothing) when the worker dies: their requests end, and the read finds no body.
+thread.onGone(() => {
+  for (const upload of inFlight.values()) upload.acked(Number.POSITIVE_INFINITY);
+});
+let fileIds = 0;
 
-function call<T>(request: WorkerRequest & { seq: number }): Promise<T> {
-  const w = theWorker();
-  return new Promise<T>((resolve, reject) => {
-    pending.set(request.seq, { resolve: resolve as (v: unknown) => void, reject });
-    // While a request is out, the worker keeps the process alive: its answer is awaited.
-    w.ref();
-    try {
-      w.postMessage(request);
-    } catch (error) {
-      pending.delete(request.seq);
-      reject(error as Error);
-    }
-  }).finally(() => {
-    if (pending.size === 0) worker?.unref();
-  });
+/**
+ * Strips the file worker's modules ahead of its first use (a server calls this once it listens), so
+ * that the first ingest does not wait 50-85 ms for it.
+ */
+export function warmFileWorker(): Promise<void> {
+  return thread.warm();
 }
 
 async function prepareFileId(file: number, content: string | undefined, sealingKey: Buffer): Promise<PreparedHandle> {
-  const prepared = await call<PreparedFile>({
+  const prepared = await thread.call<PreparedFile>({
     op: 'prepare',
-    seq: ++seq,
     file,
     key: sealingKey,
     ...(content === undefined ? {} : { content }),
@@ -143,7 +89,7 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
         named: ok?.named ?? null,
         match: (lines: ReconLine[], context: { source: string; documentId: string }) => {
           afterMatch = true;
-          return call<StatementMatchOutcome>({ op: 'match', seq: ++seq, file, block, lines, context });
+          return thread.call<StatementMatchOutcome>({ op: 'match', file, block, lines, context });
         },
         leftovers: (request) => {
           if (!ok?.hasEntries)
@@ -152,9 +98,8 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
           // young, but this thread allocates little else meanwhile, so nothing collects them: a
           // scavenge frees them (a few ms), before the first page and then every few pages.
           if (large && request.from % COLLECT_EVERY_RECORDS === 0) collectYoung();
-          return call<StatementLeftovers & { next: number | null }>({
+          return thread.call<StatementLeftovers & { next: number | null }>({
             op: 'leftovers',
-            seq: ++seq,
             file,
             block,
             afterMatch,
@@ -166,7 +111,7 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
     release() {
       if (released) return;
       released = true;
-      worker?.postMessage({ op: 'release', file } satisfies WorkerRequest);
+      thread.post({ op: 'release', file }, undefined, false);
     },
   };
 }
@@ -212,13 +157,12 @@ const inFlight = new Map<number, { acked(bytes: number): void }>();
 /** Drops whatever the worker still holds of a file (an upload a failed request never read). */
 export function releaseFile(file: number): void {
   inFlight.delete(file);
-  worker?.postMessage({ op: 'release', file } satisfies WorkerRequest);
+  thread.post({ op: 'release', file }, undefined, false);
 }
 
 export function startUpload(declaredSize?: number): Upload {
   const file = ++fileIds;
-  const w = theWorker();
-  w.postMessage({ op: 'upload', file, size: declaredSize } satisfies WorkerRequest);
+  thread.post({ op: 'upload', file, size: declaredSize });
   let posted = 0;
   let waiting: (() => void) | undefined;
   inFlight.set(file, {
@@ -243,12 +187,12 @@ export function startUpload(declaredSize?: number): Upload {
       const bytes =
         owned && chunk.buffer instanceof ArrayBuffer ? (chunk as Uint8Array<ArrayBuffer>) : new Uint8Array(chunk);
       posted += bytes.byteLength;
-      w.postMessage({ op: 'chunk', file, bytes } satisfies WorkerRequest, [bytes.buffer]);
+      thread.post({ op: 'chunk', file, bytes }, [bytes.buffer]);
       return posted <= IN_FLIGHT_MAX;
     },
     abort() {
       inFlight.delete(file);
-      w.postMessage({ op: 'release', file } satisfies WorkerRequest);
+      thread.post({ op: 'release', file });
     },
   };
 }
@@ -256,11 +200,9 @@ export function startUpload(declaredSize?: number): Upload {
 /** Reads an uploaded POST /journal/ingest JSON body in the worker; the file stays there. */
 export async function readUploadInWorker(file: number): Promise<ReadBody> {
   inFlight.delete(file);
-  const read = await call<{ ok: true; fields: IngestFields; empty: boolean } | Extract<ReadBody, { ok: false }>>({
-    op: 'read-json',
-    seq: ++seq,
-    file,
-  });
+  const read = await thread.call<{ ok: true; fields: IngestFields; empty: boolean } | Extract<ReadBody, { ok: false }>>(
+    { op: 'read-json', file },
+  );
   if (!read.ok) return read;
   let done = false;
   return {
@@ -272,7 +214,7 @@ export async function readUploadInWorker(file: number): Promise<ReadBody> {
     discard() {
       if (done) return;
       done = true;
-      worker?.postMessage({ op: 'release', file } satisfies WorkerRequest);
+      thread.post({ op: 'release', file }, undefined, false);
     },
   };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Worker } from 'node:worker_threads';
-import { StrippedGraph, strippedWorker } from './stripped-worker.ts';
+import { StrippedGraph, strippedWorker } from '../../platform/off-loop/stripped-worker.ts';
 
 const ENTRY = new URL('./file-worker-thread.ts', import.meta.url);
 

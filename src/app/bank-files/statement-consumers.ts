@@ -1,0 +1,89 @@
+import type { CompanyScope, Tx } from '../../db/executor.ts';
+import type { NormalisedStatement } from '../../domain/inbound/index.ts';
+import { recordStatement } from '../accounts/record-statement.ts';
+import type { AuditEvent } from '../audit/record.ts';
+import type { AppContext } from '../context.ts';
+import { reconcileStatement, type StatementEntries } from '../recon/reconcile-statement.ts';
+import { type LeftoverSource, recordUnmatchedEntries } from '../recon/record-unmatched.ts';
+
+/** One statement block just journaled as an inbound document, as its consumers see it. */
+export type JournaledStatement = {
+  documentId: string;
+  /** The block's header and balances (its entries stay in the file worker: `entries`). */
+  statement: NormalisedStatement;
+  transactionCount: number;
+  /** The statement's account key (accountKeyOf), null when it names no account. */
+  accountKey: string | null;
+  /** The booked entries, matched and listed on request in the file worker (file-worker.ts). */
+  entries: StatementEntries & LeftoverSource;
+  /** The statement's format (camt.053, mt940 ...): the source of the evidence it gives. */
+  format: string;
+  bankKey: string | null;
+  environment: string;
+};
+
+/**
+ * What reads a journaled statement, in the ingest's transaction, in this order: each answers a few
+ * facts for the block's `journal.document.ingested` audit event and pushes its own audit events. A
+ * new consumer of parsed statements (receivables: incoming payments from credits) is one more entry
+ * here; it gets every statement of every source (docs/adr/0054). A consumer that fails fails the
+ * file's ingest: nothing of the file is kept.
+ */
+export type StatementConsumer = (
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  journaled: JournaledStatement,
+  audit: AuditEvent[],
+) => Promise<Record<string, unknown>>;
+
+export const statementConsumers: readonly StatementConsumer[] = [
+  // The bank account and its balances (created on its first statement).
+  async (ctx, tx, scope, s, audit) => {
+    const account = await recordStatement(
+      ctx,
+      tx,
+      scope,
+      {
+        documentId: s.documentId,
+        statement: s.statement,
+        transactionCount: s.transactionCount,
+        bankKey: s.bankKey,
+        environment: s.environment,
+      },
+      audit,
+    );
+    return { accountId: account?.accountId ?? null };
+  },
+  // Every booked entry is evidence for an outbound payment line.
+  async (ctx, tx, scope, s, audit) => ({
+    reconciled: await reconcileStatement(
+      ctx,
+      tx,
+      scope,
+      { documentId: s.documentId, entries: s.entries, source: s.format, environment: s.environment },
+      audit,
+    ),
+  }),
+  // What matched nothing is listed on the reconciliation page (docs/adr/0047); after reconciling.
+  async (ctx, tx, scope, s) => ({
+    unmatchedEntries: await recordUnmatchedEntries(ctx, tx, scope, {
+      documentId: s.documentId,
+      accountKey: s.accountKey,
+      entries: s.entries,
+    }),
+  }),
+];
+
+/** Hands a journaled statement to every consumer in order; their facts, merged. */
+export async function consumeStatement(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  journaled: JournaledStatement,
+  audit: AuditEvent[],
+): Promise<Record<string, unknown>> {
+  const facts: Record<string, unknown> = {};
+  for (const consumer of statementConsumers) Object.assign(facts, await consumer(ctx, tx, scope, journaled, audit));
+  return facts;
+}
