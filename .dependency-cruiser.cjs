@@ -38,6 +38,14 @@ module.exports = {
       to: { path: '^src/main' },
     },
     {
+      name: 'simulators-behind-channels',
+      comment:
+        'a bank simulator (src/simulators) is reached only as a bank is: through a channel, wired by main (docs/adr/0054)',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(main|channels|simulators)/' },
+      to: { path: '^src/simulators/' },
+    },
+    {
       name: 'bank-files-one-door',
       comment:
         'a bank file reaches the journal only through src/app/bank-files/receive.ts (docs/adr/0054): its inner steps are private to the context',

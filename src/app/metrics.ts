@@ -29,7 +29,8 @@ export type Metrics = {
   /** An endpoint auto-disabled after consecutive failed events. */
   webhookAutoDisabled(transport: string): void;
   /** One inbound file by kind (camt.053, pain.002, mt940 ...) and its statement blocks by outcome. */
-  ingestFile(kind: string, blocks: Partial<Record<IngestOutcome, number>>): void;
+  /** A bank file journaled through the bank-files entry point (src/app/bank-files/receive.ts), by where it came from. */
+  ingestFile(kind: string, blocks: Partial<Record<IngestOutcome, number>>, source: string): void;
   /** A worker polling loop (delivery relay, webhooks) finished a cycle: its heartbeat for /ready. */
   workerCycle(loop: string): void;
 };

@@ -38,6 +38,8 @@ export interface BankChannel {
   fetchInbound(): Promise<InboundFile[]>;
   /** Marks a fetched file as processed so it is not picked up again. */
   acknowledge(file: InboundFile): Promise<void>;
+  /** The same for several files at once, where the bank takes them together (the demo bank: one commit). */
+  acknowledgeMany?(files: InboundFile[]): Promise<void>;
   close(): Promise<void>;
   /**
    * Channels whose bank keeps its files listed by reference (web services): the pickup lists them,

@@ -1,5 +1,5 @@
 import type { ChannelFactory, ChannelTarget, WebServicesSession } from '../app/delivery/channel-factory.ts';
-import { createDemoChannel, type DemoBankInbox } from '../channels/demo.ts';
+import { createDemoChannel, type DemoBankPort } from '../channels/demo.ts';
 import { createFiWsChannel } from '../channels/fi-ws/channel.ts';
 import { WsChannelError } from '../channels/fi-ws/errors.ts';
 import { createSoapTransport } from '../channels/fi-ws/soap-transport.ts';
@@ -21,8 +21,8 @@ export type ChannelOptions = {
   simulators?: { endpoints(bankKey: string): SimulatorEndpoints | undefined };
   softwareId: string;
   now: () => Date;
-  /** The demo bank's inbox (sandbox): what it received, and its scheduled replies. */
-  demoBank?: DemoBankInbox;
+  /** The demo bank (sandbox, src/simulators/demo-bank): what it received, and its answers to collect. */
+  demoBank?: DemoBankPort;
 };
 
 /**
@@ -84,7 +84,12 @@ export function bankChannels(options: ChannelOptions): ChannelFactory {
   return {
     open(target) {
       if (target.channel === 'DEMO') {
-        return createDemoChannel(options.demoBank, { platformId: target.platformId, companyId: target.companyId });
+        return createDemoChannel(options.demoBank, {
+          platformId: target.platformId,
+          companyId: target.companyId,
+          bankKey: target.bankKey,
+          environment: target.environment,
+        });
       }
       if (target.channel === 'FI_WS' && target.config?.['kind'] === 'fi-ws') {
         const session = webServices(target);

@@ -1,7 +1,6 @@
 import type { AppContext } from '../app/context.ts';
 import { createSchemaChecker } from '../app/conversion/schema-check.ts';
 import type { ChannelFactory } from '../app/delivery/channel-factory.ts';
-import { demoBankInbox } from '../app/delivery/demo-bank-inbox.ts';
 import type { JobQueue } from '../app/jobs.ts';
 import { type Metrics, noMetrics } from '../app/metrics.ts';
 import type { SandboxBanks } from '../app/sandbox/sandbox-banks.ts';
@@ -14,6 +13,7 @@ import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mailer.ts';
 import { argon2Hasher } from '../platform/passwords.ts';
 import { bankChannels, type SimulatorEndpoints } from './channels.ts';
+import { demoBank } from './demo-bank.ts';
 
 /** Builds the context every use case receives; tests and benchmarks pass their own clock or mailer. */
 export function buildContext(parts: {
@@ -51,7 +51,7 @@ export function buildContext(parts: {
         ...(parts.sandboxBanks ? { simulators: parts.sandboxBanks } : {}),
         softwareId: parts.softwareId ?? 'payops',
         now: () => clock.now(),
-        demoBank: demoBankInbox({ db: parts.db, jobs: parts.jobs, clock, delayMs: parts.config.demoBankDelayMs }),
+        demoBank: demoBank({ db: parts.db, jobs: parts.jobs, clock, delayMs: parts.config.demoBankDelayMs }),
       }),
     metrics: parts.metrics ?? noMetrics,
     ...(parts.sandboxBanks ? { sandboxBanks: parts.sandboxBanks } : {}),

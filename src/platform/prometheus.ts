@@ -93,6 +93,12 @@ export function createPrometheusMetrics(options: {
     labelNames: ['kind'],
     registers: [registry],
   });
+  const bankFiles = new Counter({
+    name: 'payops_bank_files_total',
+    help: 'Bank files journaled through the one entry point, by source (api, channel, demo-bank ...) and kind.',
+    labelNames: ['source', 'kind'],
+    registers: [registry],
+  });
   const ingestBlocks = new Counter({
     name: 'payops_ingest_blocks_total',
     help: 'Statement blocks of inbound files, by kind and outcome (ingested, deduped, quarantined).',
@@ -129,9 +135,10 @@ export function createPrometheusMetrics(options: {
     webhookAutoDisabled(transport) {
       webhookAutoDisabled.inc({ transport: codeWord(transport) });
     },
-    ingestFile(kind, blocks) {
+    ingestFile(kind, blocks, source) {
       const k = codeWord(kind);
       ingestFiles.inc({ kind: k });
+      bankFiles.inc({ source: codeWord(source), kind: k });
       for (const [outcome, count] of Object.entries(blocks)) {
         if (count) ingestBlocks.inc({ kind: k, outcome: codeWord(outcome) }, count);
       }

@@ -4,7 +4,7 @@ import { renewExpiringCertificates } from '../app/connections/renew.ts';
 import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
 import { deliverDocuments } from '../app/delivery/deliver-document.ts';
-import { replyAsDemoBankBatch } from '../app/delivery/demo-bank-reply.ts';
+import { pickUpDemoBankAnswers } from '../app/delivery/demo-bank-answers.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { relayQueuedDeliveries } from '../app/delivery/relay.ts';
 import { QUEUES } from '../app/jobs.ts';
@@ -51,10 +51,11 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
     );
     return outcomes.map((o) => (o === 'retry' ? 'retry' : 'completed'));
   });
-  // The demo bank's replies, a batch in one transaction. They are due at their reply time
-  // (startAfter), which no NOTIFY announces: the process whose delivery scheduled a reply wakes its
-  // reply workers when it is due (JobQueue.whenDue); their poll is the backstop for replies another
-  // process scheduled. Two workers: one's files are prepared while the other's transaction runs.
+  // The demo bank's notices that its answers are due: each starts the pickup of the company's demo
+  // connection (the path every bank's files take). They are due at their reply time (startAfter),
+  // which no NOTIFY announces: the process whose delivery was received wakes its workers when it is
+  // due (JobQueue.whenDue); their poll is the backstop for notices another process sent. Two
+  // workers: one's files are prepared while the other's transaction runs.
   const replyWorkers: string[] = [];
   for (let i = 0; i < 2; i++) {
     replyWorkers.push(
@@ -64,7 +65,7 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
         'demoBankReply',
         { batchSize: 100, concurrency: 1, pollSeconds: 5 },
         async (jobs) => {
-          const done = await replyAsDemoBankBatch(
+          const done = await pickUpDemoBankAnswers(
             ctx,
             jobs.map((j) => j.data),
           );

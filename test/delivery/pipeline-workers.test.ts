@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../src/app/context.ts';
 import { deliverDocuments } from '../../src/app/delivery/deliver-document.ts';
-import { type DemoBankReplyJob, replyAsDemoBankBatch } from '../../src/app/delivery/demo-bank-reply.ts';
+import { type DemoBankReplyJob, pickUpDemoBankAnswers } from '../../src/app/delivery/demo-bank-answers.ts';
 import { JobPayloadError } from '../../src/app/jobs.ts';
 import type { BankChannel } from '../../src/channels/channel.ts';
 import { ChannelError } from '../../src/channels/errors.ts';
@@ -25,7 +25,11 @@ let sandbox: Awaited<ReturnType<typeof provisionAndLogin>>;
 const logLines: string[] = [];
 
 before(async () => {
-  t = await startTestApp({ logger: createLogger('warn', { write: (chunk: string) => void logLines.push(chunk) }) });
+  // The demo bank's answers are due at once: the tests below pick them up right after delivery.
+  t = await startTestApp({
+    env: { DEMO_BANK_DELAY_MS: '0' },
+    logger: createLogger('warn', { write: (chunk: string) => void logLines.push(chunk) }),
+  });
   sandbox = await provisionAndLogin(t);
 });
 after(() => t.close());
@@ -306,7 +310,14 @@ test('a job whose payload does not fit is refused when it runs: failed at once, 
   }
 });
 
+/** Collects whatever the demo bank still has for the company (the answers to earlier tests' deliveries). */
+async function drainDemoBank(): Promise<void> {
+  const notice = { documentId: 'doc_none', platformId: sandbox.platformId, companyId: sandbox.companyId };
+  await pickUpDemoBankAnswers(t.ctx, [{ ...notice, replyAt: new Date().toISOString() }]);
+}
+
 test('the demo bank answers a batch with a pain.002 per file and one statement booking them all, once', async () => {
+  await drainDemoBank();
   const ids = [await submitPayment(), await submitPayment(), await submitPayment()];
   assert.deepEqual(await deliverDocuments(t.ctx, ids.map(job)), ['delivered', 'delivered', 'delivered']);
   const replies = (
@@ -323,9 +334,9 @@ test('the demo bank answers a batch with a pain.002 per file and one statement b
     );
   const before = await inbound();
   const logged = logLines.length;
-  assert.deepEqual(await replyAsDemoBankBatch(t.ctx, replies), [true, true, true]);
+  assert.deepEqual(await pickUpDemoBankAnswers(t.ctx, replies), [true, true, true]);
   // Answered set-wise, not through the file-by-file fallback (docs/adr/0051).
-  assert.ok(!logLines.slice(logged).some((l) => l.includes('answered again file by file')));
+  assert.ok(!logLines.slice(logged).some((l) => l.includes('journaled again file by file')));
   const added = (await inbound()).map((r) => [r.type, r.n - (before.find((b) => b.type === r.type)?.n ?? 0)]);
   assert.deepEqual(added, [
     ['camt.053', 1],
@@ -342,7 +353,7 @@ test('the demo bank answers a batch with a pain.002 per file and one statement b
   const events = await rows<{ n: number }>(
     sql`SELECT count(*)::int AS n FROM activity_events WHERE company_id = ${sandbox.companyId}`,
   );
-  assert.deepEqual(await replyAsDemoBankBatch(t.ctx, replies), [true, true, true]);
+  assert.deepEqual(await pickUpDemoBankAnswers(t.ctx, replies), [true, true, true]);
   assert.deepEqual(
     (await inbound()).map((r) => [r.type, r.n - (before.find((b) => b.type === r.type)?.n ?? 0)]),
     added,
@@ -354,6 +365,7 @@ test('the demo bank answers a batch with a pain.002 per file and one statement b
 });
 
 test('a file of a demo-bank batch that fails rolls back alone: the others are answered, its job runs again', async () => {
+  await drainDemoBank();
   const ids = [await submitPayment(), await submitPayment(), await submitPayment()].sort();
   assert.deepEqual(await deliverDocuments(t.ctx, ids.map(job)), ['delivered', 'delivered', 'delivered']);
   const replies = (
@@ -382,16 +394,27 @@ test('a file of a demo-bank batch that fails rolls back alone: the others are an
         sql`SELECT id, status FROM journal_documents WHERE id IN (${ids[0]}, ${ids[1]}, ${ids[2]}) ORDER BY id`,
       )
     ).map((d) => d.status);
+  const reportsOf = async () =>
+    (
+      await rows<{ n: number }>(
+        sql`SELECT count(*)::int AS n FROM journal_documents WHERE type = 'pain.002' AND company_id = ${sandbox.companyId}
+          AND details->'match'->>'documentId' IN (${ids[0]}, ${ids[1]}, ${ids[2]})`,
+      )
+    )[0]!.n;
   try {
-    assert.deepEqual(await replyAsDemoBankBatch(t.ctx, replies), [true, false, true]);
-    assert.deepEqual(await statuses(), ['executed', 'sent', 'executed']);
-    assert.ok(logLines.some((l) => l.includes('demo bank status report failed')));
-    assert.ok(logLines.some((l) => l.includes('answered again file by file')));
+    // The notices are settled; the refused report stays at the bank, and a notice is sent again.
+    assert.deepEqual(await pickUpDemoBankAnswers(t.ctx, replies), [true, true, true]);
+    // The statement books every line, the refused report's too.
+    assert.deepEqual(await statuses(), ['executed', 'executed', 'executed']);
+    assert.equal(await reportsOf(), 2);
+    assert.ok(logLines.some((l) => l.includes('bank file not ingested')));
+    assert.ok(logLines.some((l) => l.includes('journaled again file by file')));
   } finally {
     await t.ctx.db.execute(sql.raw('DROP TRIGGER refuse_report ON journal_documents; DROP FUNCTION refuse_report()'));
   }
-  // Its job run again: answered now, the others not twice.
-  assert.deepEqual(await replyAsDemoBankBatch(t.ctx, [replies[1]!]), [true]);
+  // The bank hands the file out again once its lease runs out (here at once): taken now, the others not twice.
+  await t.ctx.db.execute(sql`UPDATE demo_bank_files SET claimed_until = NULL WHERE document_id = ${ids[1]}`);
+  assert.deepEqual(await pickUpDemoBankAnswers(t.ctx, [replies[1]!]), [true]);
   assert.deepEqual(await statuses(), ['executed', 'executed', 'executed']);
   const [reports] = await rows<{ n: number }>(
     sql`SELECT count(*)::int AS n FROM journal_documents WHERE type = 'pain.002' AND company_id = ${sandbox.companyId}

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { deliverDocument } from '../../src/app/delivery/deliver-document.ts';
-import { replyAsDemoBank } from '../../src/app/delivery/demo-bank-reply.ts';
+import { pickUpDemoBankAnswers } from '../../src/app/delivery/demo-bank-answers.ts';
 import { openJobQueue } from '../../src/db/job-queue.ts';
 import { startWorkers } from '../../src/workers/runner.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
@@ -72,7 +72,7 @@ test('delivered by one process, answered by the next; a repeated reply journals 
   );
   await db.end();
   const data = original.rows[0]?.data as { replyAt: string } | undefined;
-  await replyAsDemoBank(t.ctx, { ...job, replyAt: data?.replyAt ?? replyAt });
+  assert.deepEqual(await pickUpDemoBankAnswers(t.ctx, [{ ...job, replyAt: data?.replyAt ?? replyAt }]), [true]);
   assert.equal(await count(inbound, [sandbox.companyId]), 2);
   assert.equal(await count(events, [sandbox.companyId]), before);
 });

@@ -63,7 +63,12 @@ async function ingestBatch(contents: string[]): Promise<BatchReportOutcome[]> {
   try {
     return await t.ctx.db.transaction(async (tx) => {
       const audit: Parameters<typeof recordEvents>[2] = [];
-      const input = { bankKey: 'demo', environment: 'test', importSource: 'demo-bank' } as const;
+      const input = {
+        bankKey: 'demo',
+        environment: 'test',
+        importSource: 'demo-bank',
+        holdWhileDelivering: true,
+      } as const;
       const outcomes = await journalStatusReportBatch(
         t.ctx,
         tx,

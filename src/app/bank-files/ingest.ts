@@ -62,6 +62,8 @@ export type IngestInput = {
   bankKey: string | null;
   environment: 'test' | 'production' | null;
   importSource: string;
+  /** A bank's own pickup (not a client's upload): see StatusReportInput.holdWhileDelivering. */
+  holdWhileDelivering: boolean;
 };
 
 function ingestBlockOf(statements: IngestStatement[], alerts: IngestAlert[]): IngestBlock {
@@ -128,6 +130,7 @@ export function statusReportInput(input: IngestInput, parsed: ReportFile): Statu
     bankKey: input.bankKey,
     environment: input.environment,
     importSource: input.importSource,
+    holdWhileDelivering: input.holdWhileDelivering,
   };
 }
 

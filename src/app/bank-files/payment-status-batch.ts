@@ -17,6 +17,7 @@ import type { AppContext } from '../context.ts';
 import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
 import {
   contentDigest,
+  deliveryUnrecorded,
   type OutcomeEffects,
   outcomeEffects,
   reportEntry,
@@ -104,6 +105,13 @@ export async function journalStatusReportBatch(
   );
   // Journal numbers are taken: a document gone now would leave a gap, so the batch is undone whole.
   if (outbound.size !== taken.length) throw new BatchDocumentGone('an outbound document of the batch is gone');
+  // A report that must wait for its delivery's record: the batch is answered file by file, where
+  // that report alone is refused (journalStatusReport).
+  for (const t of taken) {
+    if (inputs[t.at]!.holdWhileDelivering && deliveryUnrecorded(outbound.get(t.outboundId)!)) {
+      throw new BatchDocumentGone('a report of the batch waits for its delivery to be recorded');
+    }
+  }
   const lines = await listPaymentLinesOf(
     tx,
     scope,

@@ -44,7 +44,28 @@ export type StatusReportInput = {
   bankKey: string | null;
   environment: string | null;
   importSource: string;
+  /**
+   * A report about a document whose delivery is under way (the bank may have the file, the service
+   * has not recorded it yet) is refused as `delivery_unrecorded`, not journaled as ignored: a bank's
+   * pickup leaves it at the bank and takes it again later (docs/adr/0054). A client's upload is
+   * journaled either way.
+   */
+  holdWhileDelivering: boolean;
 };
+
+/** Whether a report about this document waits for its delivery's record (StatusReportInput.holdWhileDelivering). */
+export function deliveryUnrecorded(doc: JournalDocumentRow): boolean {
+  return doc.status === 'converted' && (doc.deliveryStatus === 'in-progress' || doc.deliveryStatus === 'retrying');
+}
+
+export function deliveryUnrecordedError(doc: JournalDocumentRow): AppError {
+  return new AppError(
+    409,
+    'delivery_unrecorded',
+    `${doc.journalNo} is being delivered; its report is taken once the delivery is recorded`,
+    { documentId: doc.id },
+  );
+}
 
 /** What journaling a pain.002 left behind; stored in the report document's details for replays. */
 export type StatusMatch = {
@@ -139,6 +160,7 @@ export async function journalStatusReport(
     const journalNo = await nextJournalNo(tx, scope.companyId, 'inbound');
     const outbound = await lockDocument(tx, scope, matchedId);
     if (!outbound) throw new AppError(422, 'unmatched_report', 'the matched outbound payment is gone');
+    if (input.holdWhileDelivering && deliveryUnrecorded(outbound)) throw deliveryUnrecordedError(outbound);
 
     const lines = await listPaymentLines(tx, scope, outbound.id);
     const { row, match, outcome, ingested } = reportEntry(ctx, scope, input, outbound, lines, journalNo, digest);

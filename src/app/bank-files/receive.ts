@@ -84,7 +84,7 @@ export async function receiveBankFiles(
   const prepared = await prepareAll(ctx, files, refuse, options.expect);
   try {
     const received = await inSpan('journal.ingest', () => journalBatch(ctx, scope, prepared, options.within));
-    for (const r of received) if (r.ok) countIngest(ctx, r.result);
+    for (const [i, r] of received.entries()) if (r.ok) countIngest(ctx, r.result, files[i]!.source);
     return received;
   } finally {
     for (const p of prepared) if (p.ok && p.owned) p.handle.release();
@@ -120,6 +120,7 @@ function prepareAll(
         bankKey: file.bankKey ?? null,
         environment: file.environment ?? null,
         importSource: file.source,
+        holdWhileDelivering: file.source !== 'api',
       };
       const owned = typeof file.content === 'string';
       let handle: PreparedHandle | undefined;
@@ -205,7 +206,14 @@ async function journalTogether(
 ): Promise<Received[]> {
   const isolated = mode === 'isolated';
   const received: (Received | undefined)[] = prepared.map((p) => (p.ok ? undefined : p));
-  if (!isolated) await journalReportsSetWise(ctx, scope, prepared, within, received);
+  if (!isolated) {
+    try {
+      await journalReportsSetWise(ctx, scope, prepared, within, received);
+    } catch (error) {
+      if (mode === 'together') throw new FileFailed('the set-wise reports of a batch failed', { cause: error });
+      throw error;
+    }
+  }
   for (const [at, p] of prepared.entries()) {
     if (received[at] !== undefined || !p.ok) continue;
     const events: AuditEvent[] = [];
@@ -259,7 +267,8 @@ async function journalReportsSetWise(
 }
 
 /** Ingest files by kind and their statement blocks by outcome, for GET /metrics. */
-function countIngest(ctx: AppContext, result: IngestResult): void {
+function countIngest(ctx: AppContext, result: IngestResult, source: BankFileSource): void {
   const { type, ingest } = result.body;
-  ctx.metrics.ingestFile(type, { ingested: ingest.ingested, deduped: ingest.deduped, quarantined: ingest.quarantined });
+  const blocks = { ingested: ingest.ingested, deduped: ingest.deduped, quarantined: ingest.quarantined };
+  ctx.metrics.ingestFile(type, blocks, source);
 }

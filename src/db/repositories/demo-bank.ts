@@ -1,4 +1,4 @@
-import { and, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { CompanyScope, Executor } from '../executor.ts';
 import { demoBankFiles, journalDocuments } from '../schema/index.ts';
 import { inCompany, inCompanyByKey } from '../tenant.ts';
@@ -21,40 +21,109 @@ export async function receiveDemoBankFiles(
   return new Map(saved.map((r) => [r.fileName, { first: r.receipts === 1, replyAt: r.replyAt }]));
 }
 
+/** A file whose answers the demo bank hands out: what it read of it, and the statement booking it. */
+export type DemoBankAnswerRow = {
+  fileName: string;
+  documentId: string;
+  replyAt: Date;
+  delivered: unknown;
+  issuedAs: string | null;
+  /** Handed out before (its statement was fixed then). */
+  reissued: boolean;
+};
+
 /**
- * Locks the demo bank's inbox rows of these documents (file name order) and answers, per document
- * that has one, whether its reply was written already. A document without a row (a file received
- * before the inbox existed) is absent.
+ * Hands out the answers due by `now` of one company's connection that nobody holds, under a lease
+ * until `leaseUntil` (SKIP LOCKED and the lease: two pickups at once take different files), in file
+ * name order, at most `limit`. `issue` names the statement of each file handed out for the first
+ * time (kept in `issued_as`: a file handed out again books in the same statement, byte for byte).
  */
-export async function lockDemoBankFiles(
+export async function claimDemoBankAnswers(
   tx: Executor,
   scope: CompanyScope,
-  documentIds: string[],
-): Promise<Map<string, boolean>> {
-  if (documentIds.length === 0) return new Map();
+  channel: { bankKey: string; environment: string },
+  at: { now: Date; leaseUntil: Date; limit: number },
+  issue: (fresh: Omit<DemoBankAnswerRow, 'reissued'>[]) => Map<string, string>,
+): Promise<DemoBankAnswerRow[]> {
   const rows = await tx
-    .select({ documentId: demoBankFiles.documentId, answeredAt: demoBankFiles.answeredAt })
+    .select({
+      fileName: demoBankFiles.fileName,
+      documentId: demoBankFiles.documentId,
+      replyAt: demoBankFiles.replyAt,
+      delivered: demoBankFiles.delivered,
+      issuedAs: demoBankFiles.issuedAs,
+    })
     .from(demoBankFiles)
-    .where(and(inCompany(demoBankFiles, scope), inArray(demoBankFiles.documentId, documentIds)))
+    .where(
+      and(
+        inCompany(demoBankFiles, scope),
+        eq(demoBankFiles.bankKey, channel.bankKey),
+        eq(demoBankFiles.environment, channel.environment),
+        isNull(demoBankFiles.answeredAt),
+        lte(demoBankFiles.replyAt, at.now),
+        or(isNull(demoBankFiles.claimedUntil), lt(demoBankFiles.claimedUntil, at.now)),
+      ),
+    )
     .orderBy(demoBankFiles.fileName)
-    .for('update');
-  const answered = new Map<string, boolean>();
-  for (const r of rows) answered.set(r.documentId, (answered.get(r.documentId) ?? false) || r.answeredAt !== null);
-  return answered;
+    .limit(at.limit)
+    .for('update', { skipLocked: true });
+  if (rows.length === 0) return [];
+  const issued = issue(rows.filter((r) => r.issuedAs === null));
+  const names = rows.map((r) => r.fileName);
+  const issues = rows.map((r) => r.issuedAs ?? issued.get(r.fileName) ?? null);
+  await tx.execute(sql`
+    UPDATE demo_bank_files AS f SET claimed_until = ${at.leaseUntil}, issued_as = COALESCE(f.issued_as, v.issued_as)
+      FROM (SELECT unnest(${sql.param(names)}::text[]) AS file_name, unnest(${sql.param(issues)}::text[]) AS issued_as) AS v
+     WHERE f.file_name = v.file_name`);
+  return rows.map((r, i) => ({ ...r, issuedAs: issues[i] ?? null, reissued: r.issuedAs !== null }));
 }
 
-/** Marks the files of these documents answered (in the transaction that wrote the reply). */
+/**
+ * The service collected the answers of these documents' files (their pain.002 and the statement that
+ * books them): never handed out again.
+ */
 export async function markDemoBankFilesAnswered(
   tx: Executor,
   scope: CompanyScope,
-  documentIds: string[],
+  collected: { documentIds: string[]; statements: string[] },
   at: Date,
 ): Promise<void> {
-  if (documentIds.length === 0) return;
+  if (collected.documentIds.length === 0) return;
   await tx
     .update(demoBankFiles)
-    .set({ answeredAt: at })
-    .where(and(inCompany(demoBankFiles, scope), inArray(demoBankFiles.documentId, documentIds)));
+    .set({ answeredAt: at, claimedUntil: null })
+    .where(
+      and(
+        inCompany(demoBankFiles, scope),
+        inArray(demoBankFiles.documentId, collected.documentIds),
+        or(isNull(demoBankFiles.issuedAs), inArray(demoBankFiles.issuedAs, collected.statements)),
+        isNull(demoBankFiles.answeredAt),
+      ),
+    );
+}
+
+/**
+ * The statement a file's answers were booked in, for files whose answers are collected: a file the
+ * bank issued in a statement with others answers with the same statement (the others' files too).
+ */
+export async function demoBankFilesIssuedAs(
+  tx: Executor,
+  scope: CompanyScope,
+  issues: string[],
+): Promise<DemoBankAnswerRow[]> {
+  if (issues.length === 0) return [];
+  const rows = await tx
+    .select({
+      fileName: demoBankFiles.fileName,
+      documentId: demoBankFiles.documentId,
+      replyAt: demoBankFiles.replyAt,
+      delivered: demoBankFiles.delivered,
+      issuedAs: demoBankFiles.issuedAs,
+    })
+    .from(demoBankFiles)
+    .where(and(inCompany(demoBankFiles, scope), inArray(demoBankFiles.issuedAs, issues)))
+    .orderBy(demoBankFiles.fileName);
+  return rows.map((r) => ({ ...r, reissued: true }));
 }
 
 /** What the demo bank reads of a document it answers: its sealed payload and where it stands. */
