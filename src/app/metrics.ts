@@ -49,14 +49,14 @@ export const noMetrics: Metrics = {
  * Counts one submit as it settles: `replayed`, else the journaled document's status; a refusal by
  * its error code (`validation_failed`, `payment_required` ...), anything else as `error`.
  */
-export async function countSubmit<T extends { replayed: boolean; body: { status: string } }>(
+export async function countSubmit<T extends { kind: 'journaled' | 'replayed'; body: { status: string } }>(
   metrics: Metrics,
   about: { bankKey: string; environment: string },
   submit: Promise<T>,
 ): Promise<T> {
   try {
     const outcome = await submit;
-    metrics.submit(about.bankKey, about.environment, outcome.replayed ? 'replayed' : outcome.body.status);
+    metrics.submit(about.bankKey, about.environment, outcome.kind === 'replayed' ? 'replayed' : outcome.body.status);
     return outcome;
   } catch (error) {
     metrics.submit(about.bankKey, about.environment, error instanceof AppError ? error.code : 'error');

@@ -87,6 +87,27 @@ export async function recordStatement(
     });
   }
 
+  await recordBalances(ctx, tx, scope, { ...input, account, connected, now });
+  return { accountId: account.id, created };
+}
+
+/** The account's latest balance (when this statement is the newest) and the statement's summary row. */
+async function recordBalances(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  input: {
+    documentId: string;
+    statement: NormalisedStatement;
+    transactionCount: number;
+    bankKey: string | null;
+    account: { id: string; bankKey: string | null; latestBalanceDate: string | null };
+    connected: boolean;
+    now: Date;
+  },
+): Promise<void> {
+  const s = input.statement;
+  const { account, connected, now } = input;
   const closing = s.closingBalance;
   const closingDate = closing?.date ?? s.toDate ?? null;
   const newer =
@@ -118,5 +139,4 @@ export async function recordStatement(
     txCount: input.transactionCount,
     createdAt: now,
   });
-  return { accountId: account.id, created };
 }

@@ -9,6 +9,7 @@ import {
   lockInboundContents,
   type NewJournalDocument,
   nextJournalNos,
+  type PaymentLineRow,
   updateDocumentStatuses,
   updateLinesOfDocuments,
 } from '../../db/repositories/journal-documents.ts';
@@ -69,28 +70,7 @@ export async function journalStatusReportBatch(
     inputs.flatMap((i) => (i.report.originalMessageId ? [i.report.originalMessageId] : [])),
   );
 
-  // Which reports the batch takes: new content, matched by message id, one report per document.
-  const taken: { at: number; outboundId: string; digest: string }[] = [];
-  const seenDigests = new Set<string>();
-  const seenDocuments = new Set<string>();
-  for (const [at, input] of inputs.entries()) {
-    const digest = digests[at]!;
-    const found = existing.get(digest);
-    if (found) {
-      outcomes[at] = {
-        kind: 'journaled',
-        deduped: true,
-        reportDocument: found,
-        match: found.details?.match as StatusMatch,
-      };
-      continue;
-    }
-    const outboundId = input.report.originalMessageId ? byMessage.get(input.report.originalMessageId) : undefined;
-    if (!outboundId || seenDigests.has(digest) || seenDocuments.has(outboundId)) continue;
-    seenDigests.add(digest);
-    seenDocuments.add(outboundId);
-    taken.push({ at, outboundId, digest });
-  }
+  const taken = reportsTaken(inputs, digests, existing, byMessage, outcomes);
   if (taken.length === 0) return outcomes;
 
   const journalNos = await nextJournalNos(tx, scope.companyId, 'inbound', taken.length);
@@ -118,6 +98,63 @@ export async function journalStatusReportBatch(
     taken.map((t) => t.outboundId),
   );
 
+  await writeTaken(ctx, tx, scope, { inputs, taken, journalNos, outbound, lines }, audit, outcomes);
+  return outcomes;
+}
+
+type Taken = { at: number; outboundId: string; digest: string };
+
+/**
+ * Which reports the batch takes: new content, matched by message id, one report per document; a
+ * report already journaled answers as deduped (into `outcomes`).
+ */
+function reportsTaken(
+  inputs: StatusReportInput[],
+  digests: string[],
+  existing: Map<string, JournalDocumentRow>,
+  byMessage: Map<string, string>,
+  outcomes: BatchReportOutcome[],
+): Taken[] {
+  const taken: Taken[] = [];
+  const seenDigests = new Set<string>();
+  const seenDocuments = new Set<string>();
+  for (const [at, input] of inputs.entries()) {
+    const digest = digests[at]!;
+    const found = existing.get(digest);
+    if (found) {
+      outcomes[at] = {
+        kind: 'journaled',
+        deduped: true,
+        reportDocument: found,
+        match: found.details?.match as StatusMatch,
+      };
+      continue;
+    }
+    const outboundId = input.report.originalMessageId ? byMessage.get(input.report.originalMessageId) : undefined;
+    if (!outboundId || seenDigests.has(digest) || seenDocuments.has(outboundId)) continue;
+    seenDigests.add(digest);
+    seenDocuments.add(outboundId);
+    taken.push({ at, outboundId, digest });
+  }
+  return taken;
+}
+
+/** The taken reports' documents inserted, then every line, status and payment event they cause, set-wise. */
+async function writeTaken(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  batch: {
+    inputs: StatusReportInput[];
+    taken: Taken[];
+    journalNos: string[];
+    outbound: Map<string, JournalDocumentRow>;
+    lines: Map<string, PaymentLineRow[]>;
+  },
+  audit: AuditEvent[],
+  outcomes: BatchReportOutcome[],
+): Promise<void> {
+  const { inputs, taken, journalNos, outbound, lines } = batch;
   const rows: NewJournalDocument[] = [];
   const effects: OutcomeEffects[] = [];
   const matches: StatusMatch[] = [];
@@ -161,5 +198,4 @@ export async function journalStatusReportBatch(
       match: matches[n]!,
     };
   }
-  return outcomes;
 }

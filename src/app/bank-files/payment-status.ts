@@ -171,6 +171,45 @@ export async function journalStatusReport(
   });
 }
 
+/** What the report does to the document and its lines (status-lifecycle.ts). */
+function lifecycleOutcome(
+  outbound: JournalDocumentRow,
+  lines: PaymentLineRow[],
+  report: NormalisedStatusReport,
+  evidence: { documentId: string; date: string },
+): LifecycleOutcome {
+  return applyStatusReport(
+    outboundOf(outbound),
+    lines.map(
+      (l): LifecycleLine => ({
+        index: l.lineIndex,
+        endToEndId: l.endToEndId,
+        instructionId: l.instructionId,
+        paymentId: l.paymentId,
+        amount: l.amount,
+        currency: l.currency,
+        state: l.state,
+      }),
+    ),
+    lifecycleReportOf(report),
+    evidence,
+  );
+}
+
+function statusMatchOf(outbound: JournalDocumentRow, outcome: LifecycleOutcome): StatusMatch {
+  return {
+    documentId: outbound.id,
+    journalNo: outbound.journalNo,
+    previousStatus: outcome.from,
+    status: outcome.to,
+    lineTransitions: outcome.transitions.length,
+    lateRejections: outcome.lateRejections,
+    unmatchedTransactions: outcome.unmatchedTransactions,
+    ignored: outcome.ignored !== null,
+    ...(outcome.ignored !== null ? { ignoredReason: outcome.ignored } : {}),
+  };
+}
+
 /** The journal entry of a report matched to `outbound` (locked, with its lines): pure, written by the caller. */
 export function reportEntry(
   ctx: AppContext,
@@ -185,33 +224,11 @@ export function reportEntry(
   const bankKey = input.bankKey ?? outbound.bankKey;
   const environment = input.environment ?? outbound.environment;
   const reportId = ctx.ids.next('doc');
-  const outcome = applyStatusReport(
-    outboundOf(outbound),
-    lines.map(
-      (l): LifecycleLine => ({
-        index: l.lineIndex,
-        endToEndId: l.endToEndId,
-        instructionId: l.instructionId,
-        paymentId: l.paymentId,
-        amount: l.amount,
-        currency: l.currency,
-        state: l.state,
-      }),
-    ),
-    lifecycleReportOf(input.report),
-    { documentId: reportId, date: input.report.createdAt ?? now.toISOString() },
-  );
-  const match: StatusMatch = {
-    documentId: outbound.id,
-    journalNo: outbound.journalNo,
-    previousStatus: outcome.from,
-    status: outcome.to,
-    lineTransitions: outcome.transitions.length,
-    lateRejections: outcome.lateRejections,
-    unmatchedTransactions: outcome.unmatchedTransactions,
-    ignored: outcome.ignored !== null,
-    ...(outcome.ignored !== null ? { ignoredReason: outcome.ignored } : {}),
-  };
+  const outcome = lifecycleOutcome(outbound, lines, input.report, {
+    documentId: reportId,
+    date: input.report.createdAt ?? now.toISOString(),
+  });
+  const match = statusMatchOf(outbound, outcome);
   const r = input.report;
   const txCount = new Set([
     ...r.paymentGroups.flatMap((g) => g.transactions),

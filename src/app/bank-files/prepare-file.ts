@@ -219,37 +219,7 @@ export function prepareFile(
       blocks.push({ index: b.index, ok: false, account: b.account, message: b.message });
       continue;
     }
-    const body = bodies[b.index] ?? new TransactionsJson();
-    body.flush();
-    // JSON.stringify(statement) with the transactions where the empty list stands: the key is the
-    // only `"transactions":[]` (a string value cannot hold an unescaped quote).
-    const header = JSON.stringify(b.statement);
-    const at = header.indexOf('"transactions":[]') + '"transactions":['.length;
-    const prefix = header.slice(0, at);
-    const suffix = header.slice(at);
-    const gzipped = Buffer.concat([gzipSync(prefix), ...body.members, gzipSync(suffix)]);
-    // The key leaves out what the file around the statement says (the camt group header's message id,
-    // the copy/duplicate mark of a statement sent again): the same statement in two files, one key.
-    const keyed = JSON.stringify({ ...b.statement, messageId: null, copyDuplicate: null });
-    const keyAt = keyed.indexOf('"transactions":[]') + '"transactions":['.length;
-    const statementKey = createHash('sha256')
-      .update(`${keyed.slice(0, keyAt)}\u0000${body.hash.digest('hex')}\u0000${keyed.slice(keyAt)}`, 'utf8')
-      .digest('hex');
-    const payloadSealed = sealCompressed(sealingKey, gzipped);
-    const entries = kept[b.index]?.entries ?? [];
-    blocks.push({
-      index: b.index,
-      ok: true,
-      account: b.account,
-      warnings: b.warnings,
-      header: b.statement,
-      transactionCount: body.count,
-      statementKey,
-      payloadSealed,
-      hasEntries: unkept.booked[b.index] === true,
-      returned: returnedEndToEndIds(entries),
-      named: unkept.named[b.index]?.list() ?? null,
-    });
+    blocks.push(preparedBlock(b, bodies[b.index] ?? new TransactionsJson(), sealingKey, kept, unkept));
   }
   return {
     file: {
@@ -263,5 +233,48 @@ export function prepareFile(
       alerts: parsed.alerts,
     },
     kept,
+  };
+}
+
+type ParsedStatements = Extract<ReturnType<typeof parseBankFile>, { ok: true; kind: 'statement' }>;
+type ParsedBlock = Extract<ParsedStatements['blocks'][number], { ok: true }>;
+
+/** One readable statement block: its header, statement key and sealed payload, and what matching needs. */
+function preparedBlock(
+  b: ParsedBlock,
+  body: TransactionsJson,
+  sealingKey: Buffer,
+  kept: KeptEntries,
+  unkept: KeptCopies,
+): PreparedBlock {
+  body.flush();
+  // JSON.stringify(statement) with the transactions where the empty list stands: the key is the
+  // only `"transactions":[]` (a string value cannot hold an unescaped quote).
+  const header = JSON.stringify(b.statement);
+  const at = header.indexOf('"transactions":[]') + '"transactions":['.length;
+  const prefix = header.slice(0, at);
+  const suffix = header.slice(at);
+  const gzipped = Buffer.concat([gzipSync(prefix), ...body.members, gzipSync(suffix)]);
+  // The key leaves out what the file around the statement says (the camt group header's message id,
+  // the copy/duplicate mark of a statement sent again): the same statement in two files, one key.
+  const keyed = JSON.stringify({ ...b.statement, messageId: null, copyDuplicate: null });
+  const keyAt = keyed.indexOf('"transactions":[]') + '"transactions":['.length;
+  const statementKey = createHash('sha256')
+    .update(`${keyed.slice(0, keyAt)}\u0000${body.hash.digest('hex')}\u0000${keyed.slice(keyAt)}`, 'utf8')
+    .digest('hex');
+  const payloadSealed = sealCompressed(sealingKey, gzipped);
+  const entries = kept[b.index]?.entries ?? [];
+  return {
+    index: b.index,
+    ok: true,
+    account: b.account,
+    warnings: b.warnings,
+    header: b.statement,
+    transactionCount: body.count,
+    statementKey,
+    payloadSealed,
+    hasEntries: unkept.booked[b.index] === true,
+    returned: returnedEndToEndIds(entries),
+    named: unkept.named[b.index]?.list() ?? null,
   };
 }

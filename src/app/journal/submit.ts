@@ -10,21 +10,17 @@ import {
   type SubmitContext,
   submitOutbound,
 } from '../../db/repositories/journal-submit.ts';
-import { type CompanySettings, convertPayment, getProfile } from '../../domain/conversion/index.ts';
-import { matchPolicy } from '../../domain/journal/approval-match.ts';
-import { documentPaymentType, documentSummary, journalLines } from '../../domain/journal/payment-lines.ts';
-import { submitRequestDigest } from '../../domain/journal/submit-request.ts';
 import {
-  answerDeadline,
-  type DeliveryMode,
-  endedForResubmit,
-  outboundStatusOf,
-  submittedAs,
-} from '../../domain/lifecycle/index.ts';
+  type CompanySettings,
+  type ConvertSuccess,
+  convertPayment,
+  getProfile,
+} from '../../domain/conversion/index.ts';
+import { matchPolicy } from '../../domain/journal/approval-match.ts';
+import { journalLines } from '../../domain/journal/payment-lines.ts';
+import { submitRequestDigest } from '../../domain/journal/submit-request.ts';
+import { type DeliveryMode, endedForResubmit, outboundStatusOf } from '../../domain/lifecycle/index.ts';
 import { inSpan } from '../../platform/tracing.ts';
-import { approvalRequestedEvent, newApproval } from '../approvals/submit-approval.ts';
-import { newEvent } from '../audit/record.ts';
-import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
 import { engineError, validationFailed } from '../conversion/engine-errors.ts';
 import { AppError, unauthorized } from '../errors.ts';
@@ -34,6 +30,7 @@ import type { KeyPrincipal, Principal, SessionPrincipal, TokenPrincipal } from '
 import { countSubmit } from '../metrics.ts';
 import { passBillingGates } from './billing-gates.ts';
 import { documentView } from './document-view.ts';
+import { buildOutboundEntry } from './outbound-entry.ts';
 import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-request.ts';
 
 /**
@@ -55,8 +52,13 @@ import { companySubmitContext, messageIdOf, type SubmitInput } from './submit-re
  * taken in one order (advisory, billing row, journal counter, chain head), the per-company
  * serialisation points last.
  */
-/** `keyConfirmed`: the statement that journaled or found the document had checked the API key. */
-export type SubmitOutcome = { replayed: boolean; keyConfirmed: boolean; body: SubmitResponse };
+/**
+ * A submit's answer: journaled now, or an earlier document's replayed (the same request again).
+ * `keyConfirmed`: the statement that journaled or found the document had checked the API key.
+ */
+export type SubmitOutcome =
+  | { kind: 'journaled'; keyConfirmed: boolean; body: SubmitResponse }
+  | { kind: 'replayed'; keyConfirmed: boolean; body: SubmitResponse };
 export type SubmitResponse = ReturnType<typeof documentView> & { xml: string; warnings?: unknown[] };
 
 /**
@@ -133,7 +135,7 @@ function resolveEarlier(
   idempotencyKey: string,
   messageId: string | null,
   digest: string,
-): Omit<SubmitOutcome, 'keyConfirmed'> | undefined {
+): Omit<Extract<SubmitOutcome, { kind: 'replayed' }>, 'keyConfirmed'> | undefined {
   // Contract rule 4 first: a messageId whose payment ended rejected or cancelled is used up, whatever
   // the key (even the original one: the bank has seen that MsgId; a new one is needed).
   const byMessage = messageId === null ? undefined : earlier.find((d) => d.messageId === messageId);
@@ -147,7 +149,7 @@ function resolveEarlier(
   }
   const byKey = earlier.find((d) => d.idempotencyKey === idempotencyKey);
   if (byKey) {
-    if (byKey.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byKey) };
+    if (byKey.requestDigest === digest) return { kind: 'replayed', body: submitResponse(ctx, byKey) };
     throw new AppError(409, 'conflict', 'this Idempotency-Key was already used with a different request', {
       journalNo: byKey.journalNo,
     });
@@ -156,7 +158,9 @@ function resolveEarlier(
   // The same payment (same messageId) still alive: the same request under a new key is a retry and
   // replays the original (contract: "in flight or executed ... original 201 is replayed"); another
   // request reusing the messageId would be a second file with a duplicate MsgId at the bank.
-  if (byMessage.requestDigest === digest) return { replayed: true, body: submitResponse(ctx, byMessage) };
+  if (byMessage.requestDigest === digest) {
+    return { kind: 'replayed', body: submitResponse(ctx, byMessage) };
+  }
   throw new AppError(409, 'conflict', `payment.messageId is already used by ${byMessage.journalNo}`, {
     journalNo: byMessage.journalNo,
   });
@@ -187,14 +191,22 @@ async function journalSubmit(ctx: AppContext, key: Submitter, input: SubmitInput
     throw new AppError(404, 'not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {
       bankKey: input.bankKey,
     });
+  const request = submitRequestOf(key, input, profile);
   // A test submit may convert with the company's context as this process read it before: its
   // statement journals only if that context is still the company's, else it is read and converted
   // again. Production submits read it each time (their transaction has more to check anyway).
   const recent = input.environment === 'test';
   for (let read = 0; read < 3; read++) {
     const company = await companySubmitContext(ctx, key.platformId, input, { recent: recent && read === 0 });
-    const outcome = await submitWithContext(ctx, key, input, profile, company);
-    if (outcome !== 'stale-context') return outcome;
+    const pass = await submitWithContext(ctx, request, company);
+    switch (pass.kind) {
+      case 'done':
+        return pass.outcome;
+      case 'stale-context':
+        continue;
+      default:
+        return unknownPass(pass);
+    }
   }
   throw new AppError(
     409,
@@ -203,225 +215,159 @@ async function journalSubmit(ctx: AppContext, key: Submitter, input: SubmitInput
   );
 }
 
-async function submitWithContext(
-  ctx: AppContext,
-  principal: Submitter,
-  input: SubmitInput,
-  profile: { deliveryMode: DeliveryMode; channel: string; answerWindowDays?: number },
-  company: SubmitContext,
-): Promise<SubmitOutcome | 'stale-context'> {
-  const { platformId } = principal;
-  const { deliveryMode } = profile;
-  const scope = { platformId, companyId: input.companyId };
+function unknownPass(pass: never): never {
+  throw new Error(`unknown submit pass ${JSON.stringify(pass)}`);
+}
+
+/** What a submit request is, before any company context: who, where, under which key. */
+type SubmitRequest = {
+  principal: Submitter;
+  input: SubmitInput;
+  profile: { deliveryMode: DeliveryMode; channel: string; answerWindowDays?: number };
+  scope: { platformId: string; companyId: string };
+  messageId: string | null;
+  idempotencyKey: string | undefined;
+  digest: string;
+};
+
+/**
+ * One pass of a submit over a company context read once: done (journaled, replayed, or refused by
+ * throwing), or `stale-context`: the context was remembered from an earlier read and may predate the
+ * company's current settings, so the submit reads it again before it answers anything.
+ */
+type SubmitPass = { kind: 'done'; outcome: SubmitOutcome } | { kind: 'stale-context' };
+const STALE: SubmitPass = { kind: 'stale-context' };
+const done = (outcome: SubmitOutcome): SubmitPass => ({ kind: 'done', outcome });
+
+function submitRequestOf(principal: Submitter, input: SubmitInput, profile: SubmitRequest['profile']): SubmitRequest {
   const messageId = messageIdOf(input.payment);
-  const hostToHost = deliveryMode === 'host-to-host';
   const idempotencyKey = input.idempotencyKey ?? messageId ?? undefined;
-  if (idempotencyKey === undefined && hostToHost) {
+  if (idempotencyKey === undefined && profile.deliveryMode === 'host-to-host') {
     throw new AppError(
       400,
       'idempotency_key_required',
       'a host-to-host submit needs an Idempotency-Key header (or idempotencyKey, or payment.messageId)',
     );
   }
-  const digest = submitRequestDigest(input);
+  const scope = { platformId: principal.platformId, companyId: input.companyId };
+  return { principal, input, profile, scope, messageId, idempotencyKey, digest: submitRequestDigest(input) };
+}
+
+/** The stages of a submit: the connection, the conversion, the entry, the journal, an earlier submit. */
+async function submitWithContext(ctx: AppContext, request: SubmitRequest, company: SubmitContext): Promise<SubmitPass> {
+  const { input, profile } = request;
   // Test submits have no billing gates to pass first: the connection is checked before converting.
   // (Production ones check it inside the journaling transaction, after the billing gates.) The demo
   // bank is the sandbox itself, with nothing to activate: it takes submits in any environment.
+  const hostToHost = profile.deliveryMode === 'host-to-host';
   const notReady = hostToHost && profile.channel !== 'DEMO' ? connectionNotReady(input, company) : undefined;
   if (notReady && input.environment !== 'production') {
-    if (company.recent) return 'stale-context';
-    if (idempotencyKey !== undefined) {
-      const earlier = await findOutboundForSubmit(ctx.db, scope, idempotencyKey, messageId);
-      const outcome = resolveEarlier(ctx, earlier, idempotencyKey, messageId, digest);
-      if (outcome) return { ...outcome, keyConfirmed: false };
-    }
-    throw notReady;
+    return company.recent ? STALE : done(await earlierOrThrow(ctx, request, notReady));
   }
+  const converted = await convertStage(ctx, request, company);
+  if (converted.kind !== 'converted') return converted.pass;
+  const { value } = converted;
+  // The messageId the engine read is authoritative (it is required, so it is set when valid).
+  const messageId = value.messageId || request.messageId;
+  const key = request.idempotencyKey ?? messageId ?? ctx.ids.next('req');
+  const lines = journalLines(input.payment);
+  const entry = buildOutboundEntry(ctx, {
+    platformId: request.scope.platformId,
+    input,
+    profile,
+    converted: value,
+    lines,
+    policy: matchPolicy(company.policies, { environment: input.environment, bankKey: input.bankKey, lines }),
+    makerUserId: makerOf(request.principal),
+    key,
+    digest: request.digest,
+    messageId,
+    now: ctx.clock.now(),
+  });
+  return journalStage(ctx, request, { key, messageId, entry, xml: value.xml, context: company.text, notReady });
+}
 
-  const now = ctx.clock.now();
+/**
+ * A refused request that an earlier document answers: a retry of an accepted request replays even
+ * if it would be refused now (a date moved into the past, a connection deactivated); only a request
+ * nothing was journaled for gets the refusal.
+ */
+async function earlierOrThrow(ctx: AppContext, request: SubmitRequest, refusal: AppError): Promise<SubmitOutcome> {
+  if (request.idempotencyKey !== undefined) {
+    const { scope, idempotencyKey, messageId, digest } = request;
+    const earlier = await findOutboundForSubmit(ctx.db, scope, idempotencyKey, messageId);
+    const outcome = resolveEarlier(ctx, earlier, idempotencyKey, messageId, digest);
+    if (outcome) return { ...outcome, keyConfirmed: false };
+  }
+  throw refusal;
+}
+
+/** The payment converted with the company's bank settings (and its schema checked when asked). */
+async function convertStage(
+  ctx: AppContext,
+  request: SubmitRequest,
+  company: SubmitContext,
+): Promise<{ kind: 'converted'; value: ConvertSuccess } | { kind: 'answered'; pass: SubmitPass }> {
+  const { input } = request;
   const settings = companySettings(company.settings);
+  const now = ctx.clock.now();
   const result = convertPayment(input.payment, input.bankKey, { now, ...(settings ? { company: settings } : {}) });
   if (!result.ok) throw engineError(result.error);
   const converted = result.value;
   // A refusal is answered only for a context read now: one remembered may predate new settings.
-  if (!converted.ok && company.recent) return 'stale-context';
   if (!converted.ok) {
-    // A retry of an accepted request must replay even if re-validation would now fail (a date moved
-    // into the past); only a request nothing was journaled for gets the 422.
-    if (idempotencyKey !== undefined) {
-      const earlier = await findOutboundForSubmit(ctx.db, scope, idempotencyKey, messageId);
-      const outcome = resolveEarlier(ctx, earlier, idempotencyKey, messageId, digest);
-      if (outcome) return { ...outcome, keyConfirmed: false };
-    }
-    throw validationFailed(converted.issues, { unknownFieldsDropped: converted.unknownFieldsDropped });
+    if (company.recent) return { kind: 'answered', pass: STALE };
+    const refusal = validationFailed(converted.issues, { unknownFieldsDropped: converted.unknownFieldsDropped });
+    return { kind: 'answered', pass: done(await earlierOrThrow(ctx, request, refusal)) };
   }
   if (input.validate) {
     const check = await ctx.schemaCheck(converted.xml, converted.painVersion);
-    if (check.issues.length > 0 && company.recent) return 'stale-context';
+    if (check.issues.length > 0 && company.recent) return { kind: 'answered', pass: STALE };
     if (check.issues.length > 0) throw validationFailed(check.issues, { schemaValidation: { ran: check.ran } });
   }
-  // The messageId the engine read is authoritative (it is required, so it is set when valid).
-  const docMessageId = converted.messageId || messageId;
-  const key = idempotencyKey ?? docMessageId ?? ctx.ids.next('req');
+  return { kind: 'converted', value: converted };
+}
 
-  const lines = journalLines(input.payment);
-  const policy = matchPolicy(company.policies, { environment: input.environment, bankKey: input.bankKey, lines });
-  const { status, deliveryStatus } = submittedAs(deliveryMode, policy !== undefined);
-  const documentId = ctx.ids.next('doc');
-  const summary = documentSummary(lines, converted.totals);
-  // The policy's rules are frozen into the approval now (DESIGN.md): editing the policy later never
-  // changes this approval. The maker is the user behind the submit, none for an API key.
-  const approval = policy
-    ? newApproval(ctx, {
-        platformId,
-        companyId: input.companyId,
-        documentId,
-        policy,
-        makerUserId: makerOf(principal),
-        now,
-      })
-    : undefined;
-  const openUntil = answerDeadline(now, profile.answerWindowDays);
-  const entry: OutboundEntry = {
-    document: {
-      id: documentId,
-      platformId,
-      companyId: input.companyId,
-      direction: 'outbound',
-      type: 'pain.001',
-      sourceFormat: converted.painVersion,
-      bankKey: input.bankKey,
-      environment: input.environment,
-      status,
-      messageId: docMessageId,
-      importSource: 'api',
-      transactionCount: converted.transactionCount,
-      totals: converted.totals,
-      paymentType: documentPaymentType(input.payment, converted.autoSelected),
-      idempotencyKey: key,
-      requestDigest: digest,
-      deliveryMode,
-      deliveryStatus,
-      summary,
-      accountIban: null,
-      accountCurrency: null,
-      contentDigest: null,
-      blockIndex: null,
-      payloadSealed: ctx.encryptor.encrypt(JSON.stringify(input.payment)),
-      fileSealed: ctx.encryptor.encrypt(converted.xml),
-      warnings: converted.warnings.length > 0 ? converted.warnings : null,
-      details: null,
-      collected: false,
-      collectedAt: null,
-      createdAt: now,
-      updatedAt: now,
-      expiresAt: retentionUntil(now, input.environment),
-    },
-    lines: lines.map((l) => ({
-      documentId,
-      lineIndex: l.lineIndex,
-      platformId,
-      companyId: input.companyId,
-      paymentId: l.paymentId,
-      endToEndId: l.endToEndId,
-      instructionId: l.instructionId,
-      amountMinor: l.amountMinor,
-      amount: l.amount,
-      currency: l.currency,
-      payeeName: l.payeeName,
-      payeeIban: l.payeeIban,
-      executionDate: l.executionDate,
-      state: 'pending',
-      evidence: null,
-      updatedAt: now,
-      openUntil,
-    })),
-    approval: approval ?? null,
-    outbox: (journalNo) =>
-      approval && policy
-        ? [
-            approvalRequestedEvent(ctx, {
-              approval,
-              journalNo,
-              messageId: docMessageId,
-              bankKey: input.bankKey,
-              environment: input.environment,
-              totals: converted.totals,
-            }),
-          ]
-        : [],
-    events: (journalNo) => {
-      const metadata = {
-        documentId,
-        journalNo,
-        messageId: docMessageId,
-        status,
-        totals: converted.totals,
-        transactionCount: converted.transactionCount,
-        idempotencyKey: key,
-      };
-      const about = { platformId, companyId: input.companyId, bankKey: input.bankKey, environment: input.environment };
-      const submitted = newEvent(ctx, {
-        ...about,
-        type: 'payment.submitted',
-        message: `${journalNo} submitted: ${summary}`,
-        metadata,
-      });
-      if (!policy) return [submitted];
-      return [
-        submitted,
-        newEvent(ctx, {
-          ...about,
-          type: 'payment.pending-approval',
-          message: `${journalNo} waits for approval under policy ${policy.id}`,
-          metadata: { ...metadata, policyId: policy.id },
-        }),
-        newEvent(ctx, {
-          ...about,
-          type: 'approval.requested',
-          actorUserId: approval?.makerUserId ?? null,
-          message: `${journalNo} needs ${policy.rules.requiredApprovals} approval(s) under policy ${policy.name}`,
-          metadata: {
-            approvalId: approval?.id,
-            documentId,
-            journalNo,
-            policyId: policy.id,
-            policyName: policy.name,
-            rules: policy.rules,
-            makerUserId: approval?.makerUserId ?? null,
-            expiresAt: approval?.expiresAt?.toISOString(),
-          },
-        }),
-      ];
-    },
-  };
-
-  // Twice at most: an earlier document that retention removed between the claim and the read is gone.
+/**
+ * The entry journaled, or the earlier document its claim found resolved. Twice at most: an earlier
+ * document that retention removed between the claim and the read is gone.
+ */
+async function journalStage(
+  ctx: AppContext,
+  request: SubmitRequest,
+  write: {
+    key: string;
+    messageId: string | null;
+    entry: OutboundEntry;
+    xml: string;
+    context: string | null;
+    notReady: AppError | undefined;
+  },
+): Promise<SubmitPass> {
+  const { principal, scope, digest } = request;
+  const { key, messageId, entry } = write;
   for (let attempt = 0; attempt < 2; attempt++) {
-    const done = await journalEntry(ctx, principal, scope, key, docMessageId, entry, company.text, notReady);
-    if ('refused' in done) {
-      if (done.refused === 'stale-context') return 'stale-context';
+    const answer = await journalEntry(ctx, principal, scope, key, messageId, entry, write.context, write.notReady);
+    if ('refused' in answer) {
+      if (answer.refused === 'stale-context') return STALE;
       if (principal.kind === 'key') forgetApiKey(ctx, principal.keyId);
       throw unauthorized();
     }
-    if ('journalNo' in done) {
-      return {
-        replayed: false,
-        keyConfirmed: true,
-        body: submitResponse(ctx, { ...entry.document, journalNo: done.journalNo }, converted.xml),
-      };
+    if ('journalNo' in answer) {
+      const body = submitResponse(ctx, { ...entry.document, journalNo: answer.journalNo }, write.xml);
+      return done({ kind: 'journaled', keyConfirmed: true, body });
     }
-    if (done.claim === 'in-flight') {
+    if (answer.claim === 'in-flight') {
       throw new AppError(
         409,
         'conflict',
         'a request with this Idempotency-Key or messageId is still being processed; retry shortly',
       );
     }
-    const earlier = await findOutboundForSubmit(ctx.db, scope, key, docMessageId);
+    const earlier = await findOutboundForSubmit(ctx.db, scope, key, messageId);
     // The statement that found the earlier document had checked the key first.
-    const outcome = resolveEarlier(ctx, earlier, key, docMessageId, digest);
-    if (outcome) return { ...outcome, keyConfirmed: true };
+    const outcome = resolveEarlier(ctx, earlier, key, messageId, digest);
+    if (outcome) return done({ ...outcome, keyConfirmed: true });
   }
   throw new AppError(409, 'conflict', 'the journal changed during this request; retry shortly');
 }

@@ -91,12 +91,54 @@ export async function reconcileStatement(
 ): Promise<StatementRecon> {
   const none = { cleared: 0, reversed: 0, ambiguous: 0 };
   if (!input.entries.hasEntries) return none;
-  // First the open lines the entries name by end-to-end id (payment_lines_e2e_idx); every open line
-  // of the answer window (payment_lines_open_idx) only when an entry is left that a later rule
-  // (instruction id, reference and amount, batch total) may match. The end-to-end rule sees the same
-  // lines either way, so the outcome is the same; the cost follows the statement's entries, not the
-  // payments in flight (docs/adr/0013). The entries stay in the file worker; only lines go there.
   const now = ctx.clock.now();
+  const matched = await matchCandidates(tx, scope, input, now);
+  if (matched === undefined) return none;
+  const { candidates, result } = matched;
+  const news = newsOf(candidates, result, input);
+  if (news.size === 0) return { ...none, ambiguous: result.ambiguous.length };
+
+  const counts = { cleared: 0, reversed: 0, ambiguous: result.ambiguous.length };
+  const documents = await lockDocuments(tx, scope, [...news.keys()]);
+  const states = await lineStatesOf(tx, scope, [...news.keys()]);
+  const evidenceOf = new Map(candidates.map((c) => [`${c.documentId}\u0000${c.lineIndex}`, c.evidence]));
+  // The writes of every document in one statement each (docs/adr/0051): lines, statuses, events.
+  const writes: DocumentWrites = { lines: [], statusMoves: [], paymentEvents: [] };
+  for (const doc of documents) {
+    const current = states.get(doc.id) ?? new Map<number, LineState>();
+    const previous = (index: number) => evidenceOf.get(`${doc.id}\u0000${index}`) ?? null;
+    const { changes, moved } = lineChangesOf(news.get(doc.id) ?? [], current, previous, counts);
+    if (changes.length === 0) continue;
+    writes.lines.push(...changes.map((c) => ({ documentId: doc.id, ...c })));
+    if (moved.length === 0) continue;
+    audit.push(documentMoved(scope, input, doc, [...current.values()], { changes, moved }, writes));
+  }
+  await updateLinesOfDocuments(tx, scope, writes.lines, now);
+  await updateDocumentStatuses(tx, scope, writes.statusMoves, now);
+  await emitPaymentEvents(ctx, tx, writes.paymentEvents);
+  return counts;
+}
+
+type DocumentWrites = {
+  lines: Array<LineWrite & { documentId: string }>;
+  statusMoves: Array<{ id: string; from: DocumentStatus; to: DocumentStatus }>;
+  paymentEvents: PaymentEvent[];
+};
+type StatementInput = { documentId: string; entries: StatementEntries; source: string; environment: string };
+
+/**
+ * First the open lines the entries name by end-to-end id (payment_lines_e2e_idx); every open line
+ * of the answer window (payment_lines_open_idx) only when an entry is left that a later rule
+ * (instruction id, reference and amount, batch total) may match. The end-to-end rule sees the same
+ * lines either way, so the outcome is the same; the cost follows the statement's entries, not the
+ * payments in flight (docs/adr/0013). The entries stay in the file worker; only lines go there.
+ */
+async function matchCandidates(
+  tx: Tx,
+  scope: CompanyScope,
+  input: StatementInput,
+  now: Date,
+): Promise<{ candidates: ReconCandidate[]; result: StatementMatchOutcome } | undefined> {
   const { entries } = input;
   const context = { source: input.source, documentId: input.documentId };
   let candidates: ReconCandidate[] = [];
@@ -109,11 +151,18 @@ export async function reconcileStatement(
   }
   if (result === undefined || result.left) {
     candidates = await listReconCandidates(tx, scope, input.environment, now, entries.returned);
-    if (candidates.length === 0) return none;
+    if (candidates.length === 0) return undefined;
     result = await entries.match(linesOf(candidates), context);
   }
-  if (candidates.length === 0) return none;
+  return candidates.length === 0 ? undefined : { candidates, result };
+}
 
+/** What the match says of each line, by document: bookings, reversals and ambiguity notes. */
+function newsOf(
+  candidates: ReconCandidate[],
+  result: StatementMatchOutcome,
+  input: StatementInput,
+): Map<string, LineNews[]> {
   const news = new Map<string, LineNews[]>();
   const add = (c: ReconCandidate, item: Omit<LineNews, 'index' | 'endToEndId'>) => {
     const list = news.get(c.documentId) ?? [];
@@ -147,86 +196,87 @@ export async function reconcileStatement(
       }),
     });
   }
-  if (news.size === 0) return { ...none, ambiguous: result.ambiguous.length };
+  return news;
+}
 
-  const counts = { cleared: 0, reversed: 0, ambiguous: result.ambiguous.length };
-  const documents = await lockDocuments(tx, scope, [...news.keys()]);
-  const states = await lineStatesOf(tx, scope, [...news.keys()]);
-  const evidenceOf = new Map(candidates.map((c) => [`${c.documentId}\u0000${c.lineIndex}`, c.evidence]));
-  // The writes of every document in one statement each (docs/adr/0051): lines, statuses, events.
-  const lineWrites: Array<LineWrite & { documentId: string }> = [];
-  const statusMoves: Array<{ id: string; from: DocumentStatus; to: DocumentStatus }> = [];
-  const paymentEvents: PaymentEvent[] = [];
-  for (const doc of documents) {
-    const current = states.get(doc.id) ?? new Map<number, LineState>();
-    const outbound = outboundOf(doc);
-    const changes: LineWrite[] = [];
-    const moved: LineNews[] = [];
-    for (const item of news.get(doc.id) ?? []) {
-      const from = current.get(item.index);
-      if (from === undefined) continue;
-      const previous = evidenceOf.get(`${doc.id}\u0000${item.index}`) ?? null;
-      if (item.event === null) {
-        // An ambiguity note: only on a line still pending, and it moves nothing.
-        if (from === 'pending')
-          changes.push({ index: item.index, state: from, evidence: item.evidence(previous), settled: false });
-        continue;
-      }
-      const move = lineTransition(from, item.event);
-      if (!move.ok) continue;
-      changes.push({
-        index: item.index,
-        state: move.to,
-        evidence: item.evidence(previous),
-        settled: lineSettled(move.to, 'statement'),
-      });
-      current.set(item.index, move.to);
-      moved.push(item);
-      if (item.event.type === 'reversed') counts.reversed++;
-      else if (from === 'pending') counts.cleared++;
+/** A document's line changes (each through lineTransition), counted into `counts`; `current` follows them. */
+function lineChangesOf(
+  items: LineNews[],
+  current: Map<number, LineState>,
+  previous: (index: number) => Record<string, unknown> | null,
+  counts: StatementRecon,
+): { changes: LineWrite[]; moved: LineNews[] } {
+  const changes: LineWrite[] = [];
+  const moved: LineNews[] = [];
+  for (const item of items) {
+    const from = current.get(item.index);
+    if (from === undefined) continue;
+    if (item.event === null) {
+      // An ambiguity note: only on a line still pending, and it moves nothing.
+      if (from === 'pending')
+        changes.push({ index: item.index, state: from, evidence: item.evidence(previous(item.index)), settled: false });
+      continue;
     }
-    if (changes.length === 0) continue;
-    lineWrites.push(...changes.map((c) => ({ documentId: doc.id, ...c })));
-    if (moved.length === 0) continue;
+    const move = lineTransition(from, item.event);
+    if (!move.ok) continue;
+    changes.push({
+      index: item.index,
+      state: move.to,
+      evidence: item.evidence(previous(item.index)),
+      settled: lineSettled(move.to, 'statement'),
+    });
+    current.set(item.index, move.to);
+    moved.push(item);
+    if (item.event.type === 'reversed') counts.reversed++;
+    else if (from === 'pending') counts.cleared++;
+  }
+  return { changes, moved };
+}
 
-    const transition = documentTransition(outbound, { type: 'evidence', lines: [...current.values()] });
-    const to = transition.ok ? transition.to : outbound.status;
-    if (to !== outbound.status) {
-      statusMoves.push({ id: doc.id, from: outbound.status, to });
-      const cause = moved.find((m) => (to === 'rejected' ? m.event?.type === 'reversed' : m.event?.type === 'booked'));
-      const causeChange = changes.find((c) => c.index === cause?.index);
-      paymentEvents.push({
-        doc,
-        status: to,
-        cause: {
-          endToEndId: cause?.endToEndId ?? null,
-          reason: (causeChange?.evidence['reason'] as string | null | undefined) ?? null,
-        },
-      });
-    }
-    audit.push({
-      platformId: scope.platformId,
-      companyId: scope.companyId,
-      type: to !== outbound.status ? 'payment.status_changed' : 'payment.lines_reconciled',
-      message: `${doc.journalNo} ${to !== outbound.status ? `${outbound.status} -> ${to}` : 'lines reconciled'} by ${input.source} ${input.documentId}`,
-      metadata: {
-        documentId: doc.id,
-        journalNo: doc.journalNo,
-        from: outbound.status,
-        to,
-        evidenceDocumentId: input.documentId,
-        lines: changes
-          .filter((c) => moved.some((m) => m.index === c.index))
-          .slice(0, 100)
-          .map((c) => ({ index: c.index, state: c.state, reason: c.evidence['reason'] ?? null })),
-        lineCount: moved.length,
+/** The document's status after its lines moved (its transition), its payment event, and its audit event. */
+function documentMoved(
+  scope: CompanyScope,
+  input: StatementInput,
+  doc: Parameters<typeof outboundOf>[0],
+  lines: LineState[],
+  moves: { changes: LineWrite[]; moved: LineNews[] },
+  writes: DocumentWrites,
+): AuditEvent {
+  const { changes, moved } = moves;
+  const outbound = outboundOf(doc);
+  const transition = documentTransition(outbound, { type: 'evidence', lines });
+  const to = transition.ok ? transition.to : outbound.status;
+  if (to !== outbound.status) {
+    writes.statusMoves.push({ id: doc.id, from: outbound.status, to });
+    const cause = moved.find((m) => (to === 'rejected' ? m.event?.type === 'reversed' : m.event?.type === 'booked'));
+    const causeChange = changes.find((c) => c.index === cause?.index);
+    writes.paymentEvents.push({
+      doc,
+      status: to,
+      cause: {
+        endToEndId: cause?.endToEndId ?? null,
+        reason: (causeChange?.evidence['reason'] as string | null | undefined) ?? null,
       },
-      bankKey: doc.bankKey,
-      environment: doc.environment,
     });
   }
-  await updateLinesOfDocuments(tx, scope, lineWrites, now);
-  await updateDocumentStatuses(tx, scope, statusMoves, now);
-  await emitPaymentEvents(ctx, tx, paymentEvents);
-  return counts;
+  return {
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    type: to !== outbound.status ? 'payment.status_changed' : 'payment.lines_reconciled',
+    message: `${doc.journalNo} ${to !== outbound.status ? `${outbound.status} -> ${to}` : 'lines reconciled'} by ${input.source} ${input.documentId}`,
+    metadata: {
+      documentId: doc.id,
+      journalNo: doc.journalNo,
+      from: outbound.status,
+      to,
+      evidenceDocumentId: input.documentId,
+      lines: changes
+        .filter((c) => moved.some((m) => m.index === c.index))
+        .slice(0, 100)
+        .map((c) => ({ index: c.index, state: c.state, reason: c.evidence['reason'] ?? null })),
+      lineCount: moved.length,
+    },
+    bankKey: doc.bankKey,
+    environment: doc.environment,
+  };
 }

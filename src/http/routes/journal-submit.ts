@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { badRequest } from '../../app/errors.ts';
 import { cancelDocument } from '../../app/journal/cancel.ts';
 import { previewPayment } from '../../app/journal/preview.ts';
@@ -18,14 +18,11 @@ const SubmitBody = Type.Object({
   validate: Type.Optional(Type.Boolean()),
   idempotencyKey: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
 });
-type SubmitBodyType = {
-  companyId: string;
-  bankKey: string;
-  payment: unknown;
-  environment?: 'test' | 'production';
-  validate?: boolean;
-  idempotencyKey?: string;
-};
+type SubmitBodyType = Static<typeof SubmitBody>;
+
+function unknownOutcome(outcome: never): never {
+  throw new Error(`unknown submit outcome ${JSON.stringify(outcome)}`);
+}
 
 /** Production submits: 120 per minute per company (DESIGN.md, Rate limits). */
 export const PRODUCTION_SUBMITS_PER_MINUTE = 120;
@@ -83,8 +80,15 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
     async (request, reply) => {
       const outcome = await submitPayment(ctx, principalOf(request), submitInput(request));
       request.keyConfirmed = outcome.keyConfirmed;
-      if (outcome.replayed) reply.header('Idempotency-Replayed', 'true');
-      return reply.status(201).send(outcome.body);
+      switch (outcome.kind) {
+        case 'journaled':
+          return reply.status(201).send(outcome.body);
+        case 'replayed':
+          // The contract answers a replay as the original 201, marked.
+          return reply.status(201).header('Idempotency-Replayed', 'true').send(outcome.body);
+        default:
+          return unknownOutcome(outcome);
+      }
     },
   );
 
