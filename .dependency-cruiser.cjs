@@ -38,6 +38,27 @@ module.exports = {
       to: { path: '^src/main' },
     },
     {
+      name: 'db-not-app',
+      comment: 'the store serves the use cases and never calls back into them',
+      severity: 'error',
+      from: { path: '^src/db' },
+      to: { path: '^src/app' },
+    },
+    {
+      name: 'platform-not-app',
+      comment: 'platform is below every context: ports it implements live in platform too (metrics.ts)',
+      severity: 'error',
+      from: { path: '^src/platform' },
+      to: { path: '^src/(app|db|workers|channels|simulators|http)' },
+    },
+    {
+      name: 'app-only-the-job-catalogue',
+      comment: 'use cases enqueue through the job catalogue (src/workers/jobs.ts) and never reach a worker',
+      severity: 'error',
+      from: { path: '^src/app' },
+      to: { path: '^src/workers/', pathNot: '^src/workers/jobs[.]ts$' },
+    },
+    {
       name: 'simulators-behind-channels',
       comment:
         'a bank simulator (src/simulators) is reached only as a bank is: through a channel, wired by main (docs/adr/0054)',

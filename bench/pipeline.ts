@@ -22,10 +22,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { openJobQueue } from '../src/db/job-queue.ts';
 import { runMigrations } from '../src/db/migrate.ts';
 import { freePort } from '../src/platform/free-port.ts';
 import { createLogger } from '../src/platform/logger.ts';
+import { openJobQueue } from '../src/workers/job-queue.ts';
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);

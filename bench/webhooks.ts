@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const { fxRatesProvider } = await import('../src/app/system/fx-rates.ts');
   const { loadConfig } = await import('../src/platform/config.ts');
   const { createLogger } = await import('../src/platform/logger.ts');
-  const { openJobQueue } = await import('../src/db/job-queue.ts');
+  const { openJobQueue } = await import('../src/workers/job-queue.ts');
   const { buildContext } = await import('../src/main/context.ts');
   const { createEncryptor } = await import('../src/platform/encryption.ts');
   const { startReceiver, testCa } = await import('../test/webhooks/support.ts');

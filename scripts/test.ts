@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../src/db/embedded.ts';
-import { openJobQueue } from '../src/db/job-queue.ts';
 import { runMigrations } from '../src/db/migrate.ts';
 import { createLogger } from '../src/platform/logger.ts';
+import { openJobQueue } from '../src/workers/job-queue.ts';
 
 const requested = process.argv.slice(2);
 const files = requested.length > 0 ? requested : globSync(['src/**/*.test.ts', 'test/**/*.test.ts']).sort();

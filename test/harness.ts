@@ -7,10 +7,8 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import type { AppContext } from '../src/app/context.ts';
-import { noMetrics } from '../src/app/metrics.ts';
 import { fxRatesProvider } from '../src/app/system/fx-rates.ts';
 import { openPool } from '../src/db/client.ts';
-import { type JobQueueHandle, openJobQueue } from '../src/db/job-queue.ts';
 import { buildApp } from '../src/http/app.ts';
 import { buildContext } from '../src/main/context.ts';
 import { processMetrics, registerOperationsGauges, withHeartbeat } from '../src/main/observability.ts';
@@ -21,8 +19,10 @@ import { loadConfig } from '../src/platform/config.ts';
 import { createEncryptor } from '../src/platform/encryption.ts';
 import { createLogger, type Logger } from '../src/platform/logger.ts';
 import type { Mail, Mailer } from '../src/platform/mailer.ts';
+import { noMetrics } from '../src/platform/metrics.ts';
 import type { PrometheusMetrics } from '../src/platform/prometheus.ts';
 import { createWorkerHealth } from '../src/workers/health.ts';
+import { type JobQueueHandle, openJobQueue } from '../src/workers/job-queue.ts';
 import { startWorkers } from '../src/workers/runner.ts';
 
 function runEnv(): { adminUrl: string; template: string; runId: string } {

@@ -13,13 +13,13 @@ import type { AppContext } from '../../src/app/context.ts';
 import { fxRatesProvider } from '../../src/app/system/fx-rates.ts';
 import { openPool } from '../../src/db/client.ts';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
-import { openJobQueue } from '../../src/db/job-queue.ts';
 import { runMigrations } from '../../src/db/migrate.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { buildContext } from '../../src/main/context.ts';
 import { loadConfig } from '../../src/platform/config.ts';
 import { createEncryptor } from '../../src/platform/encryption.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { openJobQueue } from '../../src/workers/job-queue.ts';
 
 export type BenchApp = { app: FastifyInstance; ctx: AppContext; databaseUrl: string; close(): Promise<void> };
 

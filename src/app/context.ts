@@ -5,11 +5,11 @@ import type { Encryptor } from '../platform/encryption.ts';
 import type { IdGenerator } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mailer.ts';
+import type { Metrics } from '../platform/metrics.ts';
 import type { PasswordHasher } from '../platform/passwords.ts';
+import type { JobQueue } from '../workers/jobs.ts';
 import type { SchemaChecker } from './conversion/schema-check.ts';
 import type { ChannelFactory } from './delivery/channel-factory.ts';
-import type { JobQueue } from './jobs.ts';
-import type { Metrics } from './metrics.ts';
 import type { SandboxBanks } from './sandbox/sandbox-banks.ts';
 
 /** What every use case may use; the composition root (src/main) builds it once per process. */

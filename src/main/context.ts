@@ -1,8 +1,6 @@
 import type { AppContext } from '../app/context.ts';
 import { createSchemaChecker } from '../app/conversion/schema-check.ts';
 import type { ChannelFactory } from '../app/delivery/channel-factory.ts';
-import type { JobQueue } from '../app/jobs.ts';
-import { type Metrics, noMetrics } from '../app/metrics.ts';
 import type { SandboxBanks } from '../app/sandbox/sandbox-banks.ts';
 import type { Db } from '../db/client.ts';
 import { type Clock, systemClock } from '../platform/clock.ts';
@@ -11,7 +9,9 @@ import type { Encryptor } from '../platform/encryption.ts';
 import { idGenerator } from '../platform/ids.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Mailer } from '../platform/mailer.ts';
+import { type Metrics, noMetrics } from '../platform/metrics.ts';
 import { argon2Hasher } from '../platform/passwords.ts';
+import type { JobQueue } from '../workers/jobs.ts';
 import { bankChannels, type SimulatorEndpoints } from './channels.ts';
 import { demoBank } from './demo-bank.ts';
 

@@ -1,4 +1,3 @@
-import type { JobQueue } from '../app/jobs.ts';
 import type { DemoBankPort } from '../channels/demo.ts';
 import type { Db } from '../db/client.ts';
 import {
@@ -10,6 +9,7 @@ import {
 import type { Clock } from '../platform/clock.ts';
 import { createDemoBank } from '../simulators/demo-bank/bank.ts';
 import type { DemoBankStore } from '../simulators/demo-bank/store.ts';
+import type { JobQueue } from '../workers/jobs.ts';
 
 /**
  * The demo bank wired to its store in the database (`demo_bank_files`) and to the service's job

@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { AppContext } from '../app/context.ts';
-import type { Metrics } from '../app/metrics.ts';
 import { operationsSnapshot } from '../app/system/operations-snapshot.ts';
 import { listProfiles } from '../domain/conversion/index.ts';
+import type { Metrics } from '../platform/metrics.ts';
 import { createPrometheusMetrics, gaugeFromSnapshot, type PrometheusMetrics } from '../platform/prometheus.ts';
 
 /** The process's Prometheus registry, with every bank profile key allowed as a bank label. */

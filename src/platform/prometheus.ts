@@ -1,5 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { Metrics } from '../app/metrics.ts';
+import type { Metrics } from './metrics.ts';
 
 /**
  * The metrics port on prom-client: one registry per process, rendered by GET /metrics. Counters

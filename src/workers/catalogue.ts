@@ -1,6 +1,6 @@
 import type { PgBoss } from 'pg-boss';
 import type { AppContext } from '../app/context.ts';
-import { checkPayload, JOBS, type JobKind, type JobPayload } from '../app/jobs.ts';
+import { checkPayload, JOBS, type JobKind, type JobPayload } from './jobs.ts';
 
 export type ClaimedJob<K extends JobKind> = { id: string; data: JobPayload<K>; retryCount: number; retryLimit: number };
 /** A job's end: `completed`, or `retry` (failed; the queue runs it again after its backoff while retries are left). */
@@ -16,7 +16,7 @@ export type BatchOptions = {
 };
 
 /**
- * Registers the handler of a job kind of the catalogue (src/app/jobs.ts) for batches: pg-boss claims
+ * Registers the handler of a job kind of the catalogue (src/workers/jobs.ts) for batches: pg-boss claims
  * up to `batchSize` jobs with FOR UPDATE SKIP LOCKED, keeps fetching at once while batches come back
  * full, and settles each job on its own (`perJobResults`). Each payload is checked against its
  * schema before it runs: one that does not fit is a bug, so it is logged and dead-lettered, never retried.

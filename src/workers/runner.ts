@@ -7,15 +7,15 @@ import { deliverDocuments } from '../app/delivery/deliver-document.ts';
 import { pickUpDemoBankAnswers } from '../app/delivery/demo-bank-answers.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { relayQueuedDeliveries } from '../app/delivery/relay.ts';
-import { QUEUES } from '../app/jobs.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
 import { type JobEnd, workBatches } from './catalogue.ts';
+import { QUEUES } from './jobs.ts';
 import { startPollingLoop } from './polling-loop.ts';
 import { startWebhookWorkers } from './webhooks.ts';
 
 /**
- * Worker processes: handlers for every queue of the job catalogue (src/app/jobs.ts). pg-boss claims
+ * Worker processes: handlers for every queue of the job catalogue (src/workers/jobs.ts). pg-boss claims
  * jobs with SKIP LOCKED, so any number of worker processes share the work.
  */
 export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void> {

@@ -1,8 +1,8 @@
 import type { PgBoss } from 'pg-boss';
 import type { AppContext } from '../app/context.ts';
-import { QUEUES } from '../app/jobs.ts';
 import { runWebhookCycle } from '../app/webhooks/send.ts';
 import { createWebhookTransports, type WebhookTransports } from '../app/webhooks/transports.ts';
+import { QUEUES } from './jobs.ts';
 import { startPollingLoop } from './polling-loop.ts';
 
 /**

@@ -11,12 +11,12 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../src/app/context.ts';
 import { deliverDocuments } from '../../src/app/delivery/deliver-document.ts';
 import { type DemoBankReplyJob, pickUpDemoBankAnswers } from '../../src/app/delivery/demo-bank-answers.ts';
-import { JobPayloadError } from '../../src/app/jobs.ts';
 import type { BankChannel } from '../../src/channels/channel.ts';
 import { ChannelError } from '../../src/channels/errors.ts';
 import { TransactionConflictError, transactionWithRetry } from '../../src/db/conflict-retry.ts';
-import { openJobQueue } from '../../src/db/job-queue.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { openJobQueue } from '../../src/workers/job-queue.ts';
+import { JobPayloadError } from '../../src/workers/jobs.ts';
 import { startWorkers } from '../../src/workers/runner.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { QUEUES } from '../../src/app/jobs.ts';
+import { QUEUES } from '../../src/workers/jobs.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
 
 /**

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { JOBS } from '../../src/app/jobs.ts';
+import { JOBS } from '../../src/workers/jobs.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
 
 let t: TestApp;

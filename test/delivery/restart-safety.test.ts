@@ -3,7 +3,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { deliverDocument } from '../../src/app/delivery/deliver-document.ts';
 import { pickUpDemoBankAnswers } from '../../src/app/delivery/demo-bank-answers.ts';
-import { openJobQueue } from '../../src/db/job-queue.ts';
+import { openJobQueue } from '../../src/workers/job-queue.ts';
 import { startWorkers } from '../../src/workers/runner.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 

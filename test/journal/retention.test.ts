@@ -3,10 +3,10 @@ import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { recordEvent } from '../../src/app/audit/record.ts';
 import { verifyCompanyChain } from '../../src/app/audit/verify.ts';
-import { QUEUES } from '../../src/app/jobs.ts';
 import { removeExpiredJournal } from '../../src/app/journal/retention.ts';
 import { insertCompany } from '../../src/db/repositories/companies.ts';
 import { manualClock } from '../../src/platform/clock.ts';
+import { QUEUES } from '../../src/workers/jobs.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { seedOutbound } from './read-fixtures.ts';
 

@@ -87,13 +87,12 @@ export async function recordStatement(
     });
   }
 
-  await recordBalances(ctx, tx, scope, { ...input, account, connected, now });
+  await recordBalances(tx, scope, { ...input, account, connected, now });
   return { accountId: account.id, created };
 }
 
 /** The account's latest balance (when this statement is the newest) and the statement's summary row. */
 async function recordBalances(
-  ctx: AppContext,
   tx: Tx,
   scope: CompanyScope,
   input: {

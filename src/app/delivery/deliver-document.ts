@@ -11,12 +11,12 @@ import {
 } from '../../db/repositories/journal-documents.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { deliveryTransition, documentTransition } from '../../domain/lifecycle/index.ts';
+import type { JobPayload } from '../../workers/jobs.ts';
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import { type ChannelFailure, channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { channelTargetOf } from '../connections/channel-target.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
-import type { JobPayload } from '../jobs.ts';
 
 export type DeliveryJob = JobPayload<'bankDelivery'>;
 export type DeliveryAttempt = { retryCount: number; retryLimit: number };

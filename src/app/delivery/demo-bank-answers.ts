@@ -1,8 +1,8 @@
 import { listConnections } from '../../db/repositories/connections.ts';
 import { readDemoBankDocuments } from '../../db/repositories/demo-bank.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
+import type { JobPayload } from '../../workers/jobs.ts';
 import type { AppContext } from '../context.ts';
-import type { JobPayload } from '../jobs.ts';
 import { pickUpFrom } from './pickup.ts';
 
 /** The demo bank's notice that its answers to a file it received are due (src/main/demo-bank.ts). */

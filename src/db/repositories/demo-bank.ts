@@ -32,6 +32,14 @@ export type DemoBankAnswerRow = {
   reissued: boolean;
 };
 
+const answerColumns = {
+  fileName: demoBankFiles.fileName,
+  documentId: demoBankFiles.documentId,
+  replyAt: demoBankFiles.replyAt,
+  delivered: demoBankFiles.delivered,
+  issuedAs: demoBankFiles.issuedAs,
+};
+
 /**
  * Hands out the answers due by `now` of one company's connection that nobody holds, under a lease
  * until `leaseUntil` (SKIP LOCKED and the lease: two pickups at once take different files), in file
@@ -46,13 +54,7 @@ export async function claimDemoBankAnswers(
   issue: (fresh: Omit<DemoBankAnswerRow, 'reissued'>[]) => Map<string, string>,
 ): Promise<DemoBankAnswerRow[]> {
   const rows = await tx
-    .select({
-      fileName: demoBankFiles.fileName,
-      documentId: demoBankFiles.documentId,
-      replyAt: demoBankFiles.replyAt,
-      delivered: demoBankFiles.delivered,
-      issuedAs: demoBankFiles.issuedAs,
-    })
+    .select(answerColumns)
     .from(demoBankFiles)
     .where(
       and(
@@ -113,13 +115,7 @@ export async function demoBankFilesIssuedAs(
 ): Promise<DemoBankAnswerRow[]> {
   if (issues.length === 0) return [];
   const rows = await tx
-    .select({
-      fileName: demoBankFiles.fileName,
-      documentId: demoBankFiles.documentId,
-      replyAt: demoBankFiles.replyAt,
-      delivered: demoBankFiles.delivered,
-      issuedAs: demoBankFiles.issuedAs,
-    })
+    .select(answerColumns)
     .from(demoBankFiles)
     .where(and(inCompany(demoBankFiles, scope), inArray(demoBankFiles.issuedAs, issues)))
     .orderBy(demoBankFiles.fileName);

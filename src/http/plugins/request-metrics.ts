@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Metrics } from '../../app/metrics.ts';
+import type { Metrics } from '../../platform/metrics.ts';
 
 /**
  * Request rate and latency by route for GET /metrics: the route pattern Fastify matched

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { fromDrizzle, PgBoss } from 'pg-boss';
-import { checkPayload, JOBS, type JobKind, type JobQueue } from '../app/jobs.ts';
 import type { Logger } from '../platform/logger.ts';
+import { checkPayload, JOBS, type JobKind, type JobQueue } from './jobs.ts';
 
 export type JobQueueHandle = { queue: JobQueue; boss: PgBoss; stop(): Promise<void> };
 
