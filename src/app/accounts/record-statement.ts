@@ -6,6 +6,7 @@ import { listConnections } from '../../db/repositories/connections.ts';
 import type { BalanceSummary } from '../../db/schema/accounts.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import type { NormalisedStatement } from '../../domain/inbound/index.ts';
+import { signedBalance } from '../../domain/money/signed-balance.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 
@@ -16,10 +17,6 @@ export function balanceSummary(b: Balance | null): BalanceSummary | null {
 }
 
 /** A balance as one signed decimal string: debit balances are negative. */
-export function signedAmount(b: { amount: string; direction: string }): string {
-  if (b.direction !== 'debit' || /^0*(\.0*)?$/.test(b.amount)) return b.amount;
-  return b.amount.startsWith('-') ? b.amount.slice(1) : `-${b.amount}`;
-}
 
 /** The account identity of a statement: IBAN, else the proprietary id; plus the currency. */
 export function accountKeyOf(s: NormalisedStatement): string | undefined {
@@ -120,7 +117,7 @@ async function recordBalances(
       : {}),
     ...(newer && closing
       ? {
-          latestBalance: signedAmount(closing),
+          latestBalance: signedBalance(closing),
           latestBalanceCurrency: closing.currency,
           latestBalanceDate: closingDate,
         }

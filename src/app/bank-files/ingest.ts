@@ -10,7 +10,8 @@ import {
   nextJournalNo,
 } from '../../db/repositories/journal-documents.ts';
 import type { NormalisedStatement } from '../../domain/inbound/index.ts';
-import { accountKeyOf, signedAmount } from '../accounts/record-statement.ts';
+import { signedBalance } from '../../domain/money/signed-balance.ts';
+import { accountKeyOf } from '../accounts/record-statement.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import { retentionUntil } from '../audit/retention-policy.ts';
 import type { AppContext } from '../context.ts';
@@ -90,7 +91,7 @@ function statusOf(block: IngestBlock): 200 | 201 | 207 {
 function statementSummary(format: string, s: NormalisedStatement, transactionCount: number): string {
   const account = s.accountIban ?? s.accountOther ?? 'unknown account';
   const period = s.fromDate || s.toDate ? ` ${s.fromDate ?? '?'}..${s.toDate ?? '?'}` : '';
-  const closing = s.closingBalance ? `, closing ${signedAmount(s.closingBalance)} ${s.closingBalance.currency}` : '';
+  const closing = s.closingBalance ? `, closing ${signedBalance(s.closingBalance)} ${s.closingBalance.currency}` : '';
   return `${format} ${account} ${s.accountCurrency ?? ''}${period}: ${transactionCount} entries${closing}`.replace(
     /\s+/g,
     ' ',

@@ -10,6 +10,7 @@
  */
 import { currencyExponent } from '../money/currencies.ts';
 import { decimalToMinor } from '../money/money.ts';
+import { signedBalance } from '../money/signed-balance.ts';
 
 export type GapBalance = { amount: string; currency: string; direction: string; date: string | null };
 
@@ -48,7 +49,7 @@ function sequenceOf(text: string | null): { statement: number; page: number | nu
   return { statement: Number(m[1]), page: m[2] === undefined ? null : Number(m[2]) };
 }
 
-const show = (b: GapBalance) => `${b.direction === 'debit' ? '-' : ''}${b.amount} ${b.currency}`;
+const show = (b: GapBalance) => `${signedBalance(b)} ${b.currency}`;
 
 export function findStatementGaps(statements: GapStatement[]): StatementGap[] {
   const gaps: StatementGap[] = [];

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { accountStatements, listAccounts } from '../../../app/accounts/accounts.ts';
+import { signedBalance } from '../../../domain/money/signed-balance.ts';
 import type { HttpServices } from '../../services.ts';
 import { param, when } from '../format.ts';
 import { currentCompanyId, dashboardView } from '../guard.ts';
@@ -12,7 +13,7 @@ type Balance = { amount: string; currency: string; direction?: string; date?: st
 function signed(b: Balance): string | undefined {
   if (!b) return undefined;
   // As GET /accounts/statements reads them: a debit balance is below zero.
-  return b.direction === 'debit' && !b.amount.startsWith('-') ? `-${b.amount}` : b.amount;
+  return signedBalance(b);
 }
 
 /**
