@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { findBankProfile } from '../../src/domain/banks/profiles.ts';
+import { convertFused } from '../../src/domain/conversion/fused.ts';
 import { convertPayment, validatePayment } from '../../src/domain/conversion/index.ts';
 import { IBANS, samplePayment } from './fixtures.ts';
 
@@ -15,7 +17,24 @@ function sample(type = 'INTRA_COMPANY', country = 'FI', transactions = 1): Doc {
   return samplePayment(type, country, { transactions }) as Doc;
 }
 
+/**
+ * The guard of the fused pain.001 path (issue 35): every defect case below goes through the fused
+ * converter too, which must either decline it (and the full path answers) or answer exactly as the
+ * full path does. A rule added to the full path only fails here on the case that shows it.
+ */
+function fusedDeclinesOrAgrees(doc: unknown, bank: string, painVersion?: string) {
+  const opts = painVersion === undefined ? { now } : { now, painVersion };
+  const full = convertPayment(doc, bank, { ...opts, fused: false });
+  assert.deepEqual(convertPayment(doc, bank, opts), full, 'the fused path answers as the full path');
+  const profile = findBankProfile(bank);
+  const version = painVersion ?? profile?.painVersion;
+  if (!profile || (version !== 'pain.001.001.03' && version !== 'pain.001.001.09')) return;
+  const fused = convertFused(doc, profile, version, now, undefined, () => '');
+  if (fused !== undefined) assert.ok(full.ok && full.value.ok, 'the fused path took a payment the full path refuses');
+}
+
 function issuesOf(doc: unknown, bank: string, painVersion?: string) {
+  fusedDeclinesOrAgrees(doc, bank, painVersion);
   const r = validatePayment(doc, bank, painVersion === undefined ? { now } : { now, painVersion });
   assert.ok(r.ok, 'request resolved');
   return r.value.issues.map((i) => ({ code: i.code, path: i.path, level: i.level, severity: i.severity }));
