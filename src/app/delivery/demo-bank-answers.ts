@@ -10,7 +10,7 @@ export type DemoBankReplyJob = JobPayload<'demoBankReply'>;
 
 /** How soon a notice about a file whose delivery is not recorded yet is looked at again. */
 const RECHECK_MS = 1000;
-/** When some of the bank's files could not be taken: after the bank's lease on them ran out. */
+/** When a notice's payment is still unanswered after its pickup: once the bank's lease (15 s) ran out. */
 const AGAIN_AFTER_MS = 16_000;
 
 /**
@@ -18,8 +18,9 @@ const AGAIN_AFTER_MS = 16_000;
  * at once, through the pickup every bank's files take (pickup.ts, docs/adr/0054), instead of waiting
  * for the minute's sweep. A notice about a document whose delivery is not recorded yet is looked at
  * again shortly (the upload and its record are two steps; the bank's answer would find the document
- * still being delivered). When files of a pickup failed, the company is picked up again once the
- * bank hands them out again. Answers, per notice, whether it is settled.
+ * still being delivered). A notice whose payment is still unanswered after the pickup (a file that
+ * failed, or files another pickup holds) comes again once the bank hands them out again. Answers, per
+ * notice, whether it is settled.
  */
 export async function pickUpDemoBankAnswers(ctx: AppContext, jobs: DemoBankReplyJob[]): Promise<boolean[]> {
   const byCompany = new Map<string, DemoBankReplyJob[]>();
@@ -45,8 +46,15 @@ export async function pickUpDemoBankAnswers(ctx: AppContext, jobs: DemoBankReply
     });
     if (ready.length === 0) continue;
     try {
-      const failed = await pickUpDemoConnections(ctx, scope);
-      if (failed > 0) again.push(ready[0]!);
+      await pickUpDemoConnections(ctx, scope);
+      // A notice whose payment is still unanswered (its files failed, or another pickup holds them
+      // under the bank's lease and may have died with them) comes again once the lease ran out.
+      const after = await readDemoBankDocuments(
+        ctx.db,
+        scope,
+        ready.map((j) => j.documentId),
+      );
+      again.push(...ready.filter((job) => after.get(job.documentId)?.status === 'sent'));
       for (const job of ready) settled.set(job, true);
     } catch (error) {
       ctx.logger.warn({ err: error, companyId: scope.companyId }, 'demo bank pickup failed; it is tried again');
@@ -59,12 +67,10 @@ export async function pickUpDemoBankAnswers(ctx: AppContext, jobs: DemoBankReply
   return jobs.map((job) => settled.get(job) ?? true);
 }
 
-/** Picks up every active demo-bank connection of the company; answers how many files failed. */
+/** Picks up every active demo-bank connection of the company. */
 async function pickUpDemoConnections(ctx: AppContext, scope: { platformId: string; companyId: string }) {
-  let failed = 0;
   for (const connection of await listConnections(ctx.db, scope)) {
     if (connection.status !== 'active' || getProfile(connection.bankKey)?.channel !== 'DEMO') continue;
-    failed += (await pickUpFrom(ctx, connection)).failed;
+    await pickUpFrom(ctx, connection);
   }
-  return failed;
 }

@@ -9,7 +9,7 @@ import {
 import type { DemoBankStore, DueRow } from './store.ts';
 
 /** How long a pickup holds the answers it was handed before another pickup may take them. */
-const LEASE_MS = 30_000;
+const LEASE_MS = 15_000;
 /** The most files' answers handed out to one pickup. */
 const COLLECT_LIMIT = 500;
 
