@@ -179,6 +179,9 @@ function mapFields(
   let totals = newTotals(null);
   let entryIndex = -1;
   let lastTx: StatementTransaction | null = null;
+  // The transaction whose :86: was the field just read: a :86: right after it continues it (Rabobank's
+  // older layout and Danske Bank write one :86: per line of the description).
+  let continued: StatementTransaction | null = null;
   // Streaming: a transaction is handed over once its :86: (if any) is applied, i.e. when the next field is not its :86:.
   let pending: StatementTransaction | null = null;
   let fileSummary: Partial<EntrySummary> = {};
@@ -193,9 +196,12 @@ function mapFields(
   let lastCurTwo = false;
   for (let k = 0; k < count; k++) {
     const tag = tags[k] as string;
-    if (pending !== null && tag !== '86') {
-      (onTransaction as TransactionSink)(pending, blockIndex);
-      pending = null;
+    if (tag !== '86') {
+      continued = null;
+      if (pending !== null) {
+        (onTransaction as TransactionSink)(pending, blockIndex);
+        pending = null;
+      }
     }
     // The statement line and its details, by far the most frequent fields, first: known tags, free
     // text (no SWIFT character check), :61: in the entries phase, :86: in the closing phase (no check).
@@ -267,11 +273,10 @@ function mapFields(
           breakTo[k] as number,
         );
         applyDetails(lastTx, details);
+        continued = lastTx;
         lastTx = null;
-        if (pending !== null) {
-          (onTransaction as TransactionSink)(pending, blockIndex);
-          pending = null;
-        }
+      } else if (continued !== null) {
+        continueDetails(continued, text.slice(starts[k], ends[k]));
       } else {
         const value = text.slice(starts[k], ends[k]).trim();
         info = info ? `${info}\n${value}` : value;
@@ -414,6 +419,17 @@ function mapFields(
     additionalInfo: info,
   };
   return { ok: true, statement, warnings };
+}
+
+/**
+ * A :86: repeated after the one of its transaction is the next line of its description (Rabobank's
+ * pre-SEPA layout: up to six :86: lines of 32 characters; Danske Bank writes one :86: per line too):
+ * its text continues the remittance, joined with a space as the free-text lines of one :86: are.
+ */
+function continueDetails(t: StatementTransaction, raw: string): void {
+  const value = raw.replace(/\s*\r?\n\s*/g, ' ').trim();
+  if (value === '') return;
+  t.remittance = t.remittance === null ? value : `${t.remittance} ${value}`;
 }
 
 /** Copies a :86: read into the reused Details (so at once, before the next :86:) onto its transaction. */
