@@ -54,4 +54,23 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
     const dk = statementsOf('mt940', 'svenstaro-mt940-rs__danskebank__MT940_DK_Example.sta');
     assert.match(dk[0]?.additionalInfo ?? '', /^For your inform\. IBAN no\.: DK5030001234567890\nDABADKKK/);
   });
+
+  test('3. German :86: whose purpose holds only KREF+: the reference and the purpose text after it are kept', () => {
+    const s = statementsOf('mt940', 'WoLpH-mt940__betterplace__sepa_snippet.sta');
+    assert.deepEqual(pick(s[0]?.transactions[3], ['amount', 'bankRef', 'customerRef', 'endToEndId', 'remittance']), {
+      amount: '1500.00',
+      bankRef: '536D80EFEC56ACF8',
+      customerRef: 'TFNr 01022 MSGID CTSc-01 EBB',
+      endToEndId: null,
+      remittance: 'MTLG:SEPA-Ueberweisungsauftrag Datei mit 0000001 Zahlungen',
+    });
+    // A reference keyword holds 35 characters: the subfields after EREF+ that overflow it are purpose text.
+    const m = statementsOf('mt940', 'WoLpH-mt940__betterplace__sepa_mt9401.sta');
+    const reject = m.flatMap((st) => st.transactions).find((t) => t.bankRef === '0724710345313905');
+    assert.deepEqual(pick(reject, ['customerRef', 'endToEndId', 'remittance']), {
+      customerRef: 'TFNr 40005 MSGID',
+      endToEndId: 'TFNR 40005 00005',
+      remittance: 'MTLG:Grund nicht spezifiziert Reject aus SEPA-Ueberweisungsauftrag',
+    });
+  });
 });

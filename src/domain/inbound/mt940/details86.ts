@@ -18,6 +18,8 @@ export type Details = {
   txCode: string | null;
   bookingText: string | null;
   endToEndId: string | null;
+  /** The customer's own reference of a German KREF+ (a batch's reference), else null. */
+  customerRef: string | null;
   mandateId: string | null;
   creditorId: string | null;
   paymentInfoId: string | null;
@@ -41,6 +43,7 @@ function empty(dialect: Details['dialect'], d: Details | null): Details {
     d.txCode = null;
     d.bookingText = null;
     d.endToEndId = null;
+    d.customerRef = null;
     d.mandateId = null;
     d.creditorId = null;
     d.paymentInfoId = null;
@@ -62,6 +65,7 @@ function empty(dialect: Details['dialect'], d: Details | null): Details {
     txCode: null,
     bookingText: null,
     endToEndId: null,
+    customerRef: null,
     mandateId: null,
     creditorId: null,
     paymentInfoId: null,
@@ -114,13 +118,49 @@ function sepaKeywords(purpose: string, subfieldStarts: readonly number[]): Recor
   }
   if (hits.length === 0) return null;
   const out: Record<string, string> = {};
+  const add = (key: string, value: string) => {
+    if (value !== '') out[key] = out[key] ? `${out[key]} ${value}` : value;
+  };
   for (let i = 0; i < hits.length; i++) {
     const h = hits[i] as (typeof hits)[number];
-    const value = purpose.slice(h.end, hits[i + 1]?.start ?? purpose.length).trim();
-    out[h.key] = out[h.key] ? `${out[h.key]} ${value}` : value;
+    const to = hits[i + 1]?.start ?? purpose.length;
+    // A reference keyword holds at most 35 characters (DK "SEPA-Datenformate im MT940", Feld 86): whole
+    // subfields after it that would overflow that are the bank's own purpose text ("?20KREF+TFNr 01005
+    // PayId CTSc-?2101 EBB?22MTLG:SEPA-Ueberweisungsauftrag ..."), not the reference.
+    let from = h.end;
+    while (from < to && isTrimSpace(purpose.charCodeAt(from))) from++;
+    const cut =
+      !REFERENCE_KEYS.has(h.key) || fitsReference(purpose, from, to) ? to : referenceEnd(from, to, subfieldStarts);
+    add(h.key, purpose.slice(h.end, cut).trim());
+    if (cut < to) add('TEXT', purpose.slice(cut, to).trim());
   }
   if (hits[0] && hits[0].start > 0) out.PREFIX = purpose.slice(0, hits[0].start).trim();
   return out;
+}
+
+/** The longest SEPA reference: 35 characters, for the keywords that hold one. */
+const REFERENCE_MAX = 35;
+const REFERENCE_KEYS: ReadonlySet<string> = new Set(['EREF', 'KREF', 'MREF', 'CRED']);
+
+/** Whether purpose.slice(from, to), trimmed, fits a reference (the caller has trimmed its start). */
+function fitsReference(purpose: string, from: number, to: number): boolean {
+  while (to > from && isTrimSpace(purpose.charCodeAt(to - 1))) to--;
+  return to - from <= REFERENCE_MAX;
+}
+
+/**
+ * Where a reference keyword's value that runs from `from` to `to` (more than REFERENCE_MAX characters)
+ * ends: at the last subfield start within REFERENCE_MAX characters of `from`, else at `to` (a reference
+ * wrapped inside one subfield is not cut).
+ */
+function referenceEnd(from: number, to: number, subfieldStarts: readonly number[]): number {
+  let cut = to;
+  for (const s of subfieldStarts) {
+    if (s <= from) continue;
+    if (s - from > REFERENCE_MAX || s >= to) break;
+    cut = s;
+  }
+  return cut;
 }
 
 /** A repeated subfield number continues the same subfield (banks wrap long ?20 texts that way). */
@@ -165,7 +205,10 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     d.endToEndId = nonEmpty(kw.EREF);
     d.mandateId = nonEmpty(kw.MREF);
     d.creditorId = nonEmpty(kw.CRED);
+    d.customerRef = nonEmpty(kw.KREF);
     d.remittance = nonEmpty(kw.SVWZ) ?? nonEmpty(kw.PREFIX) ?? null;
+    const text = nonEmpty(kw.TEXT);
+    if (text !== null) d.remittance = d.remittance === null ? text : `${d.remittance} ${text}`;
     if (kw.IBAN) d.counterpartyIban = nonEmpty(kw.IBAN);
     if (kw.BIC) d.counterpartyBic = nonEmpty(kw.BIC);
   } else d.remittance = nonEmpty(purpose);

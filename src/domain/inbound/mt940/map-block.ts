@@ -437,6 +437,9 @@ function applyDetails(t: StatementTransaction, d: Details): void {
   if (d.malformed) throw new BlockError(`malformed :86: of entry ${t.entryIndex + 1}: ${d.malformed}`);
   t.detailsDialect = d.dialect;
   if (d.endToEndId) t.endToEndId = d.endToEndId;
+  // :61: writes "KREF+" (or NONREF) where the customer reference is the :86:'s KREF+.
+  if (d.customerRef !== null && (t.customerRef === null || t.customerRef === 'NONREF' || t.customerRef === 'KREF+'))
+    t.customerRef = d.customerRef;
   t.mandateId = d.mandateId;
   t.paymentInfoId = d.paymentInfoId;
   t.remittance = d.remittance;
