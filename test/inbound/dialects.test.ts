@@ -73,4 +73,17 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
       remittance: 'MTLG:Grund nicht spezifiziert Reject aus SEPA-Ueberweisungsauftrag',
     });
   });
+
+  test('5. ING :61:: a two-letter type code padded with a space is the type, the reference follows it', () => {
+    const s = statementsOf('mt940', 'fruitl00p-php-mt940__Ing__sample');
+    const txs = s.flatMap((st) => st.transactions);
+    assert.deepEqual(pick(txs[0], ['amount', 'swiftTypeCode', 'txCodeProprietary', 'customerRef']), {
+      amount: '25.03',
+      swiftTypeCode: 'NOV',
+      txCodeProprietary: 'NOV',
+      customerRef: 'NONREF',
+    });
+    const tango = txs.find((t) => t.amount === '1.11');
+    assert.deepEqual(pick(tango, ['swiftTypeCode', 'customerRef']), { swiftTypeCode: 'NGT', customerRef: 'TMG TANGO' });
+  });
 });
