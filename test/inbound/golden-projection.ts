@@ -42,6 +42,7 @@ const TRANSACTION_FIELDS = [
   'counterpartyBic',
   'counterpartyCountry',
   'remittance',
+  'additionalInfo',
   'creditorReference',
   'creditorReferenceType',
   'txCodeDomain',
