@@ -86,4 +86,24 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
     const tango = txs.find((t) => t.amount === '1.11');
     assert.deepEqual(pick(tango, ['swiftTypeCode', 'customerRef']), { swiftTypeCode: 'NGT', customerRef: 'TMG TANGO' });
   });
+
+  test("6. camt: the entry's AddtlNtryInf is kept beside a detail's own AddtlTxInf", () => {
+    // No corpus file has both, so the second detail of a real batch entry is given an AddtlTxInf of its own.
+    const file = path.join(SHARED_CORPUS, 'camt053', 'OCA-bank-statement-import__test-camt053-txdtls');
+    const xml = readFileSync(file, 'utf8');
+    const last = xml.lastIndexOf('</TxDtls>');
+    const edited = `${xml.slice(0, last)}<AddtlTxInf>BVR 210000000003139471430009017</AddtlTxInf>\n${xml.slice(last)}`;
+    const r = parseBankFile(Buffer.from(edited, 'utf8'));
+    assert.ok(r.ok && r.kind === 'statement');
+    const b = r.blocks[0];
+    assert.ok(b?.ok);
+    const entry = 'CRÉDIT GROUPÉ BVR TRAITEMENT DU 22.03.2017 NUMÉRO CLIENT 01-70884-3 PAQUET ID: 123456CHCAFEBABE';
+    assert.deepEqual(
+      b.statement.transactions.map((t) => [t.amount, t.additionalInfo]),
+      [
+        ['2187.00', entry],
+        ['1296.00', `${entry}; BVR 210000000003139471430009017`],
+      ],
+    );
+  });
 });
