@@ -106,4 +106,23 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
       ],
     );
   });
+
+  test('8. MT942 with "@@" as its line separator (FinTS exports) reads as the same file with line breaks', () => {
+    const file = path.join(SHARED_CORPUS, 'mt940', 'WoLpH-mt940__self-provided__mt942.sta');
+    const original = parseBankFile(readFileSync(file));
+    const lines = readFileSync(file, 'latin1').split(/\r?\n/);
+    const at = parseBankFile(Buffer.from(`@@${lines.join('@@')}`, 'latin1'));
+    assert.ok(at.ok && at.kind === 'statement', at.ok ? '' : at.error.message);
+    assert.equal(at.format, 'mt942');
+    assert.ok(original.ok && original.kind === 'statement');
+    assert.deepEqual(at.blocks, original.blocks);
+    const b = at.blocks[0];
+    assert.ok(b?.ok);
+    assert.deepEqual(pick(b.statement.transactions[0], ['amount', 'direction', 'status', 'remittance']), {
+      amount: '0.42',
+      direction: 'debit',
+      status: 'pending',
+      remittance: 'REMIT:Costs to MT940 Parsing. This is Somuchfun.',
+    });
+  });
 });

@@ -3,6 +3,7 @@ import { parseCamt } from './camt/parse-camt.ts';
 import { decodeBytes } from './decode-text.ts';
 import { detectFormat } from './detect-format.ts';
 import { forgetDetails86 } from './mt940/details86.ts';
+import { undoAtSeparators } from './mt940/at-separator.ts';
 import { parseMt94x } from './mt940/parse-mt94x.ts';
 import { parsePain002 } from './pain002/parse-pain002.ts';
 import type {
@@ -46,8 +47,9 @@ function allFailed(blocks: StatementBlock[]): string | undefined {
   return blocks.map((b) => (b.ok ? '' : b.message)).join('; ');
 }
 
-function parseDecoded(text: string, encoding: EncodingName, opts: ParseOptions): ParseBankFileResult {
-  if (isBlank(text)) return fail('empty', 'the file is empty');
+function parseDecoded(decoded: string, encoding: EncodingName, opts: ParseOptions): ParseBankFileResult {
+  if (isBlank(decoded)) return fail('empty', 'the file is empty');
+  const text = undoAtSeparators(decoded);
   const detected = detectFormat(text);
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
   switch (detected.kind) {
