@@ -125,4 +125,35 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
       remittance: 'REMIT:Costs to MT940 Parsing. This is Somuchfun.',
     });
   });
+
+  test("2. Triodos :86:: >10 is the counterparty, >31 the holder's own account, SEPA BIC and IBAN out of the text", () => {
+    const fields: (keyof StatementTransaction)[] = [
+      'counterpartyBic',
+      'counterpartyIban',
+      'counterpartyAccount',
+      'remittance',
+      'detailsDialect',
+    ];
+    const sepa = statementsOf('mt940', 'zilverline-mt940__triodos_iban.txt')[0]?.transactions;
+    assert.deepEqual(pick(sepa?.[1], fields), {
+      counterpartyBic: 'TRIONL2U',
+      counterpartyIban: 'NL08TRIO0373737373',
+      counterpartyAccount: 'NL08TRIO0373737373',
+      remittance: 'INTERNET BETAALREKENING',
+      detailsDialect: 'triodos',
+    });
+    // The card payment has no counterparty account (>10 zeros); >31 (0454545454) is the statement's :25:.
+    assert.deepEqual(pick(sepa?.[2], ['counterpartyAccount', 'counterpartyIban']), {
+      counterpartyAccount: null,
+      counterpartyIban: null,
+    });
+    const old = statementsOf('mt940', 'sandermarechal-jejik-mt940__triodos.txt')[0]?.transactions;
+    assert.deepEqual(pick(old?.[0], fields), {
+      counterpartyBic: null,
+      counterpartyIban: null,
+      counterpartyAccount: '0987654321',
+      remittance: 'ALGEMENE TUSSENREKENING KOSTEN VAN 01-10-2010 TOT EN MET 31-12-2010',
+      detailsDialect: 'triodos',
+    });
+  });
 });

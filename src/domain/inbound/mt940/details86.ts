@@ -12,7 +12,7 @@ import { type TextWindow, windowFor } from './text-window.ts';
  * width) and with a space for free text.
  */
 export type Details = {
-  dialect: 'german' | 'polish' | 'swift-tags' | 'free-text';
+  dialect: 'german' | 'polish' | 'triodos' | 'swift-tags' | 'free-text';
   /** Why a structured :86: cannot be trusted (a German "?" that opens no subfield), else null. */
   malformed: string | null;
   txCode: string | null;
@@ -189,6 +189,7 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     from = m.index + m[0].length;
   }
   if (open >= 0) appendSubfield(fields, open, body.slice(from));
+  if (mark === '>' && fields.has(10)) return triodos(fields, d);
   let purpose = '';
   const subfieldStarts: number[] = [];
   // German purpose runs ?20-?29 (+?60-?63); ING PL keeps ~29 for the counterparty account.
@@ -228,6 +229,31 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     if (/^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/.test(bank)) d.counterpartyBic = bank;
     else if (!d.counterpartyAccount) d.counterpartyAccount = bank;
   }
+  return d;
+}
+
+/**
+ * Triodos Bank NL (":25:TRIODOSBANK/<account>", :86: "000>10...>20...>31..."): `>10` is the counterparty's
+ * account (zeros when it is given as an IBAN), `>20`-`>2x` the description, which in the SEPA layout
+ * opens with the counterparty's BIC (`>20`) and IBAN (`>21`), and `>31` is the holder's own account (the
+ * statement's :25:), not the counterparty's.
+ */
+function triodos(fields: Map<number, string>, d: Details): Details {
+  d.dialect = 'triodos';
+  const account = nonEmpty(fields.get(10))?.replace(/\s+/g, '') ?? null;
+  if (account !== null && !/^0+$/.test(account)) d.counterpartyAccount = account;
+  let first = 20;
+  const bic = nonEmpty(fields.get(20));
+  const iban = nonEmpty(fields.get(21))?.replace(/\s+/g, '');
+  if (bic !== null && BIC_SHAPE.test(bic) && iban !== undefined && IBAN_SHAPE.test(iban)) {
+    d.counterpartyBic = bic;
+    d.counterpartyIban = iban;
+    d.counterpartyAccount = iban;
+    first = 22;
+  }
+  let text = '';
+  for (let n = first; n <= 29; n++) text += fields.get(n) ?? '';
+  d.remittance = nonEmpty(text);
   return d;
 }
 
