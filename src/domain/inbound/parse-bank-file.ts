@@ -2,8 +2,8 @@ import { forgetBankCode } from './camt/map-entry.ts';
 import { parseCamt } from './camt/parse-camt.ts';
 import { decodeBytes } from './decode-text.ts';
 import { detectFormat } from './detect-format.ts';
-import { forgetDetails86 } from './mt940/details86.ts';
 import { undoAtSeparators } from './mt940/at-separator.ts';
+import { forgetDetails86 } from './mt940/details86.ts';
 import { parseMt94x } from './mt940/parse-mt94x.ts';
 import { parsePain002 } from './pain002/parse-pain002.ts';
 import type {
