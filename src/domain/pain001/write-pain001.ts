@@ -145,11 +145,11 @@ export const PMTINF_END = '  </PmtInf>\n';
 
 export function pmtInfHeader(doc: DocumentPlan, g: GroupHead, t: VersionTags): string {
   const p = g.plan.payment;
-  const f = doc.profile.flavour;
   const i = '    ';
   const date = p.executionDate ?? '';
   let x = `  <PmtInf>\n${i}<PmtInfId>${escText(g.pmtInfId)}</PmtInfId>\n${i}<PmtMtd>TRF</PmtMtd>\n`;
-  if (f.batchBooking !== 'omit') x += `${i}<BtchBookg>${f.batchBooking}</BtchBookg>\n`;
+  const batch = g.plan.encoding.batchBooking;
+  if (batch !== undefined) x += `${i}<BtchBookg>${batch}</BtchBookg>\n`;
   x += `${i}<NbOfTxs>${g.count}</NbOfTxs>\n${i}<CtrlSum>${g.ctrlSum}</CtrlSum>\n`;
   x += pmtTpInf(g.plan, i);
   x += t.v09 ? `${i}<ReqdExctnDt><Dt>${date}</Dt></ReqdExctnDt>\n` : `${i}<ReqdExctnDt>${date}</ReqdExctnDt>\n`;

@@ -56,6 +56,10 @@ function resolveEncoding(
   const f = profile.flavour;
   if (type?.code === 'PL_SPLIT' && f.splitPaymentLocalInstrument) enc.localInstrument = f.splitPaymentLocalInstrument;
   if (f.omitLocalInstrument) delete enc.localInstrument;
+  // A bank that honours BtchBookg writes the payment's choice, else its own default; one that ignores it
+  // gets none (checkBankPayment warns when the payment asked).
+  if (f.batchBooking !== 'omit')
+    enc.batchBooking = payment.batchBooking === undefined ? f.batchBooking : payment.batchBooking ? 'true' : 'false';
   if (f.omitCategoryPurpose) delete enc.categoryPurpose;
 
   if (payment.chargeBearer !== undefined) enc.chargeBearer = payment.chargeBearer;
