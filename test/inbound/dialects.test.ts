@@ -21,10 +21,11 @@ function statementsOf(folder: string, file: string): NormalisedStatement[] {
   });
 }
 
-function warningsOf(folder: string, file: string): string[] {
+/** The warning messages of every block of a corpus file. */
+function parseWarnings(folder: string, file: string): string[] {
   const r = parseBankFile(readFileSync(path.join(SHARED_CORPUS, folder, file)));
   assert.ok(r.ok && r.kind === 'statement');
-  return r.blocks.flatMap((b) => (b.ok ? b.warnings.map((w) => w.code) : []));
+  return r.blocks.flatMap((b) => (b.ok ? b.warnings.map((w) => w.message) : []));
 }
 
 /** The named fields of a transaction (so a test states exactly what it expects of each). */
@@ -155,5 +156,37 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
       remittance: 'ALGEMENE TUSSENREKENING KOSTEN VAN 01-10-2010 TOT EN MET 31-12-2010',
       detailsDialect: 'triodos',
     });
+  });
+
+  test("9. camt summaries: the file's own net amount is read and checked; a malformed FrDtTm is a warning", () => {
+    // camt.053.001.02 with the .05 shape TtlNetNtry/{Amt, CdtDbtInd}: one debit of 100.00, and the net agrees.
+    const tryton = statementsOf('camt053', 'tryton-account_statement_sepa__camt.053.001.02.xml')[0];
+    assert.deepEqual([tryton?.entrySummary.totalNet, tryton?.entrySummary.totalDirection], ['100.00', 'debit']);
+    assert.ok(
+      !parseWarnings('camt053', 'tryton-account_statement_sepa__camt.053.001.02.xml').some((m) => m.includes('net')),
+    );
+    // .02's TtlNetNtryAmt + CdtDbtInd: the file says 40.00 CRDT, its entries net 60.00 CRDT.
+    const file = path.join(SHARED_CORPUS, 'camt053', 'phoughton-pyiso20022__camt053_001_02.xml');
+    const r = parseBankFile(readFileSync(file));
+    assert.ok(r.ok && r.kind === 'statement' && r.blocks[0]?.ok);
+    assert.deepEqual(
+      r.blocks[0].warnings.filter((w) => w.message.includes('net')).map((w) => [w.code, w.message]),
+      [['summary_mismatch', 'statement 1 (DD01100056869): summary net is 40.00 CRDT, the entries give 60.00 CRDT']],
+    );
+    // A FrDtTm that is no date-time (no corpus file has one: a real statement's is broken here).
+    const xml = readFileSync(
+      path.join(SHARED_CORPUS, 'camt053', 'tryton-account_statement_sepa__camt.053.001.02.xml'),
+      'utf8',
+    );
+    const broken = parseBankFile(
+      Buffer.from(xml.replace('<FrDtTm>2009-04-29T00:00:00</FrDtTm>', '<FrDtTm>2009-04-31T25:00</FrDtTm>')),
+    );
+    assert.ok(broken.ok && broken.kind === 'statement' && broken.blocks[0]?.ok);
+    const b = broken.blocks[0];
+    assert.deepEqual([b.statement.fromDate, b.statement.toDate], [null, '2009-04-29T00:00:00']);
+    assert.deepEqual(
+      b.warnings.filter((w) => w.code === 'invalid_date').map((w) => w.message),
+      ['statement 1 (BE55442968847144): FrToDt/FrDtTm "2009-04-31T25:00" is not a date: left out of the period'],
+    );
   });
 });
