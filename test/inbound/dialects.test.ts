@@ -189,4 +189,28 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
       ['statement 1 (BE55442968847144): FrToDt/FrDtTm "2009-04-31T25:00" is not a date: left out of the period'],
     );
   });
+
+  test('4. a Hungarian statement in code page 852 is read as 852, and the guess is a warning', () => {
+    const file = 'WoLpH-mt940__self-provided__raiffeisen-cmi.sta';
+    const r = parseBankFile(readFileSync(path.join(SHARED_CORPUS, 'mt940', file)));
+    assert.ok(r.ok && r.kind === 'statement');
+    assert.equal(r.encoding, 'cp852');
+    const txs = statementsOf('mt940', file)[0]?.transactions;
+    assert.deepEqual(
+      txs?.slice(0, 4).map((t) => t.additionalInfo),
+      ['Csoportos átutalás jóváírása', 'Bankon belüli átutalás', 'Deviza átutalás', 'Díj, jutalék'],
+    );
+    assert.match(txs?.[0]?.remittance ?? '', /napi összevont utánvét/);
+    assert.ok(
+      parseWarnings('mt940', file).includes(
+        'the file names no encoding and is not UTF-8: read as cp852, guessed from its bytes',
+      ),
+    );
+    // Upper-case Polish in ISO-8859-2 (mBank) is not taken for 852: "SPÓŁKA", "WROCŁAW".
+    const mbank = parseBankFile(
+      readFileSync(path.join(SHARED_CORPUS, 'mt940', 'ksdev-pl-mbank-mt940-parser__MT940_IPH.txt')),
+    );
+    assert.ok(mbank.ok && mbank.kind === 'statement');
+    assert.equal(mbank.encoding, 'iso-8859-2');
+  });
 });
