@@ -213,4 +213,33 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
     assert.ok(mbank.ok && mbank.kind === 'statement');
     assert.equal(mbank.encoding, 'iso-8859-2');
   });
+
+  test('7. Rabobank layouts kept as text: the :61: counterparty columns, the :61: IBAN, the creditor reference', () => {
+    const fields: (keyof StatementTransaction)[] = ['customerRef', 'counterpartyAccount', 'counterpartyName'];
+    // Pre-SEPA: the reference subfield is the account in 16 positions, then the name.
+    const old = statementsOf('mt940', 'sandermarechal-jejik-mt940__rabobank.txt')[0]?.transactions[0];
+    assert.deepEqual(pick(old, fields), {
+      customerRef: null,
+      counterpartyAccount: '0121470966',
+      counterpartyName: 'W.P. Jansen',
+    });
+    // Structured: the :61: supplementary is the counterparty IBAN; /CDTRREFTP//CD/SCOR/.../CDTRREF/ the reference.
+    const tax = statementsOf('mt940', 'zilverline-mt940__rabobank_mt940_structured_dutch_tax.txt')[0]?.transactions[0];
+    assert.deepEqual(
+      pick(tax, [
+        'counterpartyIban',
+        'counterpartyName',
+        'creditorReference',
+        'creditorReferenceType',
+        'additionalInfo',
+      ]),
+      {
+        counterpartyIban: 'NL86INGB0002445588',
+        counterpartyName: 'Belastingdienst',
+        creditorReference: '1234567899874563',
+        creditorReferenceType: 'SCOR',
+        additionalInfo: null,
+      },
+    );
+  });
 });

@@ -339,6 +339,9 @@ const STRD = SWIFT_KEYS.indexOf('STRD');
 const ORDP = SWIFT_KEYS.indexOf('ORDP');
 const BENM = SWIFT_KEYS.indexOf('BENM');
 const ACNO = SWIFT_KEYS.indexOf('ACNO');
+// Rabobank's structured creditor reference: /CDTRREFTP//CD/<type>/ISSR/<issuer>/CDTRREF/<reference>/.
+const CDTRREF = SWIFT_KEYS.indexOf('CDTRREF');
+const CD = SWIFT_KEYS.indexOf('CD');
 
 const BIC_SHAPE = /^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/;
 /** An account number as banks write it: digits, letters and separators, no space, some digits. */
@@ -434,6 +437,13 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       d.creditorReferenceType = type;
       break;
     }
+    case CDTRREF:
+      // Rabobank: "/REMI//CDTRREFTP//CD/SCOR/ISSR/CUR/CDTRREF/1234567899874563/".
+      d.creditorReference ??= value;
+      break;
+    case CD:
+      d.creditorReferenceType ??= value;
+      break;
     case RTRN:
       d.returnReason ??= value;
       break;

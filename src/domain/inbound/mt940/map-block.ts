@@ -251,6 +251,8 @@ function mapFields(
       t.customerRef = line.customerRef;
       t.bankRef = line.bankRef;
       t.additionalInfo = line.supplementary;
+      if (t.customerRef !== null && t.customerRef.length > 16) fixedWidthParty(t);
+      if (t.additionalInfo !== null && t.additionalInfo.length <= 34) supplementaryIban(t);
       if (line.valueDate !== lastRealDate) {
         if (isRealDate(line.valueDate)) lastRealDate = line.valueDate;
         else invalidDates.push(line.valueDate);
@@ -422,6 +424,34 @@ function mapFields(
 }
 
 /**
+ * Rabobank's pre-SEPA :61: writes the counterparty in the reference subfield, fixed width: the account
+ * in 16 positions (digits, "P" + giro number, or NONREF when none), then the name ("0121470966      W.P.
+ * Jansen"). A reference of that shape is the counterparty, not the customer's reference.
+ */
+function fixedWidthParty(t: StatementTransaction): void {
+  const ref = t.customerRef as string;
+  const m = /^(NONREF|P?\d{3,15}) +$/.exec(ref.slice(0, 16));
+  const name = ref.slice(16).trim();
+  if (!m || name === '') return;
+  const account = m[1] as string;
+  t.customerRef = account === 'NONREF' ? 'NONREF' : null;
+  if (account !== 'NONREF') t.counterpartyAccount = account;
+  t.counterpartyName = name;
+}
+
+/**
+ * Rabobank's structured MT940 (and ING's) writes the counterparty's IBAN as the :61: supplementary details
+ * (subfield 9): a supplementary that is exactly an IBAN is the counterparty's account.
+ */
+function supplementaryIban(t: StatementTransaction): void {
+  const s = t.additionalInfo as string;
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(s) || !mod97(s)) return;
+  t.counterpartyIban = s;
+  t.counterpartyAccount = s;
+  t.additionalInfo = null;
+}
+
+/**
  * A :86: repeated after the one of its transaction is the next line of its description (Rabobank's
  * pre-SEPA layout: up to six :86: lines of 32 characters; Danske Bank writes one :86: per line too):
  * its text continues the remittance, joined with a space as the free-text lines of one :86: are.
@@ -443,9 +473,10 @@ function applyDetails(t: StatementTransaction, d: Details): void {
   t.mandateId = d.mandateId;
   t.paymentInfoId = d.paymentInfoId;
   t.remittance = d.remittance;
-  t.counterpartyName = d.counterpartyName;
-  t.counterpartyIban = d.counterpartyIban;
-  t.counterpartyAccount = d.counterpartyAccount;
+  // :61: may have given the counterparty already (fixedWidthParty, supplementaryIban): :86: adds to it.
+  t.counterpartyName = d.counterpartyName ?? t.counterpartyName;
+  t.counterpartyIban = d.counterpartyIban ?? t.counterpartyIban;
+  t.counterpartyAccount = d.counterpartyAccount ?? t.counterpartyAccount;
   t.counterpartyBic = d.counterpartyBic;
   t.counterpartyAddress = d.counterpartyAddress;
   t.returnReason = d.returnReason;
