@@ -26,7 +26,7 @@ after(async () => {
   await withoutXsd.close();
 });
 
-for (const painVersion of ['pain.001.001.03', 'pain.001.001.09']) {
+for (const painVersion of ['pain.001.001.03', 'pain.001.001.09', 'pain.001.001.11']) {
   test(`validate=true checks ${painVersion} against our schema model and the official XSD`, {
     skip: sharedCorpusMissing,
   }, async () => {

@@ -26,7 +26,7 @@ function same(raw: unknown, bankKey: string, painVersion?: string): { fused: boo
   const version = painVersion ?? profile?.painVersion;
   const fused =
     profile !== undefined &&
-    (version === 'pain.001.001.03' || version === 'pain.001.001.09') &&
+    (version === 'pain.001.001.03' || version === 'pain.001.001.09' || version === 'pain.001.001.11') &&
     convertFused(raw, profile, version, now, undefined, () => '') !== undefined;
   const ok = full.ok && full.value.ok;
   if (fused) assert.ok(ok, 'the fused converter succeeded where the full path found errors');

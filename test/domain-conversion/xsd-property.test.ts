@@ -20,6 +20,7 @@ const xsdDir = fileURLToPath(new URL('../../../shared/corpus/xsd/', import.meta.
 const XSD: Record<string, string> = {
   'pain.001.001.03': path.join(xsdDir, 'phoughton-pyiso20022__pain.001.001.03.xsd'),
   'pain.001.001.09': path.join(xsdDir, 'phoughton-pyiso20022__pain.001.001.09.xsd'),
+  'pain.001.001.11': path.join(xsdDir, 'phoughton-pyiso20022__pain.001.001.11.xsd'),
 };
 const RUNS = Number(process.env.PROPERTY_RUNS ?? 10);
 const now = new Date('2026-11-21T08:55:00Z');
@@ -49,7 +50,7 @@ test('every bank x type x version: XSD-valid, exact NbOfTxs, CtrlSum and amounts
     t.skip(`${XMLLINT} is not installed (apt-get install libxml2-utils): official XSD validation skipped`);
     return;
   }
-  if (!existsSync(XSD['pain.001.001.03'] ?? '') || !existsSync(XSD['pain.001.001.09'] ?? '')) {
+  if (!Object.values(XSD).every((f) => existsSync(f))) {
     t.skip(`official XSDs not found in ${xsdDir}`);
     return;
   }

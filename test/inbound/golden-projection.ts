@@ -42,6 +42,7 @@ const TRANSACTION_FIELDS = [
   'counterpartyBic',
   'counterpartyCountry',
   'remittance',
+  'additionalInfo',
   'creditorReference',
   'creditorReferenceType',
   'txCodeDomain',
@@ -128,6 +129,7 @@ export function goldenOf(r: ParseBankFileResult): Compact {
         entryCount: s.entryCount,
         summary: `${s.entrySummary.source} C${s.entrySummary.creditCount}=${s.entrySummary.creditSum} D${s.entrySummary.debitCount}=${s.entrySummary.debitSum}`,
         warnings: b.warnings.map((w) => w.code),
+        ...(s.additionalInfo === null ? {} : { info: s.additionalInfo }),
         transactions: s.transactions.map((t) => kept(t, TRANSACTION_FIELDS)),
       };
     }),

@@ -9,6 +9,8 @@ const SEPA_TYPES = ['SEPA_CT', 'SEPA_INST', 'URGENT', 'XB_SWIFT', 'INTRA_COMPANY
 const V03: PainVersion[] = ['pain.001.001.03'];
 const V03_09: PainVersion[] = ['pain.001.001.03', 'pain.001.001.09'];
 const V09: PainVersion[] = ['pain.001.001.09'];
+/** The demo bank also writes the 2021 revision (ADR 0061: no bank in scope asks for it yet). */
+const V03_09_11: PainVersion[] = ['pain.001.001.03', 'pain.001.001.09', 'pain.001.001.11'];
 
 /** The November 2026 address rule: unstructured addresses refused from the SEPA settlement date. */
 const NOV_2026 = '2026-11-15';
@@ -45,7 +47,7 @@ export const BANK_PROFILES: readonly BankProfile[] = [
     bic: 'DEMOFIHH',
     countryCode: 'FI',
     painVersion: 'pain.001.001.09',
-    painVersions: V03_09,
+    painVersions: V03_09_11,
     deliveryMode: 'host-to-host',
     channel: 'DEMO',
     paymentTypes: ['SEPA_CT', 'SEPA_INST', 'FI_REF', 'FI_SALARY', 'INTRA_COMPANY'],

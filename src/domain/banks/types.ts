@@ -1,7 +1,7 @@
 import type { CharsetName } from '../validation/charset.ts';
 
 /** pain.001 versions the writers produce (DESIGN.md: `.03`, `.09`; `.11` is not needed by any bank in scope). */
-export const PAIN_VERSIONS = ['pain.001.001.03', 'pain.001.001.09'] as const;
+export const PAIN_VERSIONS = ['pain.001.001.03', 'pain.001.001.09', 'pain.001.001.11'] as const;
 export type PainVersion = (typeof PAIN_VERSIONS)[number];
 
 export function isPainVersion(value: string): value is PainVersion {

@@ -26,6 +26,7 @@ export const PAYMENT_KEYS = new Set([
   'localInstrument',
   'categoryPurpose',
   'executionDate',
+  'batchBooking',
   'debtor',
   'ultimateDebtor',
   'transactions',

@@ -76,6 +76,10 @@ function payment(o: Rec, base: string, ctx: Ctx, shell?: Shell): Payment {
   if (ctgy !== undefined) r.categoryPurpose = ctgy;
   const date = str(o['executionDate'], base, rel, 'executionDate', ctx);
   if (date !== undefined) r.executionDate = date;
+  const batch = o['batchBooking'];
+  if (typeof batch === 'boolean') r.batchBooking = batch;
+  else if (batch !== undefined && batch !== null)
+    ctx.issues.add('generic', 'invalid_type', `${base}.batchBooking`, 'expected a boolean (true or false)');
   if (o['debtor'] !== undefined) {
     const p = party(o['debtor'], base, DEBTOR, ctx);
     // The debtor gets the bank's BIC filled in: always our own copy.

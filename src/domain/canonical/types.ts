@@ -81,6 +81,8 @@ export type Payment = {
   localInstrument?: string;
   categoryPurpose?: string;
   executionDate?: string;
+  /** PmtInf/BtchBookg asked for: one debit for the payment (true) or one per transaction (false). */
+  batchBooking?: boolean;
   debtor?: Party;
   ultimateDebtor?: Party;
   transactions: Transaction[];

@@ -2,6 +2,7 @@ import { forgetBankCode } from './camt/map-entry.ts';
 import { parseCamt } from './camt/parse-camt.ts';
 import { decodeBytes } from './decode-text.ts';
 import { detectFormat } from './detect-format.ts';
+import { undoAtSeparators } from './mt940/at-separator.ts';
 import { forgetDetails86 } from './mt940/details86.ts';
 import { parseMt94x } from './mt940/parse-mt94x.ts';
 import { parsePain002 } from './pain002/parse-pain002.ts';
@@ -46,8 +47,9 @@ function allFailed(blocks: StatementBlock[]): string | undefined {
   return blocks.map((b) => (b.ok ? '' : b.message)).join('; ');
 }
 
-function parseDecoded(text: string, encoding: EncodingName, opts: ParseOptions): ParseBankFileResult {
-  if (isBlank(text)) return fail('empty', 'the file is empty');
+function parseDecoded(decoded: string, encoding: EncodingName, opts: ParseOptions): ParseBankFileResult {
+  if (isBlank(decoded)) return fail('empty', 'the file is empty');
+  const text = undoAtSeparators(decoded);
   const detected = detectFormat(text);
   const maxDepth = opts.maxDepth ?? DEFAULT_MAX_DEPTH;
   switch (detected.kind) {
@@ -111,6 +113,16 @@ function parseDecoded(text: string, encoding: EncodingName, opts: ParseOptions):
   }
 }
 
+/** A code page guessed from the bytes is said on every statement (and on a status report): a wrong guess garbles text. */
+function warnGuessedEncoding(result: ParseBankFileResult & { ok: true }): void {
+  const warning: IntegrityWarning = {
+    code: 'guessed_encoding',
+    message: `the file names no encoding and is not UTF-8: read as ${result.encoding}, guessed from its bytes`,
+  };
+  if (result.kind === 'status-report') result.warnings.push(warning);
+  else for (const b of result.blocks) if (b.ok) b.warnings.push(warning);
+}
+
 /**
  * Parses one inbound bank file (bytes or already-decoded text). Pure: no I/O, no clock. Never throws:
  * an unexpected internal failure is reported as `unparseable_file` rather than escaping.
@@ -137,7 +149,9 @@ function parseInput(input: Uint8Array | string, opts: ParseOptions): ParseBankFi
       return parseDecoded(input.charCodeAt(0) === 0xfeff ? input.slice(1) : input, 'utf-8', opts);
     const decoded = decodeBytes(input);
     if ('error' in decoded) return fail('unparseable_file', decoded.error);
-    return parseDecoded(decoded.text, decoded.encoding, opts);
+    const result = parseDecoded(decoded.text, decoded.encoding, opts);
+    if (decoded.guessed && result.ok) warnGuessedEncoding(result);
+    return result;
   } catch (e) {
     // A bug, not a property of the file; still a typed result so one bad upload cannot take a worker down.
     const message = e instanceof Error ? e.message : String(e);

@@ -167,6 +167,18 @@ export function checkSummary(file: Partial<EntrySummary>, computed: EntrySummary
       out.push({ code: 'summary_mismatch', message: `${label}: summary ${key} is ${a}, the entries give ${b}` });
     }
   }
+  // The net (camt TtlNetNtry): its direction matters only when it is not zero.
+  const net = file.totalNet;
+  if (net !== undefined) {
+    const zero = /^0*(?:\.0*)?$/.test(net) && /^0*(?:\.0*)?$/.test(computed.totalNet);
+    if (net !== computed.totalNet || (!zero && file.totalDirection !== computed.totalDirection)) {
+      const side = (d: string | undefined) => (d === 'debit' ? 'DBIT' : 'CRDT');
+      out.push({
+        code: 'summary_mismatch',
+        message: `${label}: summary net is ${net} ${side(file.totalDirection)}, the entries give ${computed.totalNet} ${side(computed.totalDirection)}`,
+      });
+    }
+  }
   return out;
 }
 

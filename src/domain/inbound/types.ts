@@ -140,7 +140,9 @@ export type IntegrityWarning = {
     | 'missing_balance'
     | 'currency_mismatch'
     /** A non-essential field (MT940 :64:/:65:) was unreadable and left out. */
-    | 'ignored_field';
+    | 'ignored_field'
+    /** The file named no encoding and is not UTF-8: its code page was guessed from its bytes. */
+    | 'guessed_encoding';
   message: string;
 };
 
@@ -231,6 +233,8 @@ export type EncodingName =
   | 'windows-1250'
   | 'windows-1252'
   | 'iso-8859-2'
+  /** DOS Latin-2 (IBM 852): Polish, Czech and Hungarian banking software still exports it. */
+  | 'cp852'
   | 'iso-646-se';
 
 type StatementFileFormat = 'camt.052' | 'camt.053' | 'camt.054' | 'mt940' | 'mt942';

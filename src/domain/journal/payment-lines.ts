@@ -1,3 +1,4 @@
+import { generatedInstructionId, NOT_PROVIDED } from '../canonical/generated-instruction-id.ts';
 import { formatMinor, parseAmount } from '../money/money.ts';
 
 /**
@@ -32,12 +33,20 @@ const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 const electronic = (iban: string | null): string | null =>
   iban === null ? null : iban.replace(/\s+/g, '').toUpperCase();
 
+/** The InstrId the engine generated for a NOTPROVIDED transaction without one (generatedInstructionId). */
+function instructionIdFilled(messageId: string | null, endToEndId: string | null, i: number, j: number): string | null {
+  return endToEndId === NOT_PROVIDED && messageId !== null ? generatedInstructionId(messageId, i, j) : null;
+}
+
 export function journalLines(payment: unknown): JournalLine[] {
   const out: JournalLine[] = [];
-  for (const p of list(rec(payment)?.['payments'])) {
-    const pay = rec(p);
-    for (const t of list(pay?.['transactions'])) {
-      const tx = rec(t) ?? {};
+  const messageId = str(rec(payment)?.['messageId']);
+  const payments = list(rec(payment)?.['payments']);
+  for (let i = 0; i < payments.length; i++) {
+    const pay = rec(payments[i]);
+    const txs = list(pay?.['transactions']);
+    for (let j = 0; j < txs.length; j++) {
+      const tx = rec(txs[j]) ?? {};
       const currency = str(tx['currency']) ?? '';
       const parsed = parseAmount(tx['amount'], currency);
       const minor = parsed.ok ? parsed.minor : 0n;
@@ -47,7 +56,7 @@ export function journalLines(payment: unknown): JournalLine[] {
         lineIndex: out.length,
         paymentId: str(pay?.['paymentId']),
         endToEndId: str(tx['endToEndId']),
-        instructionId: str(tx['instructionId']),
+        instructionId: str(tx['instructionId']) ?? instructionIdFilled(messageId, str(tx['endToEndId']), i, j),
         // Normalised to the currency's exponent ("125.5" is stored as "125.50").
         amount: formatMinor(minor, exponent),
         amountMinor: minor,

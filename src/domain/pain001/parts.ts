@@ -16,7 +16,11 @@ import { esc, escText } from './escape.ts';
  * place; element order follows the schemas (PartyIdentification32/135, PostalAddress6/24, CashAccount16/38,
  * BranchAndFinancialInstitutionIdentification4/6, RemittanceInformation5/16).
  */
-export type VersionTags = { v09: boolean; bic: 'BIC' | 'BICFI' };
+/**
+ * `v09`: the 2019 shapes (BICFI, ReqdExctnDt/Dt), which .11 keeps; `v11`: .11's own (the transaction's
+ * InstrForDbtrAgt is InstructionForDebtorAgent1, its text in InstrInf).
+ */
+export type VersionTags = { v09: boolean; v11: boolean; bic: 'BIC' | 'BICFI' };
 
 const ISO_ACCOUNT_SCHEMES = new Set(['BBAN', 'CUID', 'UPIC', 'AIIN']);
 const CODE4 = /^[A-Z0-9]{1,4}$/;

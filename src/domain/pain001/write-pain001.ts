@@ -18,7 +18,7 @@ import {
 } from './parts.ts';
 
 /**
- * Streaming pain.001 writer (.001.001.03 and .001.001.09) for a validated document plan. One PmtInf per
+ * Streaming pain.001 writer (.001.001.03, .09 and .11) for a validated document plan. One PmtInf per
  * canonical payment, split per currency or per transaction only where the bank's grouping says so.
  * NbOfTxs and CtrlSum are exact at group and PmtInf level (DESIGN.md). The PmtInf header is built once
  * per group; the per-transaction path is one template per transaction.
@@ -124,8 +124,8 @@ function pmtTpInf(plan: PaymentPlan, ind: string): string {
 export type GroupHead = Pick<Group, 'plan' | 'pmtInfId' | 'count' | 'ctrlSum'>;
 
 export function versionTags(painVersion: DocumentPlan['painVersion']): VersionTags {
-  const v09 = painVersion === 'pain.001.001.09';
-  return { v09, bic: v09 ? 'BICFI' : 'BIC' };
+  const v09 = painVersion !== 'pain.001.001.03';
+  return { v09, v11: painVersion === 'pain.001.001.11', bic: v09 ? 'BICFI' : 'BIC' };
 }
 
 /** XML declaration, Document, CstmrCdtTrfInitn and GrpHdr with the message's totals. */
@@ -145,11 +145,11 @@ export const PMTINF_END = '  </PmtInf>\n';
 
 export function pmtInfHeader(doc: DocumentPlan, g: GroupHead, t: VersionTags): string {
   const p = g.plan.payment;
-  const f = doc.profile.flavour;
   const i = '    ';
   const date = p.executionDate ?? '';
   let x = `  <PmtInf>\n${i}<PmtInfId>${escText(g.pmtInfId)}</PmtInfId>\n${i}<PmtMtd>TRF</PmtMtd>\n`;
-  if (f.batchBooking !== 'omit') x += `${i}<BtchBookg>${f.batchBooking}</BtchBookg>\n`;
+  const batch = g.plan.encoding.batchBooking;
+  if (batch !== undefined) x += `${i}<BtchBookg>${batch}</BtchBookg>\n`;
   x += `${i}<NbOfTxs>${g.count}</NbOfTxs>\n${i}<CtrlSum>${g.ctrlSum}</CtrlSum>\n`;
   x += pmtTpInf(g.plan, i);
   x += t.v09 ? `${i}<ReqdExctnDt><Dt>${date}</Dt></ReqdExctnDt>\n` : `${i}<ReqdExctnDt>${date}</ReqdExctnDt>\n`;
@@ -174,8 +174,12 @@ function transactionXml(tx: Transaction, amount: string, typeCode: string | unde
   if (c !== undefined) x += creditorXml(c, t);
   else x += agentXml('CdtrAgt', undefined, i, t, false);
   if (tx.ultimateCreditor) x += partyXml('UltmtCdtr', tx.ultimateCreditor, i);
-  if (tx.instructionForDebtorAgent)
-    x += `${i}<InstrForDbtrAgt>${escText(tx.instructionForDebtorAgent)}</InstrForDbtrAgt>\n`;
+  if (tx.instructionForDebtorAgent) {
+    const text = escText(tx.instructionForDebtorAgent);
+    x += t.v11
+      ? `${i}<InstrForDbtrAgt><InstrInf>${text}</InstrInf></InstrForDbtrAgt>\n`
+      : `${i}<InstrForDbtrAgt>${text}</InstrForDbtrAgt>\n`;
+  }
   if (tx.purposeCode) x += `${i}<Purp><Cd>${tx.purposeCode}</Cd></Purp>\n`;
   if (tx.regulatoryReporting) x += regulatoryXml(tx.regulatoryReporting, tx.currency, i);
   if (tx.splitPayment) x += remittanceXml(tx, typeCode, i);

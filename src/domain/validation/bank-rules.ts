@@ -154,6 +154,16 @@ export function checkBankPayment(sink: IssueSink, profile: BankProfile, plan: Pa
       type,
     );
   }
+  if (f.batchBooking === 'omit' && p.batchBooking !== undefined) {
+    sink.add(
+      'bank',
+      'batch_booking_ignored',
+      `${base}.batchBooking`,
+      `${profile.bankName} does not honour BtchBookg: the bank books as it agreed with the account holder, and the file carries none`,
+      type,
+      'warning',
+    );
+  }
   // A flavour that splits a payment into several PmtInf suffixes `-<n>` to PmtInfId (Max35Text).
   const parts =
     f.grouping === 'per-transaction'

@@ -1,4 +1,5 @@
 import type { BankProfile, PaymentTypeEntry } from '../banks/types.ts';
+import { NOT_PROVIDED } from '../canonical/generated-instruction-id.ts';
 import type { Transaction } from '../canonical/types.ts';
 import { currencyExponent } from '../money/currencies.ts';
 import { formatMinor, plainMinor } from '../money/money.ts';
@@ -328,7 +329,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
 
   // Generic: ids, amount and currency.
   if (isBlank(e2e) || e2e.length > 35) return false;
-  if (!run.seenEndToEnd.add(e2e)) return false;
+  if (e2e !== NOT_PROVIDED && !run.seenEndToEnd.add(e2e)) return false;
   const newCurrency = currency !== run.currency;
   if (newCurrency) {
     const e = currencyExponent(currency);

@@ -1,3 +1,4 @@
+import { NOT_PROVIDED } from '../canonical/generated-instruction-id.ts';
 import { INVALID_TRANSACTION } from '../canonical/normalise.ts';
 import type { CanonicalPayment, Payment, Transaction } from '../canonical/types.ts';
 import { CHARGE_BEARERS, PRIORITIES, SCHEMA_VERSIONS } from '../canonical/types.ts';
@@ -31,7 +32,11 @@ function checkTransaction(ctx: Ctx, tx: Transaction, base: string, plan: Payment
   else {
     const e2e = tx.endToEndId as string;
     checkIdentifier(sink, e2e, base, 'endToEndId');
-    if (ctx.seenEndToEnd.has(e2e)) {
+    // NOTPROVIDED is the EPC's "no reference of its own" (EPC132-08 AT-41): several may share it, and
+    // uniqueness is checked on the ids the client did give.
+    if (e2e === NOT_PROVIDED) {
+      // nothing to compare
+    } else if (ctx.seenEndToEnd.has(e2e)) {
       sink.add(
         'generic',
         'duplicate_end_to_end_id',

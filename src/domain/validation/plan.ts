@@ -8,6 +8,8 @@ export type ResolvedEncoding = {
   localInstrument?: CodeOrProprietary;
   categoryPurpose?: string;
   chargeBearer?: string;
+  /** PmtInf/BtchBookg as written; absent where the bank ignores it. */
+  batchBooking?: 'true' | 'false';
 };
 
 /** What validation learned about one payment that the writer needs, so nothing is parsed twice. */

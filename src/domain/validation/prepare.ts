@@ -2,6 +2,7 @@ import { findPaymentType } from '../banks/payment-types.ts';
 import type { AutoSelection } from '../banks/select-type.ts';
 import { selectPaymentType } from '../banks/select-type.ts';
 import type { BankProfile, CodeOrProprietary } from '../banks/types.ts';
+import { generatedInstructionId, NOT_PROVIDED } from '../canonical/generated-instruction-id.ts';
 import type { CanonicalPayment, ChargeBearer, Payment, Transaction } from '../canonical/types.ts';
 import type { PaymentPlan, ResolvedEncoding } from './plan.ts';
 
@@ -18,6 +19,12 @@ const LOCAL_INSTRUMENT_CODES = new Set(['INST', 'SDCL', 'ONCL', 'CORE', 'B2B', '
 
 function localInstrument(value: string): CodeOrProprietary {
   return LOCAL_INSTRUMENT_CODES.has(value) ? { cd: value } : { prtry: value };
+}
+
+/** Whether a transaction has the EPC's NOTPROVIDED end-to-end id (its InstrId may need generating). */
+function anyNotProvided(txs: readonly Transaction[]): boolean {
+  for (let j = 0; j < txs.length; j++) if (txs[j]?.endToEndId === NOT_PROVIDED) return true;
+  return false;
 }
 
 function addDays(date: Date, days: number): string {
@@ -49,6 +56,10 @@ function resolveEncoding(
   const f = profile.flavour;
   if (type?.code === 'PL_SPLIT' && f.splitPaymentLocalInstrument) enc.localInstrument = f.splitPaymentLocalInstrument;
   if (f.omitLocalInstrument) delete enc.localInstrument;
+  // A bank that honours BtchBookg writes the payment's choice, else its own default; one that ignores it
+  // gets none (checkBankPayment warns when the payment asked).
+  if (f.batchBooking !== 'omit')
+    enc.batchBooking = payment.batchBooking === undefined ? f.batchBooking : payment.batchBooking ? 'true' : 'false';
   if (f.omitCategoryPurpose) delete enc.categoryPurpose;
 
   if (payment.chargeBearer !== undefined) enc.chargeBearer = payment.chargeBearer;
@@ -111,7 +122,8 @@ export function preparePayments(
     if (
       type?.creditorAccountScheme !== undefined ||
       type?.creditorClearing !== undefined ||
-      profile.flavour.instructionIdRequired
+      profile.flavour.instructionIdRequired ||
+      anyNotProvided(txs)
     ) {
       for (let j = 0; j < txs.length; j++) {
         const original = txs[j];
@@ -144,6 +156,10 @@ export function preparePayments(
           const c = own().creditor as NonNullable<Transaction['creditor']>;
           c.agent = { ...agent, clearing: { ...type.creditorClearing } };
           autoFilled.push(`${tb}.creditor.agent.clearing`);
+        }
+        if (tx.endToEndId === NOT_PROVIDED && tx.instructionId === undefined && typeof doc.messageId === 'string') {
+          own().instructionId = generatedInstructionId(doc.messageId, i, j);
+          autoFilled.push(`${tb}.instructionId`);
         }
         if (profile.flavour.instructionIdRequired && tx.instructionId === undefined && tx.endToEndId !== undefined) {
           own().instructionId = tx.endToEndId;

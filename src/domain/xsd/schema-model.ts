@@ -1,7 +1,7 @@
 import type { PainVersion } from '../banks/types.ts';
 
 /**
- * Our own model of the pain.001.001.03 and .09 schemas, restricted to the elements our writer emits:
+ * Our own model of the pain.001.001.03, .09 and .11 schemas, restricted to the elements our writer emits:
  * element order, cardinality, text lengths and patterns. It lets `validate=true` work on a fresh install
  * without the official XSDs (third-party files we may not ship; DESIGN.md "Stack").
  */
@@ -47,7 +47,7 @@ const SIMPLE: Record<string, SimpleType> = {
   ChargeBearer: { kind: 'enum', values: ['DEBT', 'CRED', 'SHAR', 'SLEV'] },
 };
 
-function complexTypes(v09: boolean): Record<string, ComplexType> {
+function complexTypes(v09: boolean, v11 = false): Record<string, ComplexType> {
   return {
     Document: { seq: [p('CstmrCdtTrfInitn', 'CstmrCdtTrfInitn', 1)] },
     CstmrCdtTrfInitn: { seq: [p('GrpHdr', 'GrpHdr', 1), p('PmtInf', 'PmtInf', 1, U)] },
@@ -130,13 +130,15 @@ function complexTypes(v09: boolean): Record<string, ComplexType> {
         p('Cdtr', 'Party'),
         p('CdtrAcct', 'Account'),
         p('UltmtCdtr', 'Party'),
-        p('InstrForDbtrAgt', 'Max140Text'),
+        p('InstrForDbtrAgt', v11 ? 'InstrForDbtrAgt' : 'Max140Text'),
         p('Purp', 'Code4'),
         p('RgltryRptg', 'RgltryRptg', 0, 10),
         p('RmtInf', 'RmtInf'),
       ],
     },
     PmtId: { seq: [p('InstrId', 'Max35Text'), p('EndToEndId', 'Max35Text', 1)] },
+    // .11's InstructionForDebtorAgent1: an external code and/or the text.
+    InstrForDbtrAgt: { seq: [p('Cd', 'Max4Text'), p('InstrInf', 'Max140Text')] },
     Amt: { choice: [p('InstdAmt', 'Amount', 1)] },
     RgltryRptg: { seq: [p('Authrty', 'Authrty'), p('Dtls', 'RgltryDtls', 0, U)] },
     Authrty: { seq: [p('Nm', 'Max140Text'), p('Ctry', 'CountryCode')] },
@@ -154,6 +156,8 @@ function complexTypes(v09: boolean): Record<string, ComplexType> {
 const MODELS: Record<PainVersion, SchemaModel> = {
   'pain.001.001.03': { root: 'Document', types: { ...SIMPLE, ...complexTypes(false) } },
   'pain.001.001.09': { root: 'Document', types: { ...SIMPLE, ...complexTypes(true) } },
+  // The 2021 revision: every element we write keeps its .09 shape but the transaction's InstrForDbtrAgt.
+  'pain.001.001.11': { root: 'Document', types: { ...SIMPLE, ...complexTypes(true, true) } },
 };
 
 export function schemaModel(version: PainVersion): SchemaModel {

@@ -34,6 +34,16 @@ export type MappedEntry = {
 
 type Charges = { amount: string; currency: string } | null;
 
+/**
+ * The entry's AddtlNtryInf and the detail's AddtlTxInf are two texts (camt.053 Ntry/AddtlNtryInf,
+ * Ntry/NtryDtls/TxDtls/AddtlTxInf: the bank writes the booking text on one, the payment's on the other):
+ * both are kept, the entry's first, once when they are the same.
+ */
+function bothInfos(entry: string | null, detail: string | null): string | null {
+  if (entry === null || entry === detail) return detail ?? entry;
+  return detail === null ? entry : `${entry}; ${detail}`;
+}
+
 /** v02: a list of `Chrgs/Amt`; v04+: `Chrgs/TtlChrgsAndTaxAmt` or `Chrgs/Rcrd/Amt`. */
 function readCharges(t: Tree, holder: number, fallbackCurrency: string | null): Charges {
   let total: Decimal = ZERO;
@@ -394,7 +404,7 @@ export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurre
     readRemittance(t, tx, tr);
     const rtr = t.child(tx, N.RtrInf);
     if (rtr >= 0) tr.returnReason = codeOrProprietary(t, t.child(rtr, N.Rsn)) ?? t.textAt(rtr, N.AddtlInf);
-    tr.additionalInfo = t.textAt(tx, N.AddtlTxInf) ?? additional;
+    tr.additionalInfo = bothInfos(additional, t.textAt(tx, N.AddtlTxInf));
     transactions.push(tr);
   }
   if (!single) {

@@ -1,4 +1,5 @@
 import { parseAmountText } from '../decimal.ts';
+import { isRealDate } from '../mt940/line61.ts';
 import {
   checkBalances,
   checkSummary,
@@ -107,7 +108,68 @@ function readFileSummary(
   if (debitCount !== undefined) out.debitCount = debitCount;
   const debitSum = amount(dbt, 'TxsSummry/TtlDbtNtries/Sum');
   if (debitSum !== undefined) out.debitSum = debitSum;
+  readNet(t, ttl, currency, warnings, out);
   return out;
+}
+
+/**
+ * The file's net amount of all entries with its direction: camt .02-.04 `TtlNtries/TtlNetNtryAmt` and
+ * `TtlNtries/CdtDbtInd`, .05 on `TtlNtries/TtlNetNtry/{Amt, CdtDbtInd}`. An unreadable one is left out
+ * with ignored_field (a summary never refuses the statement).
+ */
+function readNet(
+  t: Tree,
+  ttl: number,
+  currency: string | null,
+  warnings: IntegrityWarning[],
+  out: Partial<EntrySummary>,
+) {
+  if (ttl < 0) return;
+  const net = t.child(ttl, N.TtlNetNtry);
+  const node = net >= 0 ? t.child(net, N.Amt) : t.child(ttl, N.TtlNetNtryAmt);
+  if (node < 0) return;
+  const raw = t.trimmed(node);
+  const indicator = t.textAt(net >= 0 ? net : ttl, N.CdtDbtInd);
+  const amount = currency ? parseAmountText(raw, currency) : undefined;
+  const path = net >= 0 ? 'TxsSummry/TtlNtries/TtlNetNtry' : 'TxsSummry/TtlNtries/TtlNetNtryAmt';
+  if (!amount || !/^\d*(?:\.\d*)?$/.test(raw) || (indicator !== 'CRDT' && indicator !== 'DBIT')) {
+    warnings.push({
+      code: 'ignored_field',
+      message: `${path} "${raw}" ${indicator ?? ''} is not a net amount and direction: not checked`,
+    });
+    return;
+  }
+  out.totalNet = amount.text;
+  out.totalDirection = indicator === 'CRDT' ? 'credit' : 'debit';
+}
+
+const ISO_DATE_TIME =
+  /^(\d{4}-\d{2}-\d{2})T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|[+-](?:0\d|1[0-4]):[0-5]\d)?$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * FrToDt's FrDtTm/ToDtTm (ISODateTime) or FrDt/ToDt (ISODate): a value that is not one (or not a calendar
+ * day) is left out of the period with an invalid_date warning instead of passing as the statement's date.
+ */
+function periodEnd(
+  t: Tree,
+  period: number,
+  dateTime: number,
+  date: number,
+  label: string,
+  warnings: IntegrityWarning[],
+): string | null {
+  const dt = t.textAt(period, dateTime);
+  const value = dt ?? t.textAt(period, date);
+  if (value === null) return null;
+  const day = dt !== null ? ISO_DATE_TIME.exec(value)?.[1] : ISO_DATE.test(value) ? value : undefined;
+  if (day !== undefined && isRealDate(day)) return value;
+  const name = dt !== null ? (dateTime === N.FrDtTm ? 'FrDtTm' : 'ToDtTm') : date === N.FrDt ? 'FrDt' : 'ToDt';
+  warnings.push({
+    code: 'invalid_date',
+    message: `${label}: FrToDt/${name} "${value}" is not a date: left out of the period`,
+  });
+  return null;
 }
 
 export type StatementContext = {
@@ -149,6 +211,7 @@ export function mapStatement(
   if (pg < 0) pg = t.child(header, N.RptPgntn);
   if (pg < 0) pg = t.child(header, N.NtfctnPgntn);
   const owner = partyOf(t, t.child(acct, N.Ownr));
+  const period = t.child(header, N.FrToDt);
   const statement: NormalisedStatement = {
     messageId: ctx.messageId,
     statementId: t.textAt(header, N.Id),
@@ -161,8 +224,8 @@ export function mapStatement(
     accountCurrency,
     accountOwner: t.textAt(owner, N.Nm) ?? t.textAt(acct, N.Nm),
     accountServicerBic: bicOf(t, t.child(acct, N.Svcr)),
-    fromDate: t.textAt(header, N.FrToDt, N.FrDtTm) ?? t.textAt(header, N.FrToDt, N.FrDt),
-    toDate: t.textAt(header, N.FrToDt, N.ToDtTm) ?? t.textAt(header, N.FrToDt, N.ToDt),
+    fromDate: periodEnd(t, period, N.FrDtTm, N.FrDt, label, warnings),
+    toDate: periodEnd(t, period, N.ToDtTm, N.ToDt, label, warnings),
     copyDuplicate: t.textAt(header, N.CpyDplctInd),
     pagination:
       pg >= 0

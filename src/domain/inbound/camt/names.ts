@@ -103,6 +103,8 @@ const NAMES = [
   'TtlCdtNtries',
   'TtlChrgsAndTaxAmt',
   'TtlDbtNtries',
+  'TtlNetNtry',
+  'TtlNetNtryAmt',
   'TtlNtries',
   'TwnNm',
   'TxAmt',

@@ -12,12 +12,14 @@ import { type TextWindow, windowFor } from './text-window.ts';
  * width) and with a space for free text.
  */
 export type Details = {
-  dialect: 'german' | 'polish' | 'swift-tags' | 'free-text';
+  dialect: 'german' | 'polish' | 'triodos' | 'swift-tags' | 'free-text';
   /** Why a structured :86: cannot be trusted (a German "?" that opens no subfield), else null. */
   malformed: string | null;
   txCode: string | null;
   bookingText: string | null;
   endToEndId: string | null;
+  /** The customer's own reference of a German KREF+ (a batch's reference), else null. */
+  customerRef: string | null;
   mandateId: string | null;
   creditorId: string | null;
   paymentInfoId: string | null;
@@ -41,6 +43,7 @@ function empty(dialect: Details['dialect'], d: Details | null): Details {
     d.txCode = null;
     d.bookingText = null;
     d.endToEndId = null;
+    d.customerRef = null;
     d.mandateId = null;
     d.creditorId = null;
     d.paymentInfoId = null;
@@ -62,6 +65,7 @@ function empty(dialect: Details['dialect'], d: Details | null): Details {
     txCode: null,
     bookingText: null,
     endToEndId: null,
+    customerRef: null,
     mandateId: null,
     creditorId: null,
     paymentInfoId: null,
@@ -114,13 +118,49 @@ function sepaKeywords(purpose: string, subfieldStarts: readonly number[]): Recor
   }
   if (hits.length === 0) return null;
   const out: Record<string, string> = {};
+  const add = (key: string, value: string) => {
+    if (value !== '') out[key] = out[key] ? `${out[key]} ${value}` : value;
+  };
   for (let i = 0; i < hits.length; i++) {
     const h = hits[i] as (typeof hits)[number];
-    const value = purpose.slice(h.end, hits[i + 1]?.start ?? purpose.length).trim();
-    out[h.key] = out[h.key] ? `${out[h.key]} ${value}` : value;
+    const to = hits[i + 1]?.start ?? purpose.length;
+    // A reference keyword holds at most 35 characters (DK "SEPA-Datenformate im MT940", Feld 86): whole
+    // subfields after it that would overflow that are the bank's own purpose text ("?20KREF+TFNr 01005
+    // PayId CTSc-?2101 EBB?22MTLG:SEPA-Ueberweisungsauftrag ..."), not the reference.
+    let from = h.end;
+    while (from < to && isTrimSpace(purpose.charCodeAt(from))) from++;
+    const cut =
+      !REFERENCE_KEYS.has(h.key) || fitsReference(purpose, from, to) ? to : referenceEnd(from, to, subfieldStarts);
+    add(h.key, purpose.slice(h.end, cut).trim());
+    if (cut < to) add('TEXT', purpose.slice(cut, to).trim());
   }
   if (hits[0] && hits[0].start > 0) out.PREFIX = purpose.slice(0, hits[0].start).trim();
   return out;
+}
+
+/** The longest SEPA reference: 35 characters, for the keywords that hold one. */
+const REFERENCE_MAX = 35;
+const REFERENCE_KEYS: ReadonlySet<string> = new Set(['EREF', 'KREF', 'MREF', 'CRED']);
+
+/** Whether purpose.slice(from, to), trimmed, fits a reference (the caller has trimmed its start). */
+function fitsReference(purpose: string, from: number, to: number): boolean {
+  while (to > from && isTrimSpace(purpose.charCodeAt(to - 1))) to--;
+  return to - from <= REFERENCE_MAX;
+}
+
+/**
+ * Where a reference keyword's value that runs from `from` to `to` (more than REFERENCE_MAX characters)
+ * ends: at the last subfield start within REFERENCE_MAX characters of `from`, else at `to` (a reference
+ * wrapped inside one subfield is not cut).
+ */
+function referenceEnd(from: number, to: number, subfieldStarts: readonly number[]): number {
+  let cut = to;
+  for (const s of subfieldStarts) {
+    if (s <= from) continue;
+    if (s - from > REFERENCE_MAX || s >= to) break;
+    cut = s;
+  }
+  return cut;
 }
 
 /** A repeated subfield number continues the same subfield (banks wrap long ?20 texts that way). */
@@ -149,6 +189,7 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     from = m.index + m[0].length;
   }
   if (open >= 0) appendSubfield(fields, open, body.slice(from));
+  if (mark === '>' && fields.has(10)) return triodos(fields, d);
   let purpose = '';
   const subfieldStarts: number[] = [];
   // German purpose runs ?20-?29 (+?60-?63); ING PL keeps ~29 for the counterparty account.
@@ -165,7 +206,10 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     d.endToEndId = nonEmpty(kw.EREF);
     d.mandateId = nonEmpty(kw.MREF);
     d.creditorId = nonEmpty(kw.CRED);
+    d.customerRef = nonEmpty(kw.KREF);
     d.remittance = nonEmpty(kw.SVWZ) ?? nonEmpty(kw.PREFIX) ?? null;
+    const text = nonEmpty(kw.TEXT);
+    if (text !== null) d.remittance = d.remittance === null ? text : `${d.remittance} ${text}`;
     if (kw.IBAN) d.counterpartyIban = nonEmpty(kw.IBAN);
     if (kw.BIC) d.counterpartyBic = nonEmpty(kw.BIC);
   } else d.remittance = nonEmpty(purpose);
@@ -185,6 +229,31 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     if (/^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/.test(bank)) d.counterpartyBic = bank;
     else if (!d.counterpartyAccount) d.counterpartyAccount = bank;
   }
+  return d;
+}
+
+/**
+ * Triodos Bank NL (":25:TRIODOSBANK/<account>", :86: "000>10...>20...>31..."): `>10` is the counterparty's
+ * account (zeros when it is given as an IBAN), `>20`-`>2x` the description, which in the SEPA layout
+ * opens with the counterparty's BIC (`>20`) and IBAN (`>21`), and `>31` is the holder's own account (the
+ * statement's :25:), not the counterparty's.
+ */
+function triodos(fields: Map<number, string>, d: Details): Details {
+  d.dialect = 'triodos';
+  const account = nonEmpty(fields.get(10))?.replace(/\s+/g, '') ?? null;
+  if (account !== null && !/^0+$/.test(account)) d.counterpartyAccount = account;
+  let first = 20;
+  const bic = nonEmpty(fields.get(20));
+  const iban = nonEmpty(fields.get(21))?.replace(/\s+/g, '');
+  if (bic !== null && BIC_SHAPE.test(bic) && iban !== undefined && IBAN_SHAPE.test(iban)) {
+    d.counterpartyBic = bic;
+    d.counterpartyIban = iban;
+    d.counterpartyAccount = iban;
+    first = 22;
+  }
+  let text = '';
+  for (let n = first; n <= 29; n++) text += fields.get(n) ?? '';
+  d.remittance = nonEmpty(text);
   return d;
 }
 
@@ -270,6 +339,9 @@ const STRD = SWIFT_KEYS.indexOf('STRD');
 const ORDP = SWIFT_KEYS.indexOf('ORDP');
 const BENM = SWIFT_KEYS.indexOf('BENM');
 const ACNO = SWIFT_KEYS.indexOf('ACNO');
+// Rabobank's structured creditor reference: /CDTRREFTP//CD/<type>/ISSR/<issuer>/CDTRREF/<reference>/.
+const CDTRREF = SWIFT_KEYS.indexOf('CDTRREF');
+const CD = SWIFT_KEYS.indexOf('CD');
 
 const BIC_SHAPE = /^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/;
 /** An account number as banks write it: digits, letters and separators, no space, some digits. */
@@ -365,6 +437,13 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       d.creditorReferenceType = type;
       break;
     }
+    case CDTRREF:
+      // Rabobank: "/REMI//CDTRREFTP//CD/SCOR/ISSR/CUR/CDTRREF/1234567899874563/".
+      d.creditorReference ??= value;
+      break;
+    case CD:
+      d.creditorReferenceType ??= value;
+      break;
     case RTRN:
       d.returnReason ??= value;
       break;

@@ -85,11 +85,11 @@ function entryDateFrom(ymd: number, md: number): string {
   return lastEntryIso;
 }
 
-/** The four characters at `i`, whose codes packed 7 bits each are `code`. */
-function typeCodeOf(s: string, i: number, code: number): string {
+/** The `len` characters at `i`, whose codes (a padding space included) packed 7 bits each are `code`. */
+function typeCodeOf(s: string, i: number, code: number, len: number): string {
   if (code !== lastTypeNumber) {
     lastTypeNumber = code;
-    lastTypeCode = s.slice(i, i + 4);
+    lastTypeCode = s.slice(i, i + len);
   }
   return lastTypeCode;
 }
@@ -138,7 +138,7 @@ export const scanned: ScannedLine61 = {
 /**
  * Reads the :61: field text.slice(start, end), whose first line feed is at `nl` (`end` when it has none),
  * into `scanned`, with the same result as the regular
- * expression /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:[,.]\d*)?)([NFS][A-Z0-9]{3})?(.*)$/ on its
+ * expression /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:[,.]\d*)?)([NFS][A-Z0-9]{2}[A-Z0-9 ])?(.*)$/ on its
  * trimmed first line (no backtracking can change its match: each optional part is taken whenever it can
  * be), by index in the source text: no line, match array or capture strings are cut per statement line.
  * False when the line does not match (line61Error gives the message).
@@ -217,11 +217,13 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
     let code = t;
     for (let k = i + 1; k < i + 4; k++) {
       const x = u[k - o] as number;
-      if (!(isUpper(x) || isDigit(x))) ok = false;
+      // ING's pre-SEPA layout and Triodos pad a two-letter code with a space ("NOV NONREF": type
+      // NOV, reference NONREF); a space is never part of a four-character code.
+      if (!(isUpper(x) || isDigit(x)) && !(k === i + 3 && x === 32 && ok)) ok = false;
       code = (code << 7) | x;
     }
     if (ok) {
-      typeCode = typeCodeOf(text, i, code);
+      typeCode = typeCodeOf(text, i, code, (u[i + 3 - o] as number) === 32 ? 3 : 4);
       i += 4;
     }
   }

@@ -179,6 +179,9 @@ function mapFields(
   let totals = newTotals(null);
   let entryIndex = -1;
   let lastTx: StatementTransaction | null = null;
+  // The transaction whose :86: was the field just read: a :86: right after it continues it (Rabobank's
+  // older layout and Danske Bank write one :86: per line of the description).
+  let continued: StatementTransaction | null = null;
   // Streaming: a transaction is handed over once its :86: (if any) is applied, i.e. when the next field is not its :86:.
   let pending: StatementTransaction | null = null;
   let fileSummary: Partial<EntrySummary> = {};
@@ -193,9 +196,12 @@ function mapFields(
   let lastCurTwo = false;
   for (let k = 0; k < count; k++) {
     const tag = tags[k] as string;
-    if (pending !== null && tag !== '86') {
-      (onTransaction as TransactionSink)(pending, blockIndex);
-      pending = null;
+    if (tag !== '86') {
+      continued = null;
+      if (pending !== null) {
+        (onTransaction as TransactionSink)(pending, blockIndex);
+        pending = null;
+      }
     }
     // The statement line and its details, by far the most frequent fields, first: known tags, free
     // text (no SWIFT character check), :61: in the entries phase, :86: in the closing phase (no check).
@@ -245,6 +251,8 @@ function mapFields(
       t.customerRef = line.customerRef;
       t.bankRef = line.bankRef;
       t.additionalInfo = line.supplementary;
+      if (t.customerRef !== null && t.customerRef.length > 16) fixedWidthParty(t);
+      if (t.additionalInfo !== null && t.additionalInfo.length <= 34) supplementaryIban(t);
       if (line.valueDate !== lastRealDate) {
         if (isRealDate(line.valueDate)) lastRealDate = line.valueDate;
         else invalidDates.push(line.valueDate);
@@ -267,11 +275,10 @@ function mapFields(
           breakTo[k] as number,
         );
         applyDetails(lastTx, details);
+        continued = lastTx;
         lastTx = null;
-        if (pending !== null) {
-          (onTransaction as TransactionSink)(pending, blockIndex);
-          pending = null;
-        }
+      } else if (continued !== null) {
+        continueDetails(continued, text.slice(starts[k], ends[k]));
       } else {
         const value = text.slice(starts[k], ends[k]).trim();
         info = info ? `${info}\n${value}` : value;
@@ -416,17 +423,60 @@ function mapFields(
   return { ok: true, statement, warnings };
 }
 
+/**
+ * Rabobank's pre-SEPA :61: writes the counterparty in the reference subfield, fixed width: the account
+ * in 16 positions (digits, "P" + giro number, or NONREF when none), then the name ("0121470966      W.P.
+ * Jansen"). A reference of that shape is the counterparty, not the customer's reference.
+ */
+function fixedWidthParty(t: StatementTransaction): void {
+  const ref = t.customerRef as string;
+  const m = /^(NONREF|P?\d{3,15}) +$/.exec(ref.slice(0, 16));
+  const name = ref.slice(16).trim();
+  if (!m || name === '') return;
+  const account = m[1] as string;
+  t.customerRef = account === 'NONREF' ? 'NONREF' : null;
+  if (account !== 'NONREF') t.counterpartyAccount = account;
+  t.counterpartyName = name;
+}
+
+/**
+ * Rabobank's structured MT940 (and ING's) writes the counterparty's IBAN as the :61: supplementary details
+ * (subfield 9): a supplementary that is exactly an IBAN is the counterparty's account.
+ */
+function supplementaryIban(t: StatementTransaction): void {
+  const s = t.additionalInfo as string;
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{10,30}$/.test(s) || !mod97(s)) return;
+  t.counterpartyIban = s;
+  t.counterpartyAccount = s;
+  t.additionalInfo = null;
+}
+
+/**
+ * A :86: repeated after the one of its transaction is the next line of its description (Rabobank's
+ * pre-SEPA layout: up to six :86: lines of 32 characters; Danske Bank writes one :86: per line too):
+ * its text continues the remittance, joined with a space as the free-text lines of one :86: are.
+ */
+function continueDetails(t: StatementTransaction, raw: string): void {
+  const value = raw.replace(/\s*\r?\n\s*/g, ' ').trim();
+  if (value === '') return;
+  t.remittance = t.remittance === null ? value : `${t.remittance} ${value}`;
+}
+
 /** Copies a :86: read into the reused Details (so at once, before the next :86:) onto its transaction. */
 function applyDetails(t: StatementTransaction, d: Details): void {
   if (d.malformed) throw new BlockError(`malformed :86: of entry ${t.entryIndex + 1}: ${d.malformed}`);
   t.detailsDialect = d.dialect;
   if (d.endToEndId) t.endToEndId = d.endToEndId;
+  // :61: writes "KREF+" (or NONREF) where the customer reference is the :86:'s KREF+.
+  if (d.customerRef !== null && (t.customerRef === null || t.customerRef === 'NONREF' || t.customerRef === 'KREF+'))
+    t.customerRef = d.customerRef;
   t.mandateId = d.mandateId;
   t.paymentInfoId = d.paymentInfoId;
   t.remittance = d.remittance;
-  t.counterpartyName = d.counterpartyName;
-  t.counterpartyIban = d.counterpartyIban;
-  t.counterpartyAccount = d.counterpartyAccount;
+  // :61: may have given the counterparty already (fixedWidthParty, supplementaryIban): :86: adds to it.
+  t.counterpartyName = d.counterpartyName ?? t.counterpartyName;
+  t.counterpartyIban = d.counterpartyIban ?? t.counterpartyIban;
+  t.counterpartyAccount = d.counterpartyAccount ?? t.counterpartyAccount;
   t.counterpartyBic = d.counterpartyBic;
   t.counterpartyAddress = d.counterpartyAddress;
   t.returnReason = d.returnReason;
