@@ -2,12 +2,16 @@
  * No 5xx for any client input (issue 26): every route of /openapi.json is walked with generated
  * inputs (src of the generator: test/support/route-fuzz.ts) under a fixed seed, and every answer must
  * be a 4xx in the error envelope or a success; the server is healthy and ready afterwards. The long
- * run is `npm run fuzz:routes` (FUZZ_RUNS requests per route, FUZZ_SEED to vary the inputs).
+ * run is `npm run fuzz:routes` (FUZZ_RUNS requests per route, FUZZ_SEED to vary the inputs). Since
+ * issue 41 the inputs include lone surrogates, NUL, huge exponents and deep nesting spliced raw into
+ * every JSON body, and the dashboard's form routes are fuzzed too (signed in, with their CSRF token).
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { ROUTE_ACCESS } from '../../src/http/access/route-access.ts';
+import { signIn } from '../dashboard/support.ts';
 import { assertError, nextIp, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
-import { fuzzRoutes } from '../support/route-fuzz.ts';
+import { fuzzDashboardForms, fuzzRoutes } from '../support/route-fuzz.ts';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_261_126);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
@@ -44,6 +48,32 @@ test(`every route answers generated inputs without a 5xx (seed ${SEED}, ${RUNS} 
   assert.equal((await t.request({ method: 'GET', url: '/health' })).statusCode, 200);
   const ready = await t.request({ method: 'GET', url: '/ready' });
   assert.equal(ready.statusCode, 200, ready.body);
+});
+
+test(`the dashboard's forms answer generated inputs without a 5xx (seed ${SEED}, ${RUNS} requests per form)`, async (c) => {
+  const sandbox = await provisionAndLogin(t);
+  const browser = await signIn(t, sandbox.dashboardLogin.email, sandbox.dashboardLogin.password);
+  const result = await fuzzDashboardForms(
+    t,
+    {
+      apiKey: sandbox.apiKey,
+      sessionToken: sandbox.sessionToken,
+      platformId: sandbox.platformId,
+      companyId: sandbox.companyId,
+    },
+    browser,
+    Object.keys(ROUTE_ACCESS),
+    { seed: SEED, runsPerRoute: RUNS },
+  );
+  c.diagnostic(
+    `${result.routes} form routes (${result.formsSeen} with the fields of a rendered form), ${result.requests} requests, ${result.findings.length} findings`,
+  );
+  assert.ok(result.routes >= 20, `only ${result.routes} dashboard form routes`);
+  assert.deepEqual(
+    result.findings.map((f) => `${f.method} ${f.url} -> ${f.status} ${f.payload}`),
+    [],
+  );
+  assert.equal((await t.request({ method: 'GET', url: '/health' })).statusCode, 200);
 });
 
 test('the inputs that used to answer 500 now answer 4xx in the envelope', async () => {

@@ -57,6 +57,8 @@ const MALFORMED = [
   '<script>',
   '😀',
   '\uD800',
+  '\uDC00',
+  'a\uDBFFz',
   'doc_',
   'comp_00000000000000000000000000',
   'eyJhIjoxfQ',
@@ -65,6 +67,28 @@ const MALFORMED = [
   '2026-02-30T25:61:00Z',
   'true',
 ];
+
+/**
+ * JSON that no JavaScript value stringifies to, spliced raw into a body where a property's value
+ * stands (issue 41): escapes of a NUL and of lone surrogates, exponents past a double's range, and
+ * nesting past the parsers' 64 levels.
+ */
+const RAW_JSON = [
+  '"\\u0000"',
+  '"a\\u0000b"',
+  '"\\ud800"',
+  '"\\udfff"',
+  '"x\\udbffy"',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '123456789012345678901234567890e999',
+  `${'['.repeat(65)}${']'.repeat(65)}`,
+  `${'['.repeat(300)}${']'.repeat(300)}`,
+  `${'{"a":'.repeat(70)}1${'}'.repeat(70)}`,
+];
+/** Stands where a raw JSON text goes; a string value no generator makes. */
+const RAW_SLOT = '\u0001raw\u0001';
 
 /** A hostile text value (path segment, query value, header). */
 const hostileText = (ctx: FuzzContext) =>
@@ -184,8 +208,9 @@ function requestArbitrary(ctx: FuzzContext, method: string, path: string, op: Op
       body: bodyArb,
       auth: credentials(ctx),
       raw: fc.nat(9),
+      spliced: fc.option(fc.record({ json: fc.constantFrom(...RAW_JSON), at: fc.nat() }), { freq: 3 }),
     })
-    .map(({ path: values, query, headers, body, auth, raw }) => {
+    .map(({ path: values, query, headers, body, auth, raw, spliced }) => {
       let i = 0;
       const url = path.replace(/\{[^}]+\}/g, () => encodeURIComponent((values[i++] ?? '').toWellFormed()));
       const search = new URLSearchParams();
@@ -206,6 +231,16 @@ function requestArbitrary(ctx: FuzzContext, method: string, path: string, op: Op
           // Now and then a malformed or oddly typed body instead of JSON.
           request.headers['content-type'] = 'application/json';
           request.payload = '{"companyId": ';
+        } else if (spliced) {
+          // A raw JSON text in place of one property's value (or a property of its own, on a route
+          // that declares no JSON body: the OAuth token endpoints take forms but parse JSON too).
+          const object =
+            body !== null && typeof body === 'object' && !Array.isArray(body) ? { ...(body as object) } : {};
+          const names = Object.keys(object);
+          const name = names.length > 0 ? names[spliced.at % names.length]! : (bodyProps[0]?.[0] ?? 'token');
+          (object as Record<string, unknown>)[name] = RAW_SLOT;
+          request.headers['content-type'] = 'application/json';
+          request.payload = JSON.stringify(object).replace(JSON.stringify(RAW_SLOT), spliced.json);
         } else if (body !== undefined) request.payload = body;
       }
       return request;
@@ -287,4 +322,113 @@ export async function fuzzRoutes(
     );
   }
   return { operations: ops.length, requests, findings, statuses };
+}
+
+/**
+ * Form values a browser can be made to send: NUL, what decodes to U+FFFD (a lone surrogate's UTF-8,
+ * bytes that are no UTF-8), huge and odd numbers, long text; written percent-encoded as they are.
+ */
+const FORM_VALUES = [
+  '%00',
+  'a%00b',
+  '%ED%A0%80',
+  '%ED%BF%BF',
+  '%FF%FE',
+  '%',
+  '%zz',
+  '1e400',
+  '-1e400',
+  '100000000000000000000',
+  'NaN',
+  '-1',
+  '%0D%0A',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%3Cscript%3E',
+  'x'.repeat(5000),
+];
+
+/** The signed-in browser the dashboard's forms are fuzzed with (test/dashboard/support.ts). */
+export type FuzzBrowser = { cookie: string; csrf: string; remoteAddress: string };
+
+/**
+ * The dashboard's form routes (every POST /dashboard/... of the route access table, sign-out last)
+ * with the field names its pages render, each sent with hostile values and, mostly, the page's CSRF
+ * token, so that the requests reach the handlers. Every answer must be below 500.
+ */
+export async function fuzzDashboardForms(
+  t: TestApp,
+  ctx: FuzzContext,
+  browser: FuzzBrowser,
+  routes: readonly string[],
+  options: { seed: number; runsPerRoute: number },
+): Promise<{ routes: number; requests: number; findings: FuzzFinding[]; formsSeen: number }> {
+  const forms = routes
+    .filter((r) => r.startsWith('POST /dashboard'))
+    .sort((a, b) => Number(a.endsWith('/sign-out')) - Number(b.endsWith('/sign-out')) || a.localeCompare(b));
+  const patternOf = (route: string) => new RegExp(`^${route.slice(5).replace(/:[A-Za-z]+/g, '[^/?]+')}(?:\\?.*)?$`);
+  // The fields each form route takes, as the pages render them (every name seen, for a form no page shows).
+  const all = new Set(['csrf_token', 'companyId', 'code', 'label', 'email', 'password', 'next', 'sign_in_token']);
+  const byRoute = new Map<string, Set<string>>();
+  for (const route of routes.filter((r) => r.startsWith('GET /dashboard') && !r.includes(':'))) {
+    const page = await t.request({
+      method: 'GET',
+      url: route.slice(4),
+      headers: { cookie: browser.cookie },
+      remoteAddress: browser.remoteAddress,
+    });
+    for (const form of page.body.matchAll(/<form\b[^>]*\baction="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)) {
+      const action = form[1]!.replaceAll('&amp;', '&');
+      const target = forms.find((r) => patternOf(r).test(action));
+      for (const m of form[2]!.matchAll(/\bname="([A-Za-z_][\w.[\]-]*)"/g)) {
+        all.add(m[1]!);
+        if (target) byRoute.set(target, (byRoute.get(target) ?? new Set()).add(m[1]!));
+      }
+    }
+  }
+  const value = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...FORM_VALUES) },
+    { weight: 2, arbitrary: fc.constantFrom(ctx.companyId, ctx.platformId) },
+    {
+      weight: 1,
+      arbitrary: fc.string({ maxLength: 20, unit: 'binary' }).map((v) => encodeURIComponent(v.toWellFormed())),
+    },
+  );
+  const findings: FuzzFinding[] = [];
+  let requests = 0;
+  for (const [index, route] of forms.entries()) {
+    const path = route.slice(5);
+    const fieldNames = [...(byRoute.get(route) ?? all)].sort();
+    const arbitrary = fc.record({
+      params: fc.array(fc.oneof(value, fc.constantFrom('approve', 'reject', 'revoke', 'disable', 'delete')), {
+        minLength: 4,
+        maxLength: 4,
+      }),
+      fields: fc.array(fc.tuple(fc.constantFrom(...fieldNames), value), { minLength: 1, maxLength: 6 }),
+      csrf: fc.nat(9),
+    });
+    await fc.assert(
+      fc.asyncProperty(arbitrary, async ({ params, fields, csrf }) => {
+        requests++;
+        let i = 0;
+        const url = path.replace(/:[A-Za-z]+/g, () => params[i++] ?? 'x');
+        const body = [
+          ...(csrf > 0 ? [`csrf_token=${encodeURIComponent(browser.csrf)}`] : []),
+          ...fields.map(([name, v]) => `${encodeURIComponent(name)}=${v}`),
+        ].join('&');
+        const res = await t.request({
+          method: 'POST',
+          url,
+          headers: { cookie: browser.cookie, 'content-type': 'application/x-www-form-urlencoded' },
+          payload: body,
+          remoteAddress: browser.remoteAddress,
+        });
+        if (res.statusCode >= 500) {
+          findings.push({ method: 'POST', url, status: res.statusCode, body: res.body.slice(0, 300), payload: body });
+        }
+        return true;
+      }),
+      { seed: options.seed + index, numRuns: options.runsPerRoute, endOnFailure: true },
+    );
+  }
+  return { routes: forms.length, requests, findings, formsSeen: byRoute.size };
 }

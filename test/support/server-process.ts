@@ -27,8 +27,20 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 
 export type Running = { child: ChildProcess; base: string; output: () => string; exited: Promise<number | null> };
 
-export function startServer(dataDir: string, port: number, extra: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [SERVER], {
+/**
+ * Starts the service as `command` (by default this test run's Node on src/main/server.ts; the stop
+ * test passes the commands the operations guide gives, `npm start` among them). `ownGroup` puts it
+ * in a process group of its own, so that a test can kill whatever it left behind at once.
+ */
+export function startServer(
+  dataDir: string,
+  port: number,
+  extra: Record<string, string> = {},
+  options: { command?: readonly string[]; ownGroup?: boolean } = {},
+): Running {
+  const [program, ...args] = (options.command ?? [process.execPath, SERVER]) as [string, ...string[]];
+  const child = spawn(program, args, {
+    detached: options.ownGroup === true,
     cwd: ROOT,
     env: cleanEnv({ DATA_DIR: dataDir, PORT: String(port), LOG_LEVEL: 'info', ...extra }),
     stdio: ['ignore', 'pipe', 'pipe'],

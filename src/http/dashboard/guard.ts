@@ -37,6 +37,17 @@ export function registerDashboardGuard(app: FastifyInstance): void {
     if (!guarded(request) || request.method === 'GET' || request.method === 'HEAD') return;
     const session = request.browserSession;
     const form = parseForm(request.body);
+    // A form no page of ours makes (a NUL in a field): refused here, for every form at once.
+    if (!form.ok && Buffer.isBuffer(request.body)) {
+      return sendPlainPage(
+        reply,
+        400,
+        'Form refused',
+        html`<h1>This form could not be read</h1>
+<p class="notice error" role="alert">${form.reason}. Nothing was changed.</p>
+<p><a href="/dashboard">Back to the dashboard</a></p>`,
+      );
+    }
     const sent = form.ok ? form.params['csrf_token'] : undefined;
     if (session && sameSecret(sent, csrfTokenFor(session.token))) return;
     return sendPlainPage(

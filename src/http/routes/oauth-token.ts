@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { AppError } from '../../app/errors.ts';
 import { serverMetadata } from '../../app/oauth/metadata.ts';
 import { OAuthError } from '../../app/oauth/oauth-error.ts';
 import { revokeToken } from '../../app/oauth/revoke.ts';
@@ -19,7 +20,9 @@ function flatErrors(error: FastifyError | Error, request: FastifyRequest, reply:
   if (error instanceof OAuthError) {
     return reply.status(error.status).send({ error: error.error, error_description: error.message });
   }
-  const status = (error as FastifyError).statusCode ?? 500;
+  // The refusals of the plugins every route passes (input guard, body parsers: a NUL, a lone
+  // surrogate, `1e400`, nesting deeper than 64) are AppErrors: the client's mistake, not ours.
+  const status = error instanceof AppError ? error.status : ((error as FastifyError).statusCode ?? 500);
   if (status >= 400 && status < 500) {
     return reply.status(400).send({ error: 'invalid_request', error_description: error.message || 'invalid request' });
   }
