@@ -31,7 +31,6 @@ export const DOWNLOADS = {
   status: { serviceName: 'PSR', scope: 'BIL', messageName: 'pain.002', messageVersion: '10' },
 } as const satisfies Record<string, Btf>;
 
-
 /** The Service element of BTU/BTD order parameters. */
 export function serviceXml(btf: Btf): string {
   return (
