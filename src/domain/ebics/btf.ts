@@ -19,16 +19,19 @@ export function sctUpload(painVersion: string): Btf {
   return { serviceName: 'SCT', messageName: 'pain.001', messageVersion: painVersion };
 }
 
-/** What the channel downloads, and which 2.5 order type each replaces. */
+/**
+ * What the channel downloads, and which 2.5 order type each replaces: every file of a kind the bank
+ * holds comes in one ZIP container, confirmed by one receipt.
+ */
 export const DOWNLOADS = {
   /** End-of-period statement: camt.053 (C53). */
-  statement: { serviceName: 'EOP', scope: 'DE', messageName: 'camt.053', messageVersion: '08' },
+  statement: { serviceName: 'EOP', scope: 'DE', messageName: 'camt.053', messageVersion: '08', container: 'ZIP' },
   /** Intraday report: camt.052 (C52). */
-  report: { serviceName: 'STM', scope: 'DE', messageName: 'camt.052', messageVersion: '08' },
+  report: { serviceName: 'STM', scope: 'DE', messageName: 'camt.052', messageVersion: '08', container: 'ZIP' },
   /** Debit/credit notification: camt.054 (C54). */
-  notification: { serviceName: 'REP', scope: 'DE', messageName: 'camt.054', messageVersion: '08' },
+  notification: { serviceName: 'REP', scope: 'DE', messageName: 'camt.054', messageVersion: '08', container: 'ZIP' },
   /** Payment status report: pain.002 (CRZ / the PSR of the DK). */
-  status: { serviceName: 'PSR', scope: 'BIL', messageName: 'pain.002', messageVersion: '10' },
+  status: { serviceName: 'PSR', scope: 'BIL', messageName: 'pain.002', messageVersion: '10', container: 'ZIP' },
 } as const satisfies Record<string, Btf>;
 
 /** The Service element of BTU/BTD order parameters. */
