@@ -233,3 +233,33 @@ function serial(): string {
 export function certificateSubjectFields(certPem: string): SubjectFields {
   return fieldsOf(new x509.X509Certificate(certPem).subjectName);
 }
+
+/**
+ * A key pair with its self-signed certificate, as EBICS 3.0 subscribers and banks exchange them
+ * (docs/adr/0063): RSA 2048, SHA-256, the key usage of its role (signature and authentication keys
+ * sign, the encryption key enciphers keys).
+ */
+export async function newSelfSignedKey(input: {
+  subject: string;
+  notBefore: Date;
+  notAfter: Date;
+  usage: 'signature' | 'authentication' | 'encryption';
+}): Promise<{ privateKeyPem: string; certPem: string }> {
+  const keys = await generate();
+  const flags =
+    input.usage === 'encryption'
+      ? x509.KeyUsageFlags.keyEncipherment | x509.KeyUsageFlags.dataEncipherment
+      : input.usage === 'signature'
+        ? x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.nonRepudiation
+        : x509.KeyUsageFlags.digitalSignature;
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: input.subject,
+    notBefore: input.notBefore,
+    notAfter: input.notAfter,
+    keys,
+    signingAlgorithm: RSA,
+    extensions: [new x509.BasicConstraintsExtension(false, undefined, true), new x509.KeyUsagesExtension(flags, true)],
+  });
+  return { certPem: normalPem(cert), privateKeyPem: (await exportPair(keys)).privateKeyPem };
+}
