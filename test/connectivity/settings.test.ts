@@ -216,8 +216,9 @@ test('a wrong pinned host key, a refused key or a missing folder is refused at s
       400,
       'channel_check_failed',
     );
-    assert.equal((error.details?.['check'] as { code: string }).code, code);
-    assert.deepEqual((error.details?.['readiness'] as { ready: boolean; missing: string[] }).missing, ['channel']);
+    const details = (error.details ?? {}) as { check?: { code: string }; readiness?: { missing: string[] } };
+    assert.equal(details.check?.code, code);
+    assert.deepEqual(details.readiness?.missing, ['channel']);
     const now = await getConnection(t, other, created.id);
     assert.equal(now.status, 'pending-activation');
     assert.equal((now as unknown as { readiness: { ready: boolean } }).readiness.ready, false);
