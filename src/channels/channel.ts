@@ -42,6 +42,11 @@ export interface BankChannel {
   acknowledgeMany?(files: InboundFile[]): Promise<void>;
   close(): Promise<void>;
   /**
+   * Connects once as a delivery would (the bank's key or certificate, our credentials) and throws
+   * the ChannelError a delivery would meet: what saving a connection's settings tries.
+   */
+  check?(): Promise<void>;
+  /**
    * Channels whose bank keeps its files listed by reference (web services): the pickup lists them,
    * skips the references it has taken before, and downloads the rest one at a time.
    */

@@ -1,9 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
 import path from 'node:path';
 import type { Attributes, Client, ConnectConfig, FileEntryWithStats, SFTPWrapper } from 'ssh2';
 import ssh2 from 'ssh2';
+import { resolveChecked, SsrfError } from '../platform/ssrf-guard.ts';
 import type { BankChannel, DeliveryReceipt, InboundFile, OutboundFile } from './channel.ts';
 import { ChannelError } from './errors.ts';
 
@@ -21,9 +20,10 @@ import { ChannelError } from './errors.ts';
  *   or 64 hex digits); a different key is refused before authentication. Never trust on first use.
  * - Credentials (password, private key, passphrase) never appear in errors or logs; errors name only
  *   host, port, user name and remote paths.
- * - The host is resolved once and refused when it is a private, loopback, link-local or metadata
- *   address (the SSRF rule of DESIGN.md), unless `allowPrivateNetwork` is set (tests, on-premise banks);
- *   the connection goes to the checked address.
+ * - The host is resolved once by the platform's SSRF guard (src/platform/ssrf-guard.ts, the same rule
+ *   as webhooks and web services) and refused when it is a private, loopback, link-local or metadata
+ *   address in any form, unless `allowPrivateNetwork` is set (tests, on-premise banks); the connection
+ *   goes to the checked address.
  * - Remote names are plain file names (no separators, no `..`, no leading dot).
  *
  * Delivery is atomic and idempotent on `fileName`: the content goes to `<fileName>.part` and is renamed
@@ -75,6 +75,7 @@ type SftpErrorCode =
   | 'connection_lost'
   | 'conflict'
   | 'too_large'
+  | 'missing_folder'
   | 'closed'
   | 'remote_error';
 
@@ -406,13 +407,32 @@ export function createSftpChannel(config: SftpChannelConfig): BankChannel {
     }
   }
 
+  /**
+   * One connection as a delivery would make it (address guard, host key against the pin,
+   * authentication, SFTP subsystem) and a look at both folders: what saving the settings tries.
+   */
+  async function check(): Promise<void> {
+    await withSftp('connection check', async (sftp) => {
+      for (const [name, dir] of [
+        ['inboundDir', config.inboundDir],
+        ['outboundDir', config.outboundDir],
+      ] as const) {
+        const attrs = await statOrNull(sftp, dir);
+        // S_IFDIR in the mode bits: the folder must exist and be a folder.
+        if (attrs === null || (attrs.mode & 0o170000) !== 0o040000) {
+          throw new SftpChannelError('missing_folder', `SFTP ${name} ${dir} is not a folder at ${where}`, false);
+        }
+      }
+    });
+  }
+
   async function close(): Promise<void> {
     closed = true;
     for (const client of active) client.destroy();
     active.clear();
   }
 
-  return { kind: 'sftp', deliver, fetchInbound, acknowledge, close };
+  return { kind: 'sftp', deliver, fetchInbound, acknowledge, check, close };
 }
 
 function readChunk(sftp: SFTPWrapper, handle: Buffer, buffer: Buffer, position: number): Promise<number> {
@@ -500,60 +520,16 @@ function fingerprintOf(key: Buffer): string {
   return `SHA256:${createHash('sha256').update(key).digest('base64').replace(/=+$/, '')}`;
 }
 
-const PRIVATE_RANGES = (() => {
-  const list = new BlockList();
-  for (const [net, prefix] of [
-    ['0.0.0.0', 8],
-    ['10.0.0.0', 8],
-    ['100.64.0.0', 10],
-    ['127.0.0.0', 8],
-    ['169.254.0.0', 16],
-    ['172.16.0.0', 12],
-    ['192.0.0.0', 24],
-    ['192.168.0.0', 16],
-    ['198.18.0.0', 15],
-    ['224.0.0.0', 4],
-    ['240.0.0.0', 4],
-  ] as const) {
-    list.addSubnet(net, prefix, 'ipv4');
-  }
-  for (const [net, prefix] of [
-    ['::', 127],
-    ['fc00::', 7],
-    ['fe80::', 10],
-    ['ff00::', 8],
-  ] as const) {
-    list.addSubnet(net, prefix, 'ipv6');
-  }
-  return list;
-})();
-
-function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped?.[1]) return PRIVATE_RANGES.check(mapped[1], 'ipv4');
-  return PRIVATE_RANGES.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
-}
-
-/** Resolves once and returns the address to connect to (so a second lookup cannot point elsewhere). */
+/**
+ * Resolves once with the platform's SSRF guard (the one every outbound target goes through: IPv6
+ * forms embedding IPv4, metadata and private ranges included) and returns the address to connect to,
+ * so a second lookup cannot point elsewhere.
+ */
 async function resolveAddress(host: string, allowPrivate: boolean): Promise<string> {
-  let addresses: string[];
-  if (isIP(host)) {
-    addresses = [host];
-  } else {
-    try {
-      addresses = (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-    } catch (err) {
-      throw new SftpChannelError('connection_failed', `SFTP host ${host} does not resolve`, true, { cause: err });
-    }
+  try {
+    return (await resolveChecked(host, { allowPrivate })).address;
+  } catch (err) {
+    if (err instanceof SsrfError) throw new SftpChannelError('address_refused', `SFTP host ${err.message}`, false);
+    throw new SftpChannelError('connection_failed', `SFTP host ${host} does not resolve`, true, { cause: err });
   }
-  const first = addresses[0];
-  if (first === undefined) throw new SftpChannelError('connection_failed', `SFTP host ${host} does not resolve`, true);
-  if (!allowPrivate && addresses.some(isPrivateAddress)) {
-    throw new SftpChannelError(
-      'address_refused',
-      `SFTP host ${host} resolves to a private, loopback or link-local address; refused`,
-      false,
-    );
-  }
-  return first;
 }

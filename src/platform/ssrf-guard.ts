@@ -3,7 +3,8 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * The SSRF rule for every outbound webhook URL (DESIGN.md, Stack: outbound HTTP; deps-trial §6):
+ * The SSRF rule for every outbound target — webhook URLs, bank SFTP hosts, web-services endpoints
+ * (DESIGN.md, Stack: outbound HTTP; deps-trial §6):
  * a host is resolved once, every answer must be a public unicast address, and the connection is
  * pinned to the checked address. Loopback, private, link-local (cloud metadata), unique-local,
  * CGNAT, multicast, unspecified, reserved and the IPv6 forms that embed an IPv4 address
@@ -97,23 +98,29 @@ export async function resolveChecked(hostname: string, policy: SsrfPolicy): Prom
 }
 
 /**
- * Registration-time check of a webhook URL: IP literals and local names are refused at once; a
- * name is resolved (at most `timeoutMs`) and refused when an answer is not public. A name that does
- * not resolve now is accepted: every delivery resolves and checks it again.
+ * Save-time check of an outbound target's host (a bank's SFTP host, the host of a webhook or
+ * web-services URL): IP literals and local names are refused at once; a name is resolved (at most
+ * `timeoutMs`) and refused when an answer is not public. A name that does not resolve now is
+ * accepted: every connection resolves and checks it again (resolveChecked).
  */
-export async function checkUrlTarget(url: URL, policy: SsrfPolicy, timeoutMs = 2_000): Promise<void> {
-  if (url.username || url.password) throw new SsrfError('URLs with credentials are refused');
-  checkHostLiteral(url.hostname, policy);
-  if (policy.allowPrivate || isIP(bareHost(url.hostname)) !== 0) return;
+export async function checkHostTarget(hostname: string, policy: SsrfPolicy, timeoutMs = 2_000): Promise<void> {
+  checkHostLiteral(hostname, policy);
+  if (policy.allowPrivate || isIP(bareHost(hostname)) !== 0) return;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
   try {
-    await Promise.race([resolveChecked(url.hostname, policy), timeout]);
+    await Promise.race([resolveChecked(hostname, policy), timeout]);
   } catch (error) {
     if (error instanceof SsrfError) throw error;
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Save-time check of an outbound URL: no credentials in it, and its host as checkHostTarget. */
+export async function checkUrlTarget(url: URL, policy: SsrfPolicy, timeoutMs = 2_000): Promise<void> {
+  if (url.username || url.password) throw new SsrfError('URLs with credentials are refused');
+  await checkHostTarget(url.hostname, policy, timeoutMs);
 }

@@ -204,9 +204,20 @@ describe('SFTP security', () => {
 
   test('loopback and private addresses are refused unless explicitly allowed (SSRF rule)', async () => {
     const connections = server.connectionCount;
-    for (const host of ['127.0.0.1', 'localhost', '10.1.2.3', '169.254.169.254', '::1']) {
+    const hosts = ['127.0.0.1', 'localhost', '10.1.2.3', '169.254.169.254', '::1', '[::1]', '::127.0.0.1'];
+    // IPv6 forms embedding IPv4 and other spellings of loopback: the platform's one guard refuses them all.
+    hosts.push(
+      '::ffff:127.0.0.1',
+      '::ffff:7f00:1',
+      '0177.0.0.1',
+      '2130706433',
+      'fd00::1',
+      'fe80::1',
+      '64:ff9b::7f00:1',
+    );
+    for (const host of hosts) {
       const ch = channel({ host, allowPrivateNetwork: false });
-      await assert.rejects(ch.fetchInbound(), { code: 'address_refused' });
+      await assert.rejects(ch.fetchInbound(), { code: 'address_refused' }, host);
     }
     assert.equal(server.connectionCount, connections);
   });

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { samplePayment } from '../domain-conversion/fixtures.ts';
@@ -190,4 +191,37 @@ test('GET /connectivity/profiles tells how to activate each web-services bank, f
     'activationCode',
     'senderId',
   ]);
+});
+
+test('a wrong pinned host key, a refused key or a missing folder is refused at save against the real server; never ready', async () => {
+  const other = await provisionAndLogin(t);
+  const put = (body: Record<string, unknown>, id: string) =>
+    t.request({
+      method: 'PUT',
+      url: `/connections/${id}/settings`,
+      headers: session(other),
+      payload: { ...scopeOf(other), ...body },
+    });
+  const created = await createConnection(t, other, 'nordea-se');
+  const before = server.connectionCount;
+  const wrongPin = `SHA256:${randomBytes(32).toString('base64').replace(/=+$/, '')}`;
+  const cases: [Record<string, unknown>, string][] = [
+    [{ hostKeySha256: wrongPin }, 'host_key_mismatch'],
+    [{ privateKey: generateSshKey().privateKey }, 'auth_failed'],
+    [{ inboundDir: '/no-such-folder' }, 'missing_folder'],
+  ];
+  for (const [change, code] of cases) {
+    const error = assertError(
+      await put({ sftp: { ...sftpSettings(), ...change } }, created.id),
+      400,
+      'channel_check_failed',
+    );
+    const details = (error.details ?? {}) as { check?: { code: string }; readiness?: { missing: string[] } };
+    assert.equal(details.check?.code, code);
+    assert.deepEqual(details.readiness?.missing, ['channel']);
+    const now = await getConnection(t, other, created.id);
+    assert.equal(now.status, 'pending-activation');
+    assert.equal((now as unknown as { readiness: { ready: boolean } }).readiness.ready, false);
+  }
+  assert.ok(server.connectionCount >= before + 3, 'each check made a real SSH handshake');
 });

@@ -1,12 +1,13 @@
 /**
  * Rate limits hold across API processes (DESIGN.md, Identity): two apps on one PostgreSQL database
  * share the counters, so a client that spreads its requests over both gets no more than from one.
- * Login per address across emails, login failures per account across addresses, set-password per
+ * Login failures per address across emails, login failures per account across addresses, set-password per
  * address, and the production submit limit per company.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { LOGIN_FAILURES_PER_IP } from '../../src/app/rate-limits.ts';
 import { countHit, deleteExpiredCounters } from '../../src/db/repositories/rate-limits.ts';
 import { PRODUCTION_SUBMITS_PER_MINUTE } from '../../src/http/routes/journal-submit.ts';
 import { assertError, nextIp, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
@@ -27,10 +28,10 @@ after(async () => {
   await one.close();
 });
 
-test('logins from one address are limited across emails and across both processes', async () => {
+test('failed logins from one address are limited across emails and across both processes', async () => {
   const ip = nextIp();
-  // 30 attempts a quarter hour per address, each with another email, alternating between the processes.
-  for (let i = 0; i < 30; i++) {
+  // 50 failures a quarter hour per address, each with another email, alternating between the processes.
+  for (let i = 0; i < LOGIN_FAILURES_PER_IP.max; i++) {
     assertError(await login(i % 2 === 0 ? one : two, email(`spray${i}`), ip), 401, 'unauthorized');
   }
   const limited = await login(one, email('spray-last'), ip);
@@ -41,17 +42,20 @@ test('logins from one address are limited across emails and across both processe
   assertError(await login(two, email('elsewhere'), nextIp()), 401, 'unauthorized');
 });
 
-test('failed logins of one account are limited across addresses and processes; the right password does not count', async () => {
+test('failed logins of one account slow it across addresses and processes; the right password does not count', async () => {
   const sb = await provisionAndLogin(one);
   const account = sb.dashboardLogin.email;
-  // Successful logins are not failures: many of them do not lock the account.
+  // Successful logins are not failures: many of them do not slow the account.
   for (let i = 0; i < 12; i++) {
     assert.equal((await login(i % 2 ? one : two, account, nextIp(), sb.dashboardLogin.password)).statusCode, 200);
   }
   for (let i = 0; i < 10; i++) assertError(await login(i % 2 ? one : two, account, nextIp()), 401, 'unauthorized');
+  // Slowed: one password check a minute on the account, whichever process and address asks.
+  assertError(await login(one, account, nextIp()), 401, 'unauthorized');
   const limited = await login(two, account, nextIp(), sb.dashboardLogin.password);
   assertError(limited, 429, 'rate_limited');
-  assertError(await login(one, account, nextIp(), sb.dashboardLogin.password), 429, 'rate_limited');
+  assert.ok(Number(limited.headers['retry-after']) <= 60, String(limited.headers['retry-after']));
+  assertError(await login(one, account, nextIp()), 429, 'rate_limited');
 });
 
 test('set-password is limited per address across both processes', async () => {

@@ -43,7 +43,7 @@ describe('webhook routes', () => {
     const b = body<{ endpoint: Endpoint; secret: string; id?: string }>(res);
     assert.match(b.endpoint.id, /^wh_/);
     assert.equal(b.id, undefined, 'no top-level id');
-    assert.match(b.secret, /^whsec_[0-9a-f]{64}$/);
+    assert.match(b.secret, /^whsec_[A-Za-z0-9+/]{64}$/);
     assert.equal(b.endpoint.url, 'https://hooks.example.test/in');
     assert.deepEqual(b.endpoint.eventTypes, ['payment.sent']);
     assert.equal(b.endpoint.enabled, true);
@@ -262,7 +262,7 @@ describe('webhook routes', () => {
       });
       assert.equal(res.statusCode, 200, res.body);
       const b = body<{ secret: string; overlapUntil: string }>(res);
-      assert.match(b.secret, /^whsec_[0-9a-f]{64}$/);
+      assert.match(b.secret, /^whsec_[A-Za-z0-9+/]{64}$/);
       assert.notEqual(b.secret, created.secret);
       return Math.round((Date.parse(b.overlapUntil) - before) / 3_600_000);
     };

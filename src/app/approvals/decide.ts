@@ -33,7 +33,9 @@ import type { AppContext } from '../context.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import { emitEvent } from '../events/outbox.ts';
 import { requireCompanyMember, requireSession } from '../identity/access.ts';
+import { type CodeVerdict, withCodeLimits } from '../identity/code-limits.ts';
 import type { Principal, SessionPrincipal } from '../identity/principal.ts';
+import { stepUpSubject } from '../identity/two-factor.ts';
 import { readApproval } from './queue.ts';
 import { secondFactorVerified } from './second-factor.ts';
 import { rolesIn, stateOf } from './view.ts';
@@ -134,13 +136,31 @@ async function decideLocked(
   return readApproval(ctx, principal, id);
 }
 
+/**
+ * A code sent with an approval is a step-up: wrong ones count per user and per session, and a locked
+ * step-up answers 429 before the approval is read (identity/code-limits.ts, ADR 0057).
+ */
 export async function approve(ctx: AppContext, principal: Principal, id: string, input: { code?: string | undefined }) {
+  if (input.code === undefined || principal.kind !== 'session')
+    return approveChecked(ctx, principal, id, input, () => {});
+  return withCodeLimits(ctx, stepUpSubject(principal, 'POST /approvals/{id}/approve'), (verdict) =>
+    approveChecked(ctx, principal, id, input, verdict),
+  );
+}
+
+async function approveChecked(
+  ctx: AppContext,
+  principal: Principal,
+  id: string,
+  input: { code?: string | undefined },
+  verdict: (v: CodeVerdict) => void,
+) {
   return decideLocked(ctx, principal, id, approveRefusal, async ({ tx, doc, row, state, checker, scope, now }) => {
     // A code is checked when the policy needs one, and whenever one is sent: a wrong code is never
     // accepted silently, and a verified one is recorded with the decision.
     let twoFactor = false;
     if (state.rules.twoFactorRequired || input.code !== undefined) {
-      twoFactor = await secondFactorVerified(ctx, tx, scope.platformId, checker.userId, input.code);
+      twoFactor = await secondFactorVerified(ctx, tx, scope.platformId, checker.userId, input.code, verdict);
       if (!twoFactor) {
         throw new AppError(
           403,

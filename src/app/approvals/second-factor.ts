@@ -1,7 +1,8 @@
 import type { Executor } from '../../db/executor.ts';
 import { findTwoFactor } from '../../db/repositories/two-factor.ts';
 import type { AppContext } from '../context.ts';
-import { verifyUserSecondFactor } from '../identity/two-factor.ts';
+import type { CodeVerdict } from '../identity/code-limits.ts';
+import { verdictOf, verifyUserSecondFactor } from '../identity/two-factor.ts';
 
 /** Whether the user has 2FA enabled (canApprove under a policy with twoFactorRequired). */
 export async function hasSecondFactor(q: Executor, platformId: string, userId: string): Promise<boolean> {
@@ -12,7 +13,7 @@ export async function hasSecondFactor(q: Executor, platformId: string, userId: s
 /**
  * Checks the TOTP code sent with an approval and spends it in the decision's transaction, so a code
  * is used up only if the decision commits, and never accepted twice. Recovery codes are for signing
- * in, not for approving payments.
+ * in, not for approving payments. What the code was is told to `verdict` (the wrong-code limits).
  */
 export async function secondFactorVerified(
   ctx: AppContext,
@@ -20,7 +21,9 @@ export async function secondFactorVerified(
   platformId: string,
   userId: string,
   code: string | undefined,
+  verdict: (v: CodeVerdict) => void,
 ): Promise<boolean> {
   const outcome = await verifyUserSecondFactor(ctx, tx, { platformId }, userId, code ?? null);
+  verdict(verdictOf(outcome));
   return outcome.ok;
 }

@@ -1,7 +1,11 @@
+import type { BankChannel } from '../../channels/channel.ts';
+import { ChannelError } from '../../channels/errors.ts';
 import { findConnection, updateConnection } from '../../db/repositories/connections.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
+import { checkHostTarget, checkUrlTarget, SsrfError } from '../../platform/ssrf-guard.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
+import type { ChannelTarget } from '../delivery/channel-factory.ts';
 import { AppError, notFound } from '../errors.ts';
 import { requireCompanyAdmin } from '../identity/access.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -52,9 +56,10 @@ function defined(values: Record<string, unknown>): Record<string, unknown> {
 }
 
 /**
- * PUT /connections/{id}/settings: the channel settings of a connection, sealed at rest. SFTP settings
- * (host, port, user, pinned host key, folders, key or password) make an SFTP connection active once
- * the channel accepts them; web-services settings (customer id, target id, sender id, endpoints) are
+ * PUT /connections/{id}/settings: the channel settings of a connection, sealed at rest. Every host is
+ * SSRF-checked first (400 with the reason). SFTP settings (host, port, user, pinned host key, folders,
+ * key or password) make an SFTP connection active once a connection with them works (host key
+ * against the pin, authentication, folders; else 400 channel_check_failed, nothing stored); web-services settings (customer id, target id, sender id, endpoints) are
  * what the activation and the channel use. Secrets are never answered, only whether they are set.
  */
 export async function putChannelSettings(ctx: AppContext, principal: Principal, input: SettingsInput) {
@@ -87,18 +92,14 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
   const stored: Record<string, unknown> =
     wanted === 'sftp'
       ? { ...(previous['kind'] === 'sftp' ? previous : {}), ...defined(given), kind: 'sftp' }
-      : webServicesConfig(previous, given as WebServicesSettings);
+      : await webServicesConfig(ctx, previous, given as WebServicesSettings);
 
   if (wanted === 'sftp') {
     if (typeof stored['privateKey'] !== 'string' && typeof stored['password'] !== 'string') {
       throw invalid('sftp.privateKey', 'a private key or a password is required');
     }
-    // The channel checks the rest (key readable, fingerprint form, port, folders) as it would at delivery.
-    try {
-      await ctx.channels.open({ ...channelTargetOf(ctx, connection), config: stored }).close();
-    } catch (error) {
-      throw invalid('sftp', (error as Error).message);
-    }
+    await guardHost(ctx, 'sftp.host', typeof stored['host'] === 'string' ? stored['host'] : '');
+    await tryChannel(ctx, { ...channelTargetOf(ctx, connection), config: { ...stored, ...CHECK_DEADLINES } });
   }
 
   const changed = Object.keys(given).filter((k) => (given as Record<string, unknown>)[k] !== undefined);
@@ -110,6 +111,8 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
       connection.id,
       {
         channelSealed: ctx.encryptor.encrypt(JSON.stringify(stored)),
+        // Settings that passed the check replace the ones that failed.
+        ...(wanted === 'sftp' ? { channelError: null } : {}),
         ...(activates ? { activatedAt: ctx.clock.now() } : {}),
       },
       activates ? activeFrom(connection.status) : undefined,
@@ -150,7 +153,58 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
   return connectionView(ctx, row);
 }
 
-function webServicesConfig(previous: Record<string, unknown>, given: WebServicesSettings): Record<string, unknown> {
+/** A save-time check is shorter than a delivery's deadlines: a silent host answers in seconds, not minutes. */
+const CHECK_DEADLINES = { connectTimeoutMs: 10_000, operationTimeoutMs: 20_000 };
+
+/** The SSRF guard every outbound target goes through (src/platform/ssrf-guard.ts), at save time. */
+async function guardHost(ctx: AppContext, field: string, host: string, url?: URL): Promise<void> {
+  const policy = { allowPrivate: ctx.config.webhookAllowPrivateTargets };
+  try {
+    if (url) await checkUrlTarget(url, policy);
+    else await checkHostTarget(host, policy);
+  } catch (error) {
+    if (!(error instanceof SsrfError)) throw error;
+    throw new AppError(400, 'validation_failed', `${field}: ${error.message}`, {
+      field,
+      issues: [{ path: `body.${field}`, field, code: 'target_not_allowed', message: error.message }],
+    });
+  }
+}
+
+/**
+ * Opens the channel with the new settings and, where it can, connects once as a delivery would
+ * (SFTP: host key against the pin, authentication, both folders). Configuration the channel refuses
+ * is 400 validation_failed; a check that fails is 400 channel_check_failed naming what failed, with
+ * the readiness such settings would have. Nothing is stored either way.
+ */
+async function tryChannel(ctx: AppContext, target: ChannelTarget): Promise<void> {
+  let channel: BankChannel;
+  try {
+    channel = ctx.channels.open(target);
+  } catch (error) {
+    throw invalid('sftp', (error as Error).message);
+  }
+  try {
+    await channel.check?.();
+  } catch (error) {
+    const at = ctx.clock.now().toISOString();
+    const code = error instanceof ChannelError ? error.code : 'connection_failed';
+    const message = (error as Error).message;
+    throw new AppError(400, 'channel_check_failed', `the connection check failed: ${message}`, {
+      field: 'sftp',
+      check: { code, message, retryable: error instanceof ChannelError ? error.retryable : true },
+      readiness: { ready: false, missing: ['channel'], channelError: { code, message, at } },
+    });
+  } finally {
+    await channel.close().catch(() => {});
+  }
+}
+
+async function webServicesConfig(
+  ctx: AppContext,
+  previous: Record<string, unknown>,
+  given: WebServicesSettings,
+): Promise<Record<string, unknown>> {
   for (const field of ['fileServiceUrl', 'certServiceUrl'] as const) {
     const value = given[field];
     if (value === undefined) continue;
@@ -163,6 +217,7 @@ function webServicesConfig(previous: Record<string, unknown>, given: WebServices
     if (url.protocol !== 'https:' || url.username || url.password) {
       throw invalid(`webServices.${field}`, 'must be an https URL without credentials');
     }
+    await guardHost(ctx, `webServices.${field}`, url.hostname, url);
   }
   const base = previous['kind'] === 'fi-ws' ? previous : {};
   const next: Record<string, unknown> = { ...base, ...defined(given), kind: 'fi-ws' };

@@ -19,8 +19,11 @@ export async function connectionView(ctx: AppContext, row: ConnectionRow) {
   if (hostToHost && row.status !== 'active') missing.push('activation');
   if (ws && row.status === 'active' && !row.clientCertPem) missing.push('certificate');
   if (ws && row.status === 'active' && !row.signingCertSealed) missing.push('bank_certificate');
+  // A permanent channel error met by a delivery or a pickup: not ready until the channel works again.
+  if (row.channelError) missing.push('channel');
 
   const readiness: Record<string, unknown> = { ready: missing.length === 0, missing };
+  readiness['channelError'] = row.channelError ?? null;
   if (profile?.channel === 'FI_WS') {
     readiness['activation'] = ws
       ? {

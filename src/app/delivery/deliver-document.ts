@@ -14,7 +14,7 @@ import { deliveryTransition, documentTransition } from '../../domain/lifecycle/i
 import type { JobPayload } from '../../workers/jobs.ts';
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import { type ChannelFailure, channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
-import { channelTargetOf } from '../connections/channel-target.ts';
+import { openConnectionChannel } from '../connections/channel-health.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
 
@@ -182,7 +182,7 @@ async function sendSession(ctx: AppContext, group: Claimed[]): Promise<Sent[]> {
     if (connection?.status !== 'active') {
       throw permanentChannelError('not_configured', `no active ${first.environment} connection to ${bankKey}`);
     }
-    channel = ctx.channels.open(channelTargetOf(ctx, connection));
+    channel = openConnectionChannel(ctx, connection);
   } catch (error) {
     return failAll(error);
   }

@@ -11,7 +11,7 @@ import { decodeBytes } from '../../domain/inbound/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import { type IncomingBankFile, receiveBankFile, receiveBankFiles } from '../bank-files/receive.ts';
 import { channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
-import { channelTargetOf } from '../connections/channel-target.ts';
+import { openConnectionChannel } from '../connections/channel-health.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 
@@ -64,7 +64,7 @@ async function claimPoll(ctx: AppContext, connection: ConnectionRow): Promise<bo
 }
 
 export async function pickUpFrom(ctx: AppContext, connection: ConnectionRow): Promise<PickupResult> {
-  const channel = ctx.channels.open(channelTargetOf(ctx, connection));
+  const channel = openConnectionChannel(ctx, connection);
   try {
     return channel.listInbound && channel.download
       ? await pickUpByReference(ctx, connection, channel)

@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/executor.ts';
 import {
   countChallengeFailure,
+  findOpenChallengeByDigest,
   insertLoginChallenge,
   lockOpenChallengeByDigest,
   markChallengeUsed,
@@ -20,14 +21,20 @@ import type { AppContext } from '../context.ts';
 import { AppError, notFound, unauthorized } from '../errors.ts';
 import {
   accountSubject,
+  countFailure,
   enforce,
   forgiveOne,
-  LOGIN_CODES_PER_IP,
+  LOGIN_CODE_FAILURES_PER_IP,
   LOGIN_FAILURES_PER_ACCOUNT,
-  LOGIN_PER_IP,
+  LOGIN_FAILURES_PER_IP,
+  LOGIN_PER_IP_AND_ACCOUNT,
+  LOGIN_SLOWED_ACCOUNT,
+  peek,
+  refuseAtLimit,
 } from '../rate-limits.ts';
+import { withCodeLimits } from './code-limits.ts';
 import type { SessionPrincipal } from './principal.ts';
-import { verifyUserSecondFactor } from './two-factor.ts';
+import { verdictOf, verifyUserSecondFactor } from './two-factor.ts';
 
 /** Admin sessions last 12 hours from login; there is no sliding renewal. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
@@ -75,8 +82,11 @@ export type LoginResult = SessionOpened | ChallengeIssued;
 
 /**
  * Email and password login. A user with 2FA enabled gets a challenge instead of a session, answered
- * by completeLoginChallenge. Limits (counted in PostgreSQL, so across processes): attempts per
- * address whatever the emails, and failures per account whatever the address.
+ * by completeLoginChallenge. Limits (counted in PostgreSQL, so across processes; ADR 0057): attempts
+ * per address and email (the right password gives its hit back); failures per address whatever the
+ * emails; failures per account whatever the address, past which the account is slowed to one
+ * password check a minute — except the right password of a user with 2FA from an address that has
+ * not failed on it, which gets its challenge (the second factor then decides). Successes never count.
  */
 export async function login(
   ctx: AppContext,
@@ -85,18 +95,28 @@ export async function login(
   client: ClientInfo,
 ): Promise<LoginResult> {
   const account = accountSubject(email);
-  await enforce(ctx, LOGIN_PER_IP, client.ip);
-  await enforce(ctx, LOGIN_FAILURES_PER_ACCOUNT, account);
+  const pair = `${client.ip}:${account}`;
+  await refuseAtLimit(ctx, LOGIN_FAILURES_PER_IP, client.ip);
+  const fromHere = await enforce(ctx, LOGIN_PER_IP_AND_ACCOUNT, pair);
+  const slowed = (await peek(ctx, LOGIN_FAILURES_PER_ACCOUNT, account)).hits >= LOGIN_FAILURES_PER_ACCOUNT.max;
+  // An address that already failed on this account waits for the account's slot before its password is read.
+  const failedHere = fromHere.hits > 1;
+  if (slowed && failedHere) await enforce(ctx, LOGIN_SLOWED_ACCOUNT, account);
   const user = await findUserByEmailForLogin(ctx.db, email.trim().toLowerCase());
   dummyHash ??= ctx.passwords.hash(randomSecret('dummy_', 16));
   const ok = await ctx.passwords.verify(user?.passwordHash ?? (await dummyHash), password);
-  if (!user?.passwordHash || !ok || user.status !== 'active') throw unauthorized();
-  // The right password does not count against the account.
-  await forgiveOne(ctx, LOGIN_FAILURES_PER_ACCOUNT, account);
-  if (await hasEnabledTwoFactor(ctx.db, { platformId: user.platformId }, user.id)) {
-    return issueChallenge(ctx, user, client);
+  const right = user?.passwordHash && ok && user.status === 'active' ? user : undefined;
+  const twoFactor =
+    right !== undefined && (await hasEnabledTwoFactor(ctx.db, { platformId: right.platformId }, right.id));
+  if (right) await forgiveOne(ctx, LOGIN_PER_IP_AND_ACCOUNT, pair);
+  else {
+    await countFailure(ctx, LOGIN_FAILURES_PER_ACCOUNT, account);
+    await countFailure(ctx, LOGIN_FAILURES_PER_IP, client.ip);
   }
-  return openSession(ctx, ctx.db, user, client);
+  if (slowed && !failedHere && !twoFactor) await enforce(ctx, LOGIN_SLOWED_ACCOUNT, account);
+  if (!right) throw unauthorized();
+  if (twoFactor) return issueChallenge(ctx, right, client);
+  return openSession(ctx, ctx.db, right, client);
 }
 
 async function issueChallenge(ctx: AppContext, user: UserRow, client: ClientInfo): Promise<ChallengeIssued> {
@@ -129,36 +149,53 @@ export async function completeLoginChallenge(
   code: string,
   client: ClientInfo,
 ): Promise<SessionOpened> {
-  await enforce(ctx, LOGIN_CODES_PER_IP, client.ip);
-  if (!CHALLENGE_TOKEN_FORMAT.test(challengeToken)) throw unauthorized();
-  const outcome = await ctx.db.transaction(async (tx) => {
-    const now = ctx.clock.now();
-    const challenge = await lockOpenChallengeByDigest(tx, sha256Hex(challengeToken), now, LOGIN_CHALLENGE_MAX_FAILURES);
-    if (!challenge) return { kind: 'unknown' as const };
-    const scope = { platformId: challenge.platformId };
-    const user = await findUser(tx, scope, challenge.userId);
-    if (user?.status !== 'active') return { kind: 'unknown' as const };
-    const factor = await verifyUserSecondFactor(ctx, tx, scope, user.id, code, { allowRecoveryCode: true });
-    if (!factor.ok) {
-      await countChallengeFailure(tx, scope, challenge.id);
-      return { kind: 'wrong' as const };
-    }
-    await markChallengeUsed(tx, scope, challenge.id, now);
-    if (factor.method === 'recovery_code') {
-      await recordEvent(ctx, tx, {
-        platformId: user.platformId,
-        companyId: user.companyId,
-        type: 'user.recovery_code_used',
-        message: `user ${user.id} signed in with a recovery code`,
-        actorUserId: user.id,
-        metadata: { userId: user.id },
-      });
-    }
-    return { kind: 'opened' as const, session: await openSession(ctx, tx, user, client) };
+  const digest = sha256Hex(challengeToken);
+  const owner = CHALLENGE_TOKEN_FORMAT.test(challengeToken)
+    ? await findOpenChallengeByDigest(ctx.db, digest, ctx.clock.now(), LOGIN_CHALLENGE_MAX_FAILURES)
+    : undefined;
+  const holder = owner && (await findUser(ctx.db, { platformId: owner.platformId }, owner.userId));
+  if (!owner || holder?.status !== 'active') {
+    await refuseAtLimit(ctx, LOGIN_CODE_FAILURES_PER_IP, client.ip);
+    throw unauthorized();
+  }
+  const who = {
+    platformId: owner.platformId,
+    companyId: holder.companyId,
+    userId: owner.userId,
+    ip: client.ip,
+    route: 'POST /auth/login/2fa',
+  };
+  return withCodeLimits(ctx, who, async (verdict) => {
+    const outcome = await ctx.db.transaction(async (tx) => {
+      const now = ctx.clock.now();
+      const challenge = await lockOpenChallengeByDigest(tx, digest, now, LOGIN_CHALLENGE_MAX_FAILURES);
+      if (challenge?.userId !== owner.userId) return { kind: 'unknown' as const };
+      const scope = { platformId: challenge.platformId };
+      const user = await findUser(tx, scope, challenge.userId);
+      if (user?.status !== 'active') return { kind: 'unknown' as const };
+      const factor = await verifyUserSecondFactor(ctx, tx, scope, user.id, code, { allowRecoveryCode: true });
+      verdict(verdictOf(factor));
+      if (!factor.ok) {
+        await countChallengeFailure(tx, scope, challenge.id);
+        return { kind: 'wrong' as const };
+      }
+      await markChallengeUsed(tx, scope, challenge.id, now);
+      if (factor.method === 'recovery_code') {
+        await recordEvent(ctx, tx, {
+          platformId: user.platformId,
+          companyId: user.companyId,
+          type: 'user.recovery_code_used',
+          message: `user ${user.id} signed in with a recovery code`,
+          actorUserId: user.id,
+          metadata: { userId: user.id },
+        });
+      }
+      return { kind: 'opened' as const, session: await openSession(ctx, tx, user, client) };
+    });
+    if (outcome.kind === 'unknown') throw unauthorized();
+    if (outcome.kind === 'wrong') throw wrongCode();
+    return outcome.session;
   });
-  if (outcome.kind === 'unknown') throw unauthorized();
-  if (outcome.kind === 'wrong') throw wrongCode();
-  return outcome.session;
 }
 
 async function openSession(ctx: AppContext, q: Executor, user: UserRow, client: ClientInfo): Promise<SessionOpened> {

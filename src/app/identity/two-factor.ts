@@ -16,6 +16,7 @@ import { sha256Hex } from '../../platform/secrets.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
+import { type CodeSubject, type CodeVerdict, withCodeLimits } from './code-limits.ts';
 import type { SessionPrincipal } from './principal.ts';
 
 /**
@@ -60,6 +61,23 @@ export async function verifyUserSecondFactor(
   return spent ? { ok: true, method: 'recovery_code' } : { ok: false, reason: 'invalid_code' };
 }
 
+/** What a verification tells the wrong-code limits: `not_enrolled` is no guess at a code. */
+export function verdictOf(outcome: SecondFactorOutcome): CodeVerdict {
+  if (outcome.ok) return 'right';
+  return outcome.reason === 'not_enrolled' ? 'unchecked' : 'wrong';
+}
+
+/** A step-up by a signed-in user: wrong codes count per user and per session. */
+export function stepUpSubject(session: SessionPrincipal, route: string): CodeSubject {
+  return {
+    platformId: session.platformId,
+    companyId: session.user.companyId,
+    userId: session.user.id,
+    sessionId: session.sessionId,
+    route,
+  };
+}
+
 function totpStep(ctx: AppContext, secretSealed: string, code: string, lastTimeStep: number | null): number | null {
   return acceptedTimeStep(ctx.encryptor.decrypt(secretSealed), code, ctx.clock.now(), lastTimeStep);
 }
@@ -97,43 +115,53 @@ export async function setupTwoFactor(ctx: AppContext, session: SessionPrincipal)
 /** POST /2fa/enable: a code from the pending secret enables 2FA and hands out the recovery codes once. */
 export async function enableTwoFactor(ctx: AppContext, session: SessionPrincipal, code: string) {
   const scope = { platformId: session.platformId };
-  return ctx.db.transaction(async (tx) => {
-    const enrolment = await findTwoFactor(tx, scope, session.user.id);
-    if (!enrolment) throw new AppError(409, 'two_factor_not_set_up', 'call POST /2fa/setup first');
-    if (enrolment.enabledAt) throw alreadyEnabled();
-    const step = totpStep(ctx, enrolment.secretSealed, code, enrolment.lastTimeStep);
-    if (step === null || !(await claimTimeStep(tx, scope, session.user.id, step))) throw invalidCode();
-    if (!(await markTwoFactorEnabled(tx, scope, session.user.id, ctx.clock.now()))) throw alreadyEnabled();
-    const recoveryCodes = await issueRecoveryCodes(ctx, tx, session);
-    await audit(ctx, tx, session, 'user.2fa_enabled', 'enabled 2FA');
-    return { enabled: true as const, recoveryCodes };
-  });
+  return withCodeLimits(ctx, stepUpSubject(session, 'POST /2fa/enable'), (verdict) =>
+    ctx.db.transaction(async (tx) => {
+      const enrolment = await findTwoFactor(tx, scope, session.user.id);
+      if (!enrolment) throw new AppError(409, 'two_factor_not_set_up', 'call POST /2fa/setup first');
+      if (enrolment.enabledAt) throw alreadyEnabled();
+      const step = totpStep(ctx, enrolment.secretSealed, code, enrolment.lastTimeStep);
+      const right = step !== null && (await claimTimeStep(tx, scope, session.user.id, step));
+      verdict(right ? 'right' : 'wrong');
+      if (!right) throw invalidCode();
+      if (!(await markTwoFactorEnabled(tx, scope, session.user.id, ctx.clock.now()))) throw alreadyEnabled();
+      const recoveryCodes = await issueRecoveryCodes(ctx, tx, session);
+      await audit(ctx, tx, session, 'user.2fa_enabled', 'enabled 2FA');
+      return { enabled: true as const, recoveryCodes };
+    }),
+  );
 }
 
 /** POST /2fa/disable: a current TOTP code (or a recovery code) removes the secret and the recovery codes. */
 export async function disableTwoFactor(ctx: AppContext, session: SessionPrincipal, code: string) {
   const scope = { platformId: session.platformId };
-  return ctx.db.transaction(async (tx) => {
-    const outcome = await verifyUserSecondFactor(ctx, tx, scope, session.user.id, code, { allowRecoveryCode: true });
-    if (!outcome.ok && outcome.reason === 'not_enrolled') throw notEnabled();
-    if (!outcome.ok) throw invalidCode();
-    await deleteTwoFactor(tx, scope, session.user.id);
-    await audit(ctx, tx, session, 'user.2fa_disabled', 'disabled 2FA');
-    return { enabled: false as const };
-  });
+  return withCodeLimits(ctx, stepUpSubject(session, 'POST /2fa/disable'), (verdict) =>
+    ctx.db.transaction(async (tx) => {
+      const outcome = await verifyUserSecondFactor(ctx, tx, scope, session.user.id, code, { allowRecoveryCode: true });
+      verdict(verdictOf(outcome));
+      if (!outcome.ok && outcome.reason === 'not_enrolled') throw notEnabled();
+      if (!outcome.ok) throw invalidCode();
+      await deleteTwoFactor(tx, scope, session.user.id);
+      await audit(ctx, tx, session, 'user.2fa_disabled', 'disabled 2FA');
+      return { enabled: false as const };
+    }),
+  );
 }
 
 /** POST /2fa/recovery-codes: a current TOTP code replaces every recovery code with a new set. */
 export async function regenerateRecoveryCodes(ctx: AppContext, session: SessionPrincipal, code: string) {
   const scope = { platformId: session.platformId };
-  return ctx.db.transaction(async (tx) => {
-    const outcome = await verifyUserSecondFactor(ctx, tx, scope, session.user.id, code);
-    if (!outcome.ok && outcome.reason === 'not_enrolled') throw notEnabled();
-    if (!outcome.ok) throw invalidCode();
-    const recoveryCodes = await issueRecoveryCodes(ctx, tx, session);
-    await audit(ctx, tx, session, 'user.2fa_recovery_codes_regenerated', 'replaced the 2FA recovery codes');
-    return { recoveryCodes };
-  });
+  return withCodeLimits(ctx, stepUpSubject(session, 'POST /2fa/recovery-codes'), (verdict) =>
+    ctx.db.transaction(async (tx) => {
+      const outcome = await verifyUserSecondFactor(ctx, tx, scope, session.user.id, code);
+      verdict(verdictOf(outcome));
+      if (!outcome.ok && outcome.reason === 'not_enrolled') throw notEnabled();
+      if (!outcome.ok) throw invalidCode();
+      const recoveryCodes = await issueRecoveryCodes(ctx, tx, session);
+      await audit(ctx, tx, session, 'user.2fa_recovery_codes_regenerated', 'replaced the 2FA recovery codes');
+      return { recoveryCodes };
+    }),
+  );
 }
 
 /** GET /2fa/status: whether 2FA is enabled and how many recovery codes are left (never a secret). */

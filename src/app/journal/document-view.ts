@@ -27,7 +27,7 @@ export function documentView(row: JournalDocumentRow) {
     paymentType: row.paymentType,
     idempotencyKey: row.idempotencyKey,
     deliveryMode: row.deliveryMode,
-    delivery: row.deliveryStatus === null ? null : { status: row.deliveryStatus },
+    delivery: deliveryOf(row),
     accountIban: row.accountIban,
     accountCurrency: row.accountCurrency,
     collected: row.collected,
@@ -38,6 +38,36 @@ export function documentView(row: JournalDocumentRow) {
 }
 
 export type DocumentView = ReturnType<typeof documentView>;
+
+type DeliveryView = {
+  status: string;
+  reason?: string;
+  code?: string;
+  retryable?: boolean;
+  attempts?: number;
+};
+
+/**
+ * `delivery`: its status and, once an attempt failed (retrying or failed), why: the channel's
+ * message and code as the delivery recorded them. Journal pages carry the status only (metadata).
+ */
+function deliveryOf(row: JournalDocumentRow): DeliveryView | null {
+  if (row.deliveryStatus === null) return null;
+  const recorded = (row.details as { delivery?: Record<string, unknown> } | null)?.delivery;
+  if ((row.deliveryStatus !== 'failed' && row.deliveryStatus !== 'retrying') || !recorded) {
+    return { status: row.deliveryStatus };
+  }
+  const text = (key: string) => (typeof recorded[key] === 'string' ? (recorded[key] as string) : undefined);
+  const reason = text('failedReason') ?? text('lastError');
+  const code = text('errorCode');
+  return {
+    status: row.deliveryStatus,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(code !== undefined ? { code } : {}),
+    ...(typeof recorded['retryable'] === 'boolean' ? { retryable: recorded['retryable'] } : {}),
+    ...(typeof recorded['attempts'] === 'number' ? { attempts: recorded['attempts'] } : {}),
+  };
+}
 
 /** The bank's display name: a map lookup of its profile (a list page asks 50 times; getProfile builds a whole view). */
 function bankNameOf(bankKey: string | null): string | null {
@@ -51,6 +81,7 @@ function bankNameOf(bankKey: string | null): string | null {
  * same, key for key (test/journal/page-item-view.test.ts).
  */
 export function pageItemView(row: PageRow): DocumentView {
+  // delivery: the status only (the reason is on the document itself).
   return {
     id: row.id,
     journalNo: row.journal_no,

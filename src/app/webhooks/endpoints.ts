@@ -39,8 +39,12 @@ export type RegisterInput = {
 const BODY_FIELDS = ['companyId', 'url', 'eventTypes', 'transport', 'emailTo', 'filterPredicate'];
 const EMAIL = /^[^\s@<>,;]{1,64}@[^\s@<>,;]{1,255}$/;
 
+/**
+ * `whsec_` + base64 of 48 random bytes (64 characters, no padding): Standard Webhooks receivers
+ * decode it to the 48 key bytes, `X-Signature` receivers key with the text itself (ADR 0057).
+ */
 export function newSecret(): string {
-  return `${SECRET_PREFIX}${randomBytes(32).toString('hex')}`;
+  return `${SECRET_PREFIX}${randomBytes(48).toString('base64')}`;
 }
 
 /** The contract's body rules, in its order: url presence first, then transport and the rest. */

@@ -16,6 +16,7 @@ import {
   isEnvelope,
   MAX_ATTEMPTS,
   signatureHeader,
+  standardSignatureHeader,
 } from '../../domain/webhooks/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
@@ -53,6 +54,8 @@ async function httpsAttempt(
   now: Date,
 ): Promise<Omit<Outcome, 'durationMs'>> {
   const rawBody = JSON.stringify(event);
+  const secrets = liveSecrets(ctx, d, now);
+  const unixSeconds = Math.floor(now.getTime() / 1000);
   const headers: Record<string, string> = {
     'content-type': 'application/json',
     'user-agent': 'payops-webhooks/1',
@@ -61,7 +64,11 @@ async function httpsAttempt(
     'x-delivery-id': d.id,
     'x-delivery-attempt': String(d.attempt + 1),
     'x-delivery-sequence': String(d.sequence),
-    'x-signature': signatureHeader(rawBody, liveSecrets(ctx, d, now), Math.floor(now.getTime() / 1000)),
+    'x-signature': signatureHeader(rawBody, secrets, unixSeconds),
+    // Standard Webhooks beside it: the event id is the message id, so a retry or redelivery keeps it.
+    'webhook-id': event.id,
+    'webhook-timestamp': String(unixSeconds),
+    'webhook-signature': standardSignatureHeader(event.id, rawBody, secrets, unixSeconds),
   };
   const res = await transports.http.send(destination(ctx, d), {
     headers,

@@ -22,17 +22,34 @@ export async function lockOpenChallengeByDigest(
   const rows = await tx
     .select()
     .from(loginChallenges)
-    .where(
-      and(
-        eq(loginChallenges.digest, digest),
-        isNull(loginChallenges.usedAt),
-        gt(loginChallenges.expiresAt, now),
-        lt(loginChallenges.failedAttempts, maxFailures),
-      ),
-    )
+    .where(openByDigest(digest, now, maxFailures))
     .limit(1)
     .for('update');
   return rows[0];
+}
+
+/** The same lookup without a lock: whose challenge it is, before the wrong-code limits are counted. */
+export async function findOpenChallengeByDigest(
+  q: Executor,
+  digest: string,
+  now: Date,
+  maxFailures: number,
+): Promise<Pick<LoginChallengeRow, 'userId' | 'platformId'> | undefined> {
+  const rows = await q
+    .select({ userId: loginChallenges.userId, platformId: loginChallenges.platformId })
+    .from(loginChallenges)
+    .where(openByDigest(digest, now, maxFailures))
+    .limit(1);
+  return rows[0];
+}
+
+function openByDigest(digest: string, now: Date, maxFailures: number) {
+  return and(
+    eq(loginChallenges.digest, digest),
+    isNull(loginChallenges.usedAt),
+    gt(loginChallenges.expiresAt, now),
+    lt(loginChallenges.failedAttempts, maxFailures),
+  );
 }
 
 export async function markChallengeUsed(q: Executor, scope: PlatformScope, id: string, at: Date): Promise<void> {

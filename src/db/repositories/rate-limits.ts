@@ -23,11 +23,24 @@ export async function countHit(q: Executor, key: string, windowMs: number, now: 
   return { hits: Number(row.hits), resetAt: new Date(row.expires_at) };
 }
 
+/** The hits of `key` in its current window, without counting one (zero when none is running). */
+export async function peekHits(q: Executor, key: string, now: Date): Promise<WindowCount> {
+  const result = await q.execute<{ hits: number; expires_at: string | Date }>(sql`
+    SELECT hits, expires_at FROM rate_limit_counters WHERE key = ${key} AND expires_at > ${now.toISOString()}::timestamptz`);
+  const row = result.rows[0];
+  return row ? { hits: Number(row.hits), resetAt: new Date(row.expires_at) } : { hits: 0, resetAt: now };
+}
+
 /** Takes back one hit of the current window (a successful login does not count against its account). */
 export async function uncountHit(q: Executor, key: string, now: Date): Promise<void> {
   await q.execute(sql`
     UPDATE rate_limit_counters SET hits = hits - 1
      WHERE key = ${key} AND hits > 0 AND expires_at > ${now.toISOString()}::timestamptz`);
+}
+
+/** Ends the window of `key` (a right second-factor code clears the wrong ones before it). */
+export async function deleteCounter(q: Executor, key: string): Promise<void> {
+  await q.execute(sql`DELETE FROM rate_limit_counters WHERE key = ${key}`);
 }
 
 /** Removes counters whose window ended before `before` (housekeeping). Answers how many. */

@@ -40,6 +40,9 @@ export const connections = pgTable(
     polledAt: timestamp('polled_at', { withTimezone: true }),
     // The last test payment sent through this connection (POST /connections/{id}/test-payment).
     testPaymentDocumentId: text('test_payment_document_id'),
+    // The last permanent channel error (host key, authentication, address, folder, configuration)
+    // met by a delivery or a pickup: the readiness shows it, not ready, until the channel works again.
+    channelError: jsonb('channel_error').$type<{ code: string; message: string; at: string }>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

@@ -1,5 +1,6 @@
 import { FAMILY_PROTOCOLS, type SignatureAlgorithms, type WsFamily } from '../fi-ws/families.ts';
 import { BANK_PROFILES } from './profiles.ts';
+import { type SettingsField, SFTP_SETTINGS_FIELDS } from './sftp-settings.ts';
 import type { ChannelKind } from './types.ts';
 
 /**
@@ -23,7 +24,11 @@ export type ConnectivityProfile = {
     statementDownload: string;
     notificationDownload?: string;
   };
-  sftpWizard?: { defaultPort: number; fields: WizardField[]; uploadDir: string; downloadDir: string };
+  /**
+   * The settings route's own fields (`PUT /connections/{id}/settings`, `sftp`), and the folders
+   * banks commonly use as suggestions for `inboundDir` and `outboundDir`.
+   */
+  sftpWizard?: { defaultPort: number; fields: readonly SettingsField[]; uploadDir: string; downloadDir: string };
   ebics?: { version: 'H004' | 'H005'; orderTypes: Record<string, string>; fields: WizardField[] };
   /** Finnish web services (FI_WS): what the channel and the activation routes use, as data. */
   webServices?: WebServicesProfile;
@@ -76,15 +81,6 @@ function webServices(
           },
   };
 }
-
-const SFTP_FIELDS: WizardField[] = [
-  { name: 'host', label: 'SFTP host name given by the bank', required: true },
-  { name: 'port', label: 'SFTP port', required: false, pattern: '^[0-9]{1,5}$' },
-  { name: 'username', label: 'SFTP user name given by the bank', required: true },
-  { name: 'publicKey', label: 'Our SSH public key (ed25519 or RSA 4096) registered at the bank', required: true },
-  { name: 'hostKeyFingerprint', label: 'Bank host key fingerprint (SHA256:...)', required: true, pattern: '^SHA256:' },
-  { name: 'agreementId', label: 'Customer agreement or signer id', required: false },
-];
 
 const EBICS_FIELDS: WizardField[] = [
   { name: 'hostId', label: 'EBICS host id', required: true },
@@ -158,7 +154,7 @@ function defaultsFor(channel: ChannelKind): Omit<ConnectivityProfile, 'bankKey' 
         environments: ['test', 'production'],
         activation: { kind: 'NONE', fields: [] },
         // Host, user and keys differ per agreement: the wizard asks for them rather than guessing.
-        sftpWizard: { defaultPort: 22, fields: SFTP_FIELDS, uploadDir: '/inbound', downloadDir: '/outbound' },
+        sftpWizard: { defaultPort: 22, fields: SFTP_SETTINGS_FIELDS, uploadDir: '/inbound', downloadDir: '/outbound' },
         fileTypes: { paymentUpload: 'pain.001', statusDownload: 'pain.002', statementDownload: 'camt.053' },
       };
     case 'EBICS':

@@ -7,6 +7,8 @@ import {
   minAmountText,
   overlapHours,
   signatureHeader,
+  standardSignatureHeader,
+  standardWebhookKey,
   verifySignature,
 } from './index.ts';
 
@@ -18,6 +20,21 @@ test('signature header: t and one v1 per secret; a receiver accepts any live sec
   assert.ok(!verifySignature('{"a":2}', header, 'whsec_new'));
   assert.ok(!verifySignature('{"a":1}', header, 'whsec_other'));
   assert.ok(!verifySignature('{"a":1}', 'v1=00', 'whsec_new'));
+});
+
+test('Standard Webhooks: the key is the base64 text after whsec_; one v1 per secret over id.timestamp.body', () => {
+  assert.deepEqual(standardWebhookKey('whsec_AAEC'), Buffer.from([0, 1, 2]));
+  // The published example of the Standard Webhooks specification (its reference libraries' tests).
+  const header = standardSignatureHeader(
+    'msg_p5jXN8AQM9LWM0D4loKWxJek',
+    '{"test": 2432232314}',
+    ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'whsec_AAEC'],
+    1614265330,
+  );
+  const [first, second, ...rest] = header.split(' ');
+  assert.equal(first, 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  assert.match(second!, /^v1,[A-Za-z0-9+/]{43}=$/);
+  assert.deepEqual(rest, []);
 });
 
 test('backoff: 30 s doubling, capped at 1 h, +-20% jitter', () => {

@@ -22,6 +22,33 @@ export function signatureHeader(rawBody: string, secrets: readonly string[], uni
   return parts.join(',');
 }
 
+/**
+ * The key bytes of a secret under Standard Webhooks (ADR 0057): the base64 decoding of what follows
+ * `whsec_`. Every secret issued is `whsec_` + base64 text (today's 48 random bytes; the earlier hex
+ * secrets are base64 text too), so this is what the `standardwebhooks` library derives from the
+ * secret exactly as `POST /webhooks` returned it. `X-Signature` keys with the secret's UTF-8 bytes.
+ */
+export function standardWebhookKey(secret: string): Buffer {
+  const text = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
+  return Buffer.from(text, 'base64');
+}
+
+/**
+ * Standard Webhooks `webhook-signature`: space-separated `v1,<base64>` entries, one per live
+ * secret, each the HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`.
+ */
+export function standardSignatureHeader(
+  messageId: string,
+  rawBody: string,
+  secrets: readonly string[],
+  unixSeconds: number,
+): string {
+  const content = `${messageId}.${unixSeconds}.${rawBody}`;
+  return secrets
+    .map((secret) => `v1,${createHmac('sha256', standardWebhookKey(secret)).update(content).digest('base64')}`)
+    .join(' ');
+}
+
 /** What a receiver does: true when any v1 entry matches `secret` (constant-time comparison). */
 export function verifySignature(rawBody: string, header: string, secret: string): boolean {
   let t: string | undefined;

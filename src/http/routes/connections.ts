@@ -2,11 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { activateConnection } from '../../app/connections/activate.ts';
 import { createConnection, getCompanyConnection, listCompanyConnections } from '../../app/connections/connections.ts';
-import { putChannelSettings } from '../../app/connections/settings.ts';
+import { putChannelSettings, type SettingsInput } from '../../app/connections/settings.ts';
 import { pinSigningCertificate } from '../../app/connections/signing-cert.ts';
 import { sendTestPayment } from '../../app/connections/test-payment.ts';
+import { SFTP_SETTINGS_FIELDS } from '../../domain/banks/sftp-settings.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, CompanyScopeQuery as Scope, scopeFields } from '../schemas/common.ts';
+import { settingsFieldsSchema } from '../schemas/settings-fields.ts';
 import type { HttpServices } from '../services.ts';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -178,23 +180,8 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         body: Type.Object(
           {
             ...scopeFields,
-            sftp: Type.Optional(
-              Type.Object(
-                {
-                  host: Type.String({ minLength: 1, maxLength: 255 }),
-                  port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
-                  username: Type.String({ minLength: 1, maxLength: 128 }),
-                  hostKeySha256: Type.String({ minLength: 1, maxLength: 128 }),
-                  inboundDir: Type.String({ minLength: 1, maxLength: 512 }),
-                  outboundDir: Type.String({ minLength: 1, maxLength: 512 }),
-                  archiveDir: Type.Optional(Type.String({ minLength: 1, maxLength: 512 })),
-                  privateKey: Type.Optional(Type.String({ minLength: 1, maxLength: 16384 })),
-                  passphrase: Type.Optional(Type.String({ maxLength: 1024 })),
-                  password: Type.Optional(Type.String({ minLength: 1, maxLength: 1024 })),
-                },
-                { additionalProperties: false },
-              ),
-            ),
+            // The SFTP wizard of GET /connectivity/profiles names exactly these fields (one definition).
+            sftp: Type.Optional(settingsFieldsSchema(SFTP_SETTINGS_FIELDS)),
             webServices: Type.Optional(
               Type.Object(
                 {
@@ -214,6 +201,9 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
       },
     },
     async (request) =>
-      putChannelSettings(ctx, principalOf(request), { connectionId: request.params.id, ...request.body }),
+      putChannelSettings(ctx, principalOf(request), {
+        connectionId: request.params.id,
+        ...(request.body as Omit<SettingsInput, 'connectionId'>),
+      }),
   );
 };
