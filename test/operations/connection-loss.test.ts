@@ -93,6 +93,18 @@ async function untilAnswered(send: () => Promise<Answer>, deadlineMs = 60_000): 
   }
 }
 
+/** Where the outbound documents and their jobs stand (for a failure message). */
+async function progress(): Promise<unknown> {
+  const docs = await t.ctx.db.execute(
+    sql`SELECT status, delivery_status, count(*)::int AS n FROM journal_documents
+         WHERE company_id = ${sandbox.companyId} GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  const jobs = await t.ctx.db.execute(
+    sql`SELECT name, state, count(*)::int AS n FROM pgboss.job GROUP BY 1, 2 ORDER BY 1, 2`,
+  );
+  return { documents: docs.rows, jobs: jobs.rows };
+}
+
 async function count(query: ReturnType<typeof sql>): Promise<number> {
   return Number(((await t.ctx.db.execute(query)).rows[0] as { n: string | number }).n);
 }
@@ -142,7 +154,11 @@ test(`connection loss (seed ${SEED}): 503 database_unavailable, recovery without
   await submitting;
 
   assert.equal(readyDuring.statusCode, 503, readyDuring.body);
-  await eventually(async () => (await t.request({ method: 'GET', url: '/ready' })).statusCode === 200, 30_000);
+  let ready = readyDuring;
+  await eventually(async () => {
+    ready = await t.request({ method: 'GET', url: '/ready' });
+    return ready.statusCode === 200;
+  }, 30_000).catch(() => assert.fail(`/ready after the outage: ${ready.statusCode} ${ready.body}`));
   assert.deepEqual(
     failures.map((f) => `${f.statusCode} ${f.body}`),
     [],
@@ -171,7 +187,7 @@ test(`connection loss (seed ${SEED}): 503 database_unavailable, recovery without
                         WHERE company_id = ${sandbox.companyId} AND direction = 'outbound' AND status = 'executed'`)) ===
       acknowledged.size,
     90_000,
-  );
+  ).catch(async () => assert.fail(`not every acknowledged payment executed: ${JSON.stringify(await progress())}`));
   const files = (
     await t.ctx.db.execute<{ document_id: string; n: number }>(
       sql`SELECT document_id, count(*)::int AS n FROM demo_bank_files WHERE company_id = ${sandbox.companyId}
