@@ -1,5 +1,7 @@
 import type { PgBoss } from 'pg-boss';
 import type { AppContext } from '../app/context.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
+import { HEARTBEAT_REFRESH_SECONDS } from './job-queue.ts';
 import { checkPayload, JOBS, type JobKind, type JobPayload } from './jobs.ts';
 
 export type ClaimedJob<K extends JobKind> = { id: string; data: JobPayload<K>; retryCount: number; retryLimit: number };
@@ -38,6 +40,8 @@ export async function workBatches<K extends JobKind>(
       notifyPollingIntervalSeconds: Math.max(options.pollSeconds, 30),
       includeMetadata: true,
       perJobResults: true,
+      // The claim stays ours while this process lives and reaches the database (docs/adr/0059).
+      heartbeatRefreshSeconds: HEARTBEAT_REFRESH_SECONDS,
     },
     async (jobs) => {
       const valid: ClaimedJob<K>[] = [];
@@ -55,11 +59,33 @@ export async function workBatches<K extends JobKind>(
           results.push({ id: job.id, status: 'deadletter', output: { error: String(error) } });
         }
       }
-      const ends = valid.length > 0 ? await run(valid) : [];
+      const ends = valid.length > 0 ? await throughOutage(() => run(valid)) : [];
       valid.forEach((job, i) => {
         results.push({ id: job.id, status: ends[i] === 'completed' ? 'completed' : 'failed' });
       });
       return results;
     },
   );
+}
+
+/** How long a batch waits out a database outage before it gives its jobs back to the queue's retries. */
+const OUTAGE_PATIENCE_MS = 45_000;
+
+/**
+ * Runs a batch again, after a short pause, while it fails only because the database is unavailable
+ * (a failover, a terminated backend: docs/adr/0059). Every handler is safe to run again (its
+ * transactions either committed or not; the channel recognises a repeated file), and retrying here
+ * keeps such a failure from costing a job one of its attempts and the queue's backoff (5 s doubled
+ * per attempt for a delivery), which the outage says nothing about.
+ */
+async function throughOutage<T>(run: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + OUTAGE_PATIENCE_MS;
+  for (let pause = 250; ; pause = Math.min(pause * 2, 2_000)) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error) || Date.now() + pause > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
 }

@@ -1,15 +1,27 @@
 import { sql } from 'drizzle-orm';
 import { fromDrizzle, PgBoss } from 'pg-boss';
+import { connectionSettings } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { checkPayload, JOBS, type JobKind, type JobQueue } from './jobs.ts';
 
 export type JobQueueHandle = { queue: JobQueue; boss: PgBoss; stop(): Promise<void> };
 
+/**
+ * A claimed job whose worker stopped touching it for this long is failed and retried by any worker
+ * process's supervisor (docs/adr/0059): a worker that died, or whose settling of the job was lost
+ * with the database connection (its outcome unknown), gives its jobs back in seconds, not after the
+ * lease. pg-boss's minimum; workers touch every HEARTBEAT_REFRESH_SECONDS.
+ */
+export const HEARTBEAT_SECONDS = 10;
+export const HEARTBEAT_REFRESH_SECONDS = 2;
+/** How often a worker process's supervisor looks for stale heartbeats and expired leases. */
+const SUPERVISE_SECONDS = 2;
+
 /** The queue options pg-boss keeps per queue, from the job catalogue's policy. */
 function queueOptions(kind: JobKind, leaseCap: number | undefined) {
   const { retryLimit, retryDelay, retryBackoff, leaseSeconds, notify } = JOBS[kind].policy;
   const expireInSeconds = leaseCap === undefined ? leaseSeconds : Math.min(leaseSeconds, leaseCap);
-  return { retryLimit, retryDelay, retryBackoff, expireInSeconds, notify };
+  return { retryLimit, retryDelay, retryBackoff, expireInSeconds, notify, heartbeatSeconds: HEARTBEAT_SECONDS };
 }
 
 /**
@@ -27,16 +39,16 @@ export async function openJobQueue(
   // A lease cap (JOB_LEASE_SECONDS) also has expired leases looked for as often as it runs out.
   const expiryChecks =
     options.leaseSeconds === undefined
-      ? {}
+      ? { superviseIntervalSeconds: SUPERVISE_SECONDS }
       : {
-          superviseIntervalSeconds: Math.max(1, Math.floor(options.leaseSeconds / 2)),
+          superviseIntervalSeconds: Math.max(1, Math.min(SUPERVISE_SECONDS, Math.floor(options.leaseSeconds / 2))),
           monitorIntervalSeconds: Math.max(1, Math.floor(options.leaseSeconds / 2)),
         };
   const boss = new PgBoss({
-    connectionString,
+    // The pool's bounded waits and keepalive (docs/adr/0059): pg-boss reconnects by itself.
+    ...connectionSettings(connectionString),
     schema: 'pgboss',
     max: supervise ? 4 : 3,
-    application_name: 'payops',
     supervise,
     schedule: supervise,
     useListenNotify: supervise,
@@ -58,6 +70,7 @@ export async function openJobQueue(
     else if (
       existing.retryLimit !== wanted.retryLimit ||
       existing.expireInSeconds !== wanted.expireInSeconds ||
+      existing.heartbeatSeconds !== wanted.heartbeatSeconds ||
       Boolean(existing.notify) !== wanted.notify
     ) {
       // A catalogue change reaches queues made by an earlier version.

@@ -6,13 +6,17 @@ import { runConversionJob } from '../app/conversion/run-job.ts';
 import { deliverDocuments } from '../app/delivery/deliver-document.ts';
 import { pickUpDemoBankAnswers } from '../app/delivery/demo-bank-answers.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
-import { relayQueuedDeliveries } from '../app/delivery/relay.ts';
+import { relayQueuedDeliveries, requeueAbandonedDeliveries } from '../app/delivery/relay.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
+import { holdClaimOwner } from '../db/claim-owner.ts';
 import { type JobEnd, workBatches } from './catalogue.ts';
 import { QUEUES } from './jobs.ts';
 import { startPollingLoop } from './polling-loop.ts';
 import { startWebhookWorkers } from './webhooks.ts';
+
+/** How often a worker process looks for claims of dead sessions (one indexed statement). */
+const CLAIM_SWEEP_MS = 1_000;
 
 /**
  * Worker processes: handlers for every queue of the job catalogue (src/workers/jobs.ts). pg-boss claims
@@ -43,11 +47,25 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   await boss.work(QUEUES.deliveryRelay, async () => {
     while ((await relayQueuedDeliveries(ctx)) > 0);
   });
+  // This process's claims are tied to a database session of its own (docs/adr/0059): when another
+  // worker process dies, or its session does, this one queues its claimed deliveries again at once.
+  const owner = holdClaimOwner(ctx.db.$client, ctx.logger);
+  const sweep = startPollingLoop(
+    ctx,
+    'claim sweep',
+    async () => owner.key() !== undefined && (await requeueAbandonedDeliveries(ctx)) > 0,
+    CLAIM_SWEEP_MS,
+  );
+  boss.on('stopped', () => {
+    void sweep.stop();
+    void owner.stop();
+  });
   // Bank delivery: batches claimed with leases, woken by NOTIFY when the relay commits new jobs.
   await workBatches(ctx, boss, 'bankDelivery', { batchSize: 50, concurrency: 2, pollSeconds: 2 }, async (jobs) => {
     const outcomes = await deliverDocuments(
       ctx,
       jobs.map((j) => ({ job: j.data, attempt: { retryCount: j.retryCount, retryLimit: j.retryLimit } })),
+      owner,
     );
     return outcomes.map((o) => (o === 'retry' ? 'retry' : 'completed'));
   });

@@ -3,6 +3,7 @@ import { ChannelError, permanentChannelError } from '../../channels/errors.ts';
 import { transactionWithRetry } from '../../db/conflict-retry.ts';
 import type { CompanyScope } from '../../db/executor.ts';
 import { findConnectionFor } from '../../db/repositories/connections.ts';
+import { recordDeliveryClaims, releaseDeliveryClaims } from '../../db/repositories/delivery-claims.ts';
 import {
   type JournalDocumentRow,
   lockDocuments,
@@ -19,6 +20,12 @@ import type { AppContext } from '../context.ts';
 import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
 
 export type DeliveryJob = JobPayload<'bankDelivery'>;
+/**
+ * The worker process's claim owner (src/db/claim-owner.ts): claims made under its key are taken up
+ * by another process the moment this one's database session ends (docs/adr/0059). Without one
+ * (tests, tools) a claim is bounded by the job's heartbeat and lease only.
+ */
+export type ClaimOwnerKey = { key(): number | undefined };
 export type DeliveryAttempt = { retryCount: number; retryLimit: number };
 /**
  * What became of one delivery job: `delivered`; `retry` (a retryable failure with attempts left:
@@ -49,9 +56,10 @@ const SESSIONS_AT_ONCE = 4;
 export async function deliverDocuments(
   ctx: AppContext,
   jobs: { job: DeliveryJob; attempt: DeliveryAttempt }[],
+  owner?: ClaimOwnerKey,
 ): Promise<DeliveryOutcome[]> {
   const outcomes: DeliveryOutcome[] = jobs.map(() => 'skipped');
-  const claimed = await claim(ctx, jobs);
+  const claimed = await claim(ctx, jobs, owner);
   if (claimed.length === 0) return outcomes;
   const sent = await sendAll(ctx, claimed);
   for (const s of sent) {
@@ -84,6 +92,13 @@ export async function deliverDocuments(
       }
       await updateDocumentStatuses(tx, scope, writes, ctx.clock.now());
       await emitPaymentEvents(ctx, tx, events);
+      if (owner) {
+        await releaseDeliveryClaims(
+          tx,
+          scope,
+          group.map((s) => s.doc.id),
+        );
+      }
     }
     // The chain heads last: after every document row (docs/adr/0012).
     await recordEvents(ctx, tx, audit);
@@ -113,7 +128,11 @@ function byCompany<T extends { scope: CompanyScope; doc: { id: string } }>(items
     });
 }
 
-async function claim(ctx: AppContext, jobs: { job: DeliveryJob; attempt: DeliveryAttempt }[]): Promise<Claimed[]> {
+async function claim(
+  ctx: AppContext,
+  jobs: { job: DeliveryJob; attempt: DeliveryAttempt }[],
+  owner: ClaimOwnerKey | undefined,
+): Promise<Claimed[]> {
   const wanted = jobs.map(({ job, attempt }, index) => ({
     scope: { platformId: job.platformId, companyId: job.companyId },
     doc: { id: job.documentId },
@@ -123,6 +142,8 @@ async function claim(ctx: AppContext, jobs: { job: DeliveryJob; attempt: Deliver
   return transactionWithRetry(ctx.db, 'delivery claim', async (tx) => {
     const claimed: Claimed[] = [];
     const now = ctx.clock.now();
+    // Read once per attempt: the claims of this transaction all carry the key held when it began.
+    const ownerKey = owner?.key();
     for (const [scope, group] of byCompany(wanted)) {
       const docs = new Map(
         (
@@ -147,6 +168,15 @@ async function claim(ctx: AppContext, jobs: { job: DeliveryJob; attempt: Deliver
         claimed.push({ doc: { ...d, deliveryStatus: move.to }, scope, attempt: g.attempt, index: g.index });
       }
       await updateDocumentStatuses(tx, scope, moves, now);
+      if (ownerKey !== undefined) {
+        await recordDeliveryClaims(
+          tx,
+          scope,
+          moves.map((m) => m.id),
+          ownerKey,
+          now,
+        );
+      }
     }
     return claimed;
   });

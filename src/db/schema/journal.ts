@@ -265,3 +265,24 @@ export const deliveryRequests = pgTable(
   },
   (t) => [index('delivery_requests_created_idx').on(t.createdAt)],
 );
+
+/**
+ * Deliveries a worker process has claimed (delivery status `in-progress`) and not yet recorded, each
+ * with the key of the session-level advisory lock its process holds on a connection of its own
+ * (docs/adr/0059). While that session lives the lock is held; when the process dies (or its
+ * connection does) PostgreSQL releases it, and any other worker process re-queues the delivery at
+ * once instead of waiting out the job's lease.
+ */
+export const deliveryClaims = pgTable(
+  'delivery_claims',
+  {
+    documentId: text('document_id')
+      .primaryKey()
+      .references(() => journalDocuments.id, { onDelete: 'cascade' }),
+    platformId: text('platform_id').notNull(),
+    companyId: text('company_id').notNull(),
+    ownerKey: integer('owner_key').notNull(),
+    claimedAt: timestamp('claimed_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('delivery_claims_owner_idx').on(t.ownerKey)],
+);

@@ -5,6 +5,7 @@ import { authenticateApiKey, authenticateSession, confirmApiKey } from '../../ap
 import type { Principal, SessionPrincipal } from '../../app/identity/principal.ts';
 import type { ClientInfo } from '../../app/identity/sessions.ts';
 import { authenticateBearer } from '../../app/oauth/authenticate-token.ts';
+import { databaseUnavailableOf } from '../../app/system/database-unavailable.ts';
 import { accessOf, type Credentialed, isPublic, type RouteAccess } from '../access/route-access.ts';
 import { cookieOf, csrfTokenFor, SESSION_COOKIE, sameSecret } from './browser-session.ts';
 import { errorEnvelope } from './errors.ts';
@@ -174,7 +175,21 @@ export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
   app.addHook('onSend', async (request, reply, payload) => {
     const principal = request.principal;
     if (principal?.kind !== 'key' || !principal.recent || request.keyConfirmed) return payload;
-    if (await confirmApiKey(ctx, principal)) return payload;
+    // Answering 503 database_unavailable already: there is nothing to look the key up in.
+    if (reply.statusCode === 503) return payload;
+    let active: boolean;
+    try {
+      active = await confirmApiKey(ctx, principal);
+    } catch (error) {
+      const unavailable = databaseUnavailableOf(error);
+      if (!unavailable) throw error;
+      reply
+        .code(503)
+        .headers(unavailable.headers ?? {})
+        .type('application/json');
+      return JSON.stringify(errorEnvelope(unavailable));
+    }
+    if (active) return payload;
     reply.removeHeader('idempotency-replayed');
     reply.code(401).type('application/json');
     return JSON.stringify(errorEnvelope(unauthorized()));

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../../app/errors.ts';
+import { databaseUnavailableOf } from '../../app/system/database-unavailable.ts';
 import { lingerBeforeClose } from './lingering-close.ts';
 
 /**
@@ -97,9 +98,13 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 
 export function registerErrors(app: FastifyInstance): void {
   const allowedMethods = routeTable(app);
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+  app.setErrorHandler((raised: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    // The database gone mid-request (a failover, a terminated backend): 503 with Retry-After, not a 500.
+    const unavailable = databaseUnavailableOf(raised);
+    const error = unavailable ?? raised;
     const { status, body } = toEnvelope(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    if (unavailable) request.log.warn({ err: raised }, 'request failed: database unavailable');
+    else if (status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ errorCode: body.error.code, status }, 'request refused');
     if (error instanceof AppError && error.headers) reply.headers(error.headers);
     // Refused before its body was read (413): let the client read the answer before the close.
