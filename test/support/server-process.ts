@@ -102,10 +102,10 @@ export function processesNaming(text: string): { pid: number; cmdline: string }[
   return found;
 }
 
-export async function eventually(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+export async function eventually(check: () => boolean, timeoutMs: number, what: string, everyMs = 50): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, everyMs));
   }
 }

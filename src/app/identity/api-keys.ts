@@ -8,6 +8,7 @@ import { decodeCursor, page } from '../pagination.ts';
 import { plainText } from '../plain-text.ts';
 import { requireWorkspaceAdmin } from './access.ts';
 import { forgetApiKey } from './authenticate.ts';
+import { expectRevocation } from './key-revocations.ts';
 import type { Principal } from './principal.ts';
 
 export type CreatedApiKey = { id: string; key: string; label: string; createdAt: string };
@@ -67,20 +68,29 @@ export async function listApiKeys(
 
 export async function deleteApiKey(ctx: AppContext, principal: Principal, platformId: string, keyId: string) {
   const session = requireWorkspaceAdmin(principal, platformId);
-  const result = await ctx.db.transaction(async (tx) => {
-    const revoked = await revokeApiKey(tx, { platformId }, keyId, ctx.clock.now());
-    if (!revoked) throw notFound('api key');
-    await recordEvent(ctx, tx, {
-      platformId,
-      type: 'api-key.revoked',
-      message: `API key ${keyId} revoked`,
-      actorUserId: session.user.id,
-      metadata: { keyId },
+  // Listened for before the revocation commits, so that its notification cannot come first.
+  const revocation = expectRevocation(ctx.db, keyId);
+  const result = await ctx.db
+    .transaction(async (tx) => {
+      const revoked = await revokeApiKey(tx, { platformId }, keyId, ctx.clock.now());
+      if (!revoked) throw notFound('api key');
+      await recordEvent(ctx, tx, {
+        platformId,
+        type: 'api-key.revoked',
+        message: `API key ${keyId} revoked`,
+        actorUserId: session.user.id,
+        metadata: { keyId },
+      });
+      return { id: keyId, revoked: true };
+    })
+    .catch((error: unknown) => {
+      revocation.cancel();
+      throw error;
     });
-    return { id: keyId, revoked: true };
-  });
-  // This process stops taking the key from its recent keys at once; other processes find it revoked
-  // when they confirm it, or look it up again after KEY_CONFIRMED_FOR_MS (see authenticateApiKey).
   forgetApiKey(ctx, keyId);
+  // The revocation's NOTIFY reached this process's listener, and with it (PostgreSQL signals them all
+  // at the commit) every other API process's: when the client reads this answer, no process takes the
+  // key any more (docs/adr/0049). Bounded, should the listener's connection be slow or dying.
+  await revocation.heard(1_000);
   return result;
 }

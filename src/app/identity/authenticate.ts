@@ -1,3 +1,4 @@
+import type { Listening } from '../../db/listen.ts';
 import { findActiveApiKeyByDigest, isApiKeyActive, touchApiKeyLastUsed } from '../../db/repositories/api-keys.ts';
 import { touchPlatformActivity } from '../../db/repositories/platforms.ts';
 import { findLiveSessionByDigest, touchSessionLastSeen } from '../../db/repositories/sessions.ts';
@@ -5,6 +6,7 @@ import { findUser } from '../../db/repositories/users.ts';
 import { recentCachePer } from '../../platform/recent-cache.ts';
 import { sha256Hex } from '../../platform/secrets.ts';
 import type { AppContext } from '../context.ts';
+import { revocationWatchOf, watchKeyRevocations } from './key-revocations.ts';
 import type { KeyPrincipal, SessionPrincipal } from './principal.ts';
 
 const API_KEY_FORMAT = /^key_[0-9a-f]{64}$/;
@@ -28,8 +30,10 @@ function touch(ctx: AppContext, keyId: string, platformId: string): void {
 
 /**
  * How long a key found active is taken as active without a lookup, on routes that do not confirm it
- * themselves (docs/adr/0049): a key revoked in this process stops at once (forgetApiKey), one revoked
- * in another process within this time. The lookup was a third of a journal page's statements.
+ * themselves (docs/adr/0049), while this process hears every revocation as it commits (LISTEN,
+ * key-revocations.ts): a revoked key is forgotten at once in every process; this bound only holds
+ * should a listener's connection die without a word. The lookup was a third of a journal page's
+ * statements.
  */
 export const KEY_CONFIRMED_FOR_MS = 2_000;
 
@@ -55,17 +59,21 @@ export async function authenticateApiKey(
     touch(ctx, seen.id, seen.platformId);
     return { kind: 'key', platformId: seen.platformId, keyId: seen.id, recent: true };
   }
-  // The digest's own entry: a key revoked here is forgotten (forgetApiKey), so it is never found.
-  if (seen && now >= seen.checkedAt && now - seen.checkedAt < KEY_CONFIRMED_FOR_MS) {
+  // Only while every revocation is heard: a revoked key is forgotten as it commits (watchApiKeyRevocations).
+  const watch = revocationWatchOf(ctx.db);
+  if (seen && watch?.live && now >= seen.checkedAt && now - seen.checkedAt < KEY_CONFIRMED_FOR_MS) {
     touch(ctx, seen.id, seen.platformId);
     return { kind: 'key', platformId: seen.platformId, keyId: seen.id };
   }
+  const epoch = watch?.epoch;
   const key = await findActiveApiKeyByDigest(ctx.db, digest);
   if (!key) {
     cache.delete(digest);
     return null;
   }
-  cache.set(digest, { ...key, checkedAt: now });
+  // Not remembered when a revocation (or a lost listener) was heard during the lookup: what it found
+  // may already be revoked.
+  if (watch?.live && watch.epoch === epoch) cache.set(digest, { ...key, checkedAt: now });
   touch(ctx, key.id, key.platformId);
   return { kind: 'key', platformId: key.platformId, keyId: key.id };
 }
@@ -80,6 +88,17 @@ export async function confirmApiKey(ctx: AppContext, principal: KeyPrincipal): P
 /** A key revoked (here or, as the submit statement found, in another process) is no longer taken from the cache. */
 export function forgetApiKey(ctx: AppContext, keyId: string): void {
   recentKeysOf(ctx.db).deleteWhere((key) => key.id === keyId);
+}
+
+/**
+ * Hears every key revocation as it commits, in every process of the app (the auth plugin starts it):
+ * the key is forgotten here at once; all keys are, when notifications may have been missed.
+ */
+export function watchApiKeyRevocations(ctx: AppContext): Listening {
+  return watchKeyRevocations(ctx, (keyId) => {
+    if (keyId === null) recentKeysOf(ctx.db).deleteWhere(() => true);
+    else forgetApiKey(ctx, keyId);
+  });
 }
 
 /** Keys found active recently, by digest, per database pool, with when (clock ms) they were looked up. */

@@ -1,7 +1,12 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../app/context.ts';
 import { AppError, forbidden, unauthorized } from '../../app/errors.ts';
-import { authenticateApiKey, authenticateSession, confirmApiKey } from '../../app/identity/authenticate.ts';
+import {
+  authenticateApiKey,
+  authenticateSession,
+  confirmApiKey,
+  watchApiKeyRevocations,
+} from '../../app/identity/authenticate.ts';
 import type { Principal, SessionPrincipal } from '../../app/identity/principal.ts';
 import type { ClientInfo } from '../../app/identity/sessions.ts';
 import { authenticateBearer } from '../../app/oauth/authenticate-token.ts';
@@ -134,6 +139,11 @@ async function resolve(ctx: AppContext, request: FastifyRequest, access: Credent
  * Each route gets its line when registered; a route without one refuses every credential.
  */
 export function registerAuth(app: FastifyInstance, ctx: AppContext): void {
+  // Revoked keys are forgotten as they commit, whichever process revoked them (docs/adr/0049).
+  const revocations = watchApiKeyRevocations(ctx);
+  // Ready once it listens (until then every key is looked up), bounded should the database be slow.
+  app.addHook('onReady', () => revocations.ready(5_000));
+  app.addHook('onClose', () => revocations.close());
   app.decorateRequest('principal', null);
   app.decorateRequest('keyConfirmed', false);
   app.decorateRequest('browserSession', null);
