@@ -14,6 +14,7 @@ import { deliveryTransition, documentTransition } from '../../domain/lifecycle/i
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import { type ChannelFailure, channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { channelTargetOf } from '../connections/channel-target.ts';
+import { isEbicsStateRefusal, noteEbicsRefusal } from '../connections/ebics.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
 import type { JobPayload } from '../jobs.ts';
@@ -56,6 +57,7 @@ export async function deliverDocuments(
   const sent = await sendAll(ctx, claimed);
   for (const s of sent) {
     if (!s.ok && s.failure.code === 'signature_invalid') await reportRefusal(ctx, s);
+    if (!s.ok && isEbicsStateRefusal(s.failure)) await noteRefusalOnConnection(ctx, s);
   }
   await transactionWithRetry(ctx.db, 'delivery record', async (tx) => {
     const audit: AuditEvent[] = [];
@@ -240,6 +242,12 @@ async function sendBatch(ctx: AppContext, channel: BankChannel, group: Claimed[]
     for (const { c } of files) sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
   }
   return sent;
+}
+
+/** An EBICS bank key change or lock takes the connection out of service with the reason (src/app/connections/ebics.ts). */
+async function noteRefusalOnConnection(ctx: AppContext, s: Sent & { ok: false }): Promise<void> {
+  const connection = await findConnectionFor(ctx.db, s.scope, s.doc.bankKey ?? '', s.doc.environment);
+  if (connection) await noteEbicsRefusal(ctx, connection, s.failure);
 }
 
 async function reportRefusal(ctx: AppContext, s: Sent & { ok: false }): Promise<void> {

@@ -11,6 +11,7 @@ import { decodeBytes } from '../../domain/inbound/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import { channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { channelTargetOf } from '../connections/channel-target.ts';
+import { isEbicsStateRefusal, noteEbicsRefusal } from '../connections/ebics.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { ingestForCompany } from '../journal/ingest.ts';
@@ -42,6 +43,7 @@ export async function pickUpBankFiles(ctx: AppContext): Promise<PickupResult> {
       total.failed++;
       const failure = channelFailureOf(error);
       if (failure.code === 'signature_invalid') await reportSignatureRefusal(ctx, connection, 'file list', failure);
+      else if (isEbicsStateRefusal(failure)) await noteEbicsRefusal(ctx, connection, failure);
       else ctx.logger.warn({ err: error, connectionId: connection.id }, 'bank pickup failed');
     }
   }
