@@ -20,6 +20,7 @@ import { authRoutes } from './routes/auth.ts';
 import { bankSettingsRoutes } from './routes/bank-settings.ts';
 import { billingRoutes } from './routes/billing.ts';
 import { connectionRoutes } from './routes/connections.ts';
+import { ebicsConnectionRoutes } from './routes/connections-ebics.ts';
 import { conversionRoutes } from './routes/conversion.ts';
 import { discoveryRoutes } from './routes/discovery.ts';
 import { inboundRoutes } from './routes/inbound.ts';
@@ -113,6 +114,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(conversionRoutes, services);
   await app.register(inboundRoutes, services);
   await app.register(connectionRoutes, services);
+  await app.register(ebicsConnectionRoutes, services);
   await app.register(bankSettingsRoutes, services);
   await app.register(journalSubmitRoutes, services);
   await app.register(journalIngestRoutes, services);

@@ -1,11 +1,20 @@
-import type { ChannelFactory, ChannelTarget, WebServicesSession } from '../app/delivery/channel-factory.ts';
+import type {
+  ChannelFactory,
+  ChannelTarget,
+  EbicsSession,
+  WebServicesSession,
+} from '../app/delivery/channel-factory.ts';
 import { createDemoChannel, type DemoBankPort } from '../channels/demo.ts';
+import { createEbicsChannel } from '../channels/ebics/channel.ts';
+import { createEbicsClient } from '../channels/ebics/client.ts';
+import { EbicsChannelError } from '../channels/ebics/errors.ts';
 import { createFiWsChannel } from '../channels/fi-ws/channel.ts';
 import { WsChannelError } from '../channels/fi-ws/errors.ts';
 import { createSoapTransport } from '../channels/fi-ws/soap-transport.ts';
 import { createWsClient } from '../channels/fi-ws/ws-client.ts';
 import { createSftpChannel, type SftpChannelConfig } from '../channels/sftp.ts';
 import { fileTypesOf, webServicesProfile } from '../domain/banks/connectivity.ts';
+import { getProfile } from '../domain/conversion/index.ts';
 import type { Logger } from '../platform/logger.ts';
 import { trustedCas } from '../platform/outbound-http.ts';
 
@@ -18,7 +27,11 @@ export type ChannelOptions = {
   /** EXTRA_CA_CERTS: trusted besides the system roots for banks' TLS. */
   extraCaCerts?: string | undefined;
   /** The sandbox's bank simulators by bank key (a connection configured with `simulator: true` uses them). */
-  simulators?: { endpoints(bankKey: string): SimulatorEndpoints | undefined };
+  simulators?: {
+    endpoints(bankKey: string): SimulatorEndpoints | undefined;
+    /** The sandbox's EBICS bank simulator of a bank: its URL and TLS CA. */
+    ebics?(bankKey: string): { url: string; caPem: string } | undefined;
+  };
   softwareId: string;
   now: () => Date;
   /** The demo bank (sandbox, src/simulators/demo-bank): what it received, and its answers to collect. */
@@ -81,8 +94,57 @@ export function bankChannels(options: ChannelOptions): ChannelFactory {
     return { client, close: () => transport.close() };
   }
 
+  /**
+   * EBICS ({kind: 'ebics', hostId, partnerId, userId, url | simulator}): the subscriber's keys and the
+   * bank's confirmed certificates from the connection, HTTPS through the SSRF guard.
+   */
+  function ebics(target: ChannelTarget): EbicsSession {
+    const config = target.config ?? {};
+    const text = (key: string) => (typeof config[key] === 'string' ? (config[key] as string) : undefined);
+    const hostId = text('hostId');
+    const partnerId = text('partnerId');
+    const userId = text('userId');
+    if (config['kind'] !== 'ebics' || !hostId || !partnerId || !userId) {
+      throw new EbicsChannelError(
+        'invalid_config',
+        'the connection has no EBICS subscriber (host, partner and user id)',
+        false,
+      );
+    }
+    if (!target.ebics) throw new EbicsChannelError('invalid_config', 'the connection has no EBICS keys yet', false);
+    const simulator = config['simulator'] === true ? options.simulators?.ebics?.(target.bankKey) : undefined;
+    if (config['simulator'] === true && !simulator) {
+      throw new EbicsChannelError(
+        'invalid_config',
+        `no ${target.bankKey} EBICS simulator runs in this deployment`,
+        true,
+      );
+    }
+    const url = simulator?.url ?? text('url');
+    if (!url) throw new EbicsChannelError('invalid_config', `no EBICS URL is set for ${target.bankKey}`, false);
+    const transport = createSoapTransport(
+      simulator
+        ? { policy: { allowPrivate: false, allowAddresses: ['127.0.0.1', '::1'] }, ca: [simulator.caPem] }
+        : { policy: { allowPrivate: options.allowPrivateTargets }, ca },
+    );
+    const client = createEbicsClient({
+      url,
+      subscriber: { hostId, partnerId, userId },
+      keys: target.ebics.keys,
+      bank: target.ebics.bank,
+      transport,
+      now: options.now,
+    });
+    return { client, close: () => transport.close() };
+  }
+
   return {
     open(target) {
+      if (target.channel === 'EBICS' && target.config?.['kind'] === 'ebics') {
+        const session = ebics(target);
+        const painVersion = (getProfile(target.bankKey)?.painVersion ?? 'pain.001.001.09').split('.').pop() ?? '09';
+        return { ...createEbicsChannel(session.client, { painVersion }), close: session.close };
+      }
       if (target.channel === 'DEMO') {
         return createDemoChannel(options.demoBank, {
           platformId: target.platformId,
@@ -114,5 +176,6 @@ export function bankChannels(options: ChannelOptions): ChannelFactory {
       throw new Error(`no ${target.channel} channel is configured for ${target.bankKey}`);
     },
     webServices,
+    ebics,
   };
 }

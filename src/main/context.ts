@@ -27,7 +27,10 @@ export function buildContext(parts: {
   channels?: ChannelFactory;
   metrics?: Metrics;
   /** The sandbox's bank simulators (SANDBOX=true): issue activations, and the channels reach them. */
-  sandboxBanks?: SandboxBanks & { endpoints(bankKey: string): SimulatorEndpoints | undefined };
+  sandboxBanks?: SandboxBanks & {
+    endpoints(bankKey: string): SimulatorEndpoints | undefined;
+    ebics?(bankKey: string): { url: string; caPem: string } | undefined;
+  };
   softwareId?: string;
 }): AppContext {
   const clock = parts.clock ?? systemClock;

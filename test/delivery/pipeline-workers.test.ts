@@ -173,7 +173,7 @@ function failingChannels(error: Error): AppContext['channels'] {
     acknowledge: async () => {},
     close: async () => {},
   };
-  return { open: () => channel, webServices: t.ctx.channels.webServices };
+  return { open: () => channel, webServices: t.ctx.channels.webServices, ebics: t.ctx.channels.ebics };
 }
 
 test('a permanent channel error ends the delivery at once with its reason on the document, logged at warn', async () => {

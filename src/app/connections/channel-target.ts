@@ -1,3 +1,4 @@
+import type { BankCertificates, SubscriberKeys } from '../../channels/ebics/client.ts';
 import type { ConnectionRow } from '../../db/repositories/connections.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import type { AppContext } from '../context.ts';
@@ -23,5 +24,13 @@ export function channelTargetOf(ctx: AppContext, connection: ConnectionRow): Cha
         ? { certPem: connection.clientCertPem, privateKeyPem: ctx.encryptor.decrypt(connection.clientKeySealed) }
         : undefined,
     bankCertPem: connection.signingCertSealed ? ctx.encryptor.decrypt(connection.signingCertSealed) : undefined,
+    ebics: connection.ebicsKeysSealed
+      ? {
+          keys: JSON.parse(ctx.encryptor.decrypt(connection.ebicsKeysSealed)) as SubscriberKeys,
+          bank: connection.ebicsBankKeysSealed
+            ? (JSON.parse(ctx.encryptor.decrypt(connection.ebicsBankKeysSealed)) as BankCertificates)
+            : undefined,
+        }
+      : undefined,
   };
 }

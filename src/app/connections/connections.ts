@@ -122,11 +122,25 @@ async function sandboxSimulation(
   environment: string,
 ) {
   const banks = ctx.sandboxBanks;
-  if (!ctx.config.sandbox || environment !== 'test' || !banks?.simulates(bankKey) || !webServicesProfile(bankKey)) {
+  const ebics = getProfile(bankKey)?.channel === 'EBICS';
+  if (
+    !ctx.config.sandbox ||
+    environment !== 'test' ||
+    !banks?.simulates(bankKey) ||
+    (!webServicesProfile(bankKey) && !ebics)
+  ) {
     return undefined;
   }
   const company = await findCompany(ctx.db, { platformId: scope.platformId }, scope.companyId);
   const activation = await banks.issueActivation(bankKey, { name: company?.name ?? 'Sandbox Company' });
+  if (activation.family === 'C') {
+    const { family: _family, ...subscriber } = activation;
+    return {
+      channelSealed: ctx.encryptor.encrypt(JSON.stringify({ kind: 'ebics', ...subscriber, simulator: true })),
+      sandboxActivationSealed: ctx.encryptor.encrypt(JSON.stringify(subscriber)),
+      ebicsState: 'new' as const,
+    };
+  }
   const customerId = activation.family === 'A' ? activation.userId : activation.signerId;
   return {
     channelSealed: ctx.encryptor.encrypt(JSON.stringify({ kind: 'fi-ws', customerId, simulator: true })),

@@ -4,6 +4,7 @@ import { webServicesProfile } from '../../domain/banks/connectivity.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { certificateInfo } from '../../platform/x509.ts';
 import type { AppContext } from '../context.ts';
+import { ebicsReadiness } from './ebics-view.ts';
 import { channelSettingsView } from './settings-view.ts';
 
 /**
@@ -47,8 +48,15 @@ export async function connectionView(ctx: AppContext, row: ConnectionRow) {
       ? { subject: row.signingCertSubject, expiry: row.signingCertExpiry?.toISOString() ?? null }
       : null;
   }
+  if (profile?.channel === 'EBICS') Object.assign(readiness, ebicsReadiness(ctx, row));
   if (row.sandboxActivationSealed && row.status !== 'active') {
-    readiness['sandboxActivation'] = JSON.parse(ctx.encryptor.decrypt(row.sandboxActivationSealed));
+    const issued = JSON.parse(ctx.encryptor.decrypt(row.sandboxActivationSealed)) as Record<string, unknown>;
+    // What the simulated bank would have published by letter, once HPB has run.
+    const published =
+      profile?.channel === 'EBICS' && row.ebicsPendingBankKeysSealed
+        ? ctx.sandboxBanks?.publishedBankKeys?.(row.bankKey)
+        : undefined;
+    readiness['sandboxActivation'] = published ? { ...issued, bankKeyHashes: published } : issued;
   }
   readiness['lastTestPayment'] = row.testPaymentDocumentId ? await testPaymentOutcome(ctx, row) : null;
 

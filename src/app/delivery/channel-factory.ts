@@ -1,4 +1,5 @@
 import type { BankChannel } from '../../channels/channel.ts';
+import type { BankCertificates, EbicsClient, SubscriberKeys } from '../../channels/ebics/client.ts';
 import type { WsClient } from '../../channels/fi-ws/ws-client.ts';
 
 /**
@@ -19,12 +20,18 @@ export type ChannelTarget = {
   credentials?: { certPem: string; privateKeyPem: string } | undefined;
   /** Web services: the bank's signing certificate pinned for the connection. */
   bankCertPem?: string | undefined;
+  /** EBICS: the subscriber's key pairs, and the bank's certificates once an admin confirmed them. */
+  ebics?: { keys: SubscriberKeys; bank?: BankCertificates | undefined } | undefined;
 };
 
 export type WebServicesSession = { client: WsClient; close(): Promise<void> };
+
+export type EbicsSession = { client: EbicsClient; close(): Promise<void> };
 
 export type ChannelFactory = {
   open(target: ChannelTarget): BankChannel;
   /** The Finnish web-services client of a connection: certificate service (activation, renewal) and file service. */
   webServices(target: ChannelTarget): WebServicesSession;
+  /** The EBICS 3.0 client of a connection: onboarding (HEV, INI, HIA, HPB) and orders. */
+  ebics(target: ChannelTarget): EbicsSession;
 };

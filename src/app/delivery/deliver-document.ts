@@ -16,6 +16,7 @@ import type { JobPayload } from '../../workers/jobs.ts';
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import { type ChannelFailure, channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { openConnectionChannel } from '../connections/channel-health.ts';
+import { isEbicsStateRefusal, noteEbicsRefusal } from '../connections/ebics.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
 
@@ -64,6 +65,7 @@ export async function deliverDocuments(
   const sent = await sendAll(ctx, claimed);
   for (const s of sent) {
     if (!s.ok && s.failure.code === 'signature_invalid') await reportRefusal(ctx, s);
+    if (!s.ok && isEbicsStateRefusal(s.failure)) await noteRefusalOnConnection(ctx, s);
   }
   await transactionWithRetry(ctx.db, 'delivery record', async (tx) => {
     const audit: AuditEvent[] = [];
@@ -270,6 +272,12 @@ async function sendBatch(ctx: AppContext, channel: BankChannel, group: Claimed[]
     for (const { c } of files) sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
   }
   return sent;
+}
+
+/** An EBICS bank key change or lock takes the connection out of service with the reason (src/app/connections/ebics.ts). */
+async function noteRefusalOnConnection(ctx: AppContext, s: Sent & { ok: false }): Promise<void> {
+  const connection = await findConnectionFor(ctx.db, s.scope, s.doc.bankKey ?? '', s.doc.environment);
+  if (connection) await noteEbicsRefusal(ctx, connection, s.failure);
 }
 
 async function reportRefusal(ctx: AppContext, s: Sent & { ok: false }): Promise<void> {

@@ -12,6 +12,7 @@ import { recordEvent } from '../audit/record.ts';
 import { type IncomingBankFile, receiveBankFile, receiveBankFiles } from '../bank-files/receive.ts';
 import { channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { openConnectionChannel } from '../connections/channel-health.ts';
+import { isEbicsStateRefusal, noteEbicsRefusal } from '../connections/ebics.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 
@@ -42,6 +43,7 @@ export async function pickUpBankFiles(ctx: AppContext): Promise<PickupResult> {
       total.failed++;
       const failure = channelFailureOf(error);
       if (failure.code === 'signature_invalid') await reportSignatureRefusal(ctx, connection, 'file list', failure);
+      else if (isEbicsStateRefusal(failure)) await noteEbicsRefusal(ctx, connection, failure);
       else ctx.logger.warn({ err: error, connectionId: connection.id }, 'bank pickup failed');
     }
   }

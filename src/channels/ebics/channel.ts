@@ -6,17 +6,21 @@ import type { EbicsClient } from './client.ts';
 /**
  * The EBICS bank channel (DESIGN.md, EBICS 3.0): delivery is a BTU of the pain.001 with the bank
  * profile's Business Transaction Format (SCT, pain.001 in its version); inbound is a BTD of each
- * format (camt.053, camt.052, camt.054, pain.002: a ZIP container of every file the bank holds) and
- * HAC. A download's receipt is sent only when every file of it was acknowledged, that is committed to
+ * format (camt.053, camt.052, camt.054, pain.002: a ZIP container of every file the bank holds). A
+ * download's receipt is sent only when every file of it was acknowledged, that is committed to
  * the journal by the pickup: a crash or a failed file before that leaves the transaction unconfirmed,
  * the bank offers the data again, and the journal's content digest keeps it from being taken twice.
  */
-const FORMATS: Array<{ what: Btf | 'HAC'; label: string }> = [
+/*
+ * HAC (the customer acknowledgement) is not among them: it is a pain.002.001.03 customer protocol that
+ * the journal's ingest refuses as "not a payment status report", so taking it here would leave it
+ * unconfirmed and downloaded on every poll. The client downloads it (EbicsClient.download('HAC')).
+ */
+const FORMATS: Array<{ what: Btf; label: string }> = [
   { what: DOWNLOADS.status, label: 'pain.002' },
   { what: DOWNLOADS.statement, label: 'camt.053' },
   { what: DOWNLOADS.report, label: 'camt.052' },
   { what: DOWNLOADS.notification, label: 'camt.054' },
-  { what: 'HAC', label: 'hac' },
 ];
 
 function filesOf(data: Buffer, transactionId: string, label: string): InboundFile[] {

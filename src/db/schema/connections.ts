@@ -1,5 +1,11 @@
 import { check, index, jsonb, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
-import { CONNECTION_STATUSES, type ConnectionStatus, ENVIRONMENTS } from '../../domain/lifecycle/index.ts';
+import {
+  CONNECTION_STATUSES,
+  type ConnectionStatus,
+  EBICS_STATES,
+  type EbicsState,
+  ENVIRONMENTS,
+} from '../../domain/lifecycle/index.ts';
 import { oneOf } from './checks.ts';
 import { companies, platforms } from './identity.ts';
 
@@ -43,9 +49,19 @@ export const connections = pgTable(
     // The last permanent channel error (host key, authentication, address, folder, configuration)
     // met by a delivery or a pickup: the readiness shows it, not ready, until the channel works again.
     channelError: jsonb('channel_error').$type<{ code: string; message: string; at: string }>(),
+    // EBICS 3.0 (docs/adr/0063): the subscriber's onboarding state and why it left `active`, its three
+    // key pairs (private keys sealed, as the web-services key), the bank's confirmed certificates and
+    // those fetched by HPB awaiting an admin's confirmation (both sealed), and when our certificates end.
+    ebicsState: text('ebics_state').$type<EbicsState>(),
+    ebicsStateReason: text('ebics_state_reason'),
+    ebicsKeysSealed: text('ebics_keys_sealed'),
+    ebicsBankKeysSealed: text('ebics_bank_keys_sealed'),
+    ebicsPendingBankKeysSealed: text('ebics_pending_bank_keys_sealed'),
+    ebicsCertsExpireAt: timestamp('ebics_certs_expire_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
+    check('connections_ebics_state_ck', oneOf('ebics_state', EBICS_STATES)),
     uniqueIndex('connections_company_bank_env_uq').on(t.companyId, t.bankKey, t.environment),
     index('connections_scope_idx').on(t.platformId, t.companyId),
     check('connections_environment_ck', oneOf('environment', ENVIRONMENTS)),

@@ -52,3 +52,29 @@ export const connectionTransition = tableTransition<ConnectionStatus>(
   { 'pending-activation': ['active'], active: ['pending-activation'] },
   'connection',
 );
+
+/**
+ * An EBICS subscriber's onboarding at its bank (DESIGN.md, EBICS 3.0): keys sent (INI, HIA) and the
+ * letter awaited, the bank's keys fetched (HPB) for an admin to confirm, active; a bank key change
+ * or the bank's lock takes it out of service until the admin acts again.
+ */
+export const EBICS_STATES = [
+  'new',
+  'awaiting-bank',
+  'confirm-bank-keys',
+  'active',
+  'bank-keys-changed',
+  'suspended',
+] as const;
+export type EbicsState = (typeof EBICS_STATES)[number];
+export const ebicsTransition = tableTransition<EbicsState>(
+  {
+    new: ['awaiting-bank'],
+    'awaiting-bank': ['awaiting-bank', 'confirm-bank-keys', 'suspended'],
+    'confirm-bank-keys': ['confirm-bank-keys', 'active', 'awaiting-bank', 'suspended'],
+    active: ['bank-keys-changed', 'suspended'],
+    'bank-keys-changed': ['bank-keys-changed', 'active', 'suspended'],
+    suspended: ['awaiting-bank', 'confirm-bank-keys'],
+  },
+  'EBICS subscriber',
+);

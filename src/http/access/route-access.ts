@@ -154,6 +154,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'POST /connections/:id/activate-nordea': { key: 'admin_required', session: 'accept', token: 'never' },
   'PUT /connections/:id/settings': { key: 'admin_required', session: 'accept', token: 'never' },
   'POST /connections/:id/test-payment': { key: 'admin_required', session: 'accept', token: 'never' },
+  'POST /connections/:id/ebics/init': { key: 'admin_required', session: 'accept', token: 'never' },
+  'GET /connections/:id/ebics/letter': { key: 'admin_required', session: 'accept', token: 'never' },
+  'POST /connections/:id/ebics/bank-keys': { key: 'admin_required', session: 'accept', token: 'never' },
+  'POST /connections/:id/ebics/confirm-bank-keys': { key: 'admin_required', session: 'accept', token: 'never' },
   // Per-company bank settings belong with the connections (an admin's to change, a member's to read)
   'GET /bank-settings/:bankKey': { key: 'admin_required', session: 'accept', token: 'never' },
   'PUT /bank-settings/:bankKey': { key: 'admin_required', session: 'accept', token: 'never' },
