@@ -30,11 +30,14 @@ export type DatabaseTimeouts = {
   keepAliveMs: number;
 };
 
+// The statement bound follows docs/operations.md (rekey batches and retention deletes run long on
+// big tables); on a primary that froze or whose network was cut, HAProxy's `on-marked-down
+// shutdown-sessions` ends the connections within its health check, long before it.
 export const DEFAULT_TIMEOUTS: DatabaseTimeouts = {
   connectMs: 5_000,
-  statementMs: 60_000,
+  statementMs: 300_000,
   idleInTransactionMs: 60_000,
-  queryMs: 65_000,
+  queryMs: 305_000,
   keepAliveMs: 10_000,
 };
 
