@@ -1,5 +1,8 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
+import {
+  type StateStore as GenericStore,
+  loadState as loadStateFile,
+  stateStore as stateFileStore,
+} from '../state-file.ts';
 
 /**
  * What the simulated EBICS bank remembers across restarts (written to its state file after every
@@ -64,26 +67,7 @@ export type EbicsBankState = {
   sequence: number;
 };
 
-export type StateStore = { state: EbicsBankState; save(): void };
+export type StateStore = GenericStore<EbicsBankState>;
 
-export function loadState(file: string | undefined): EbicsBankState | undefined {
-  if (!file) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as EbicsBankState;
-  } catch {
-    return undefined;
-  }
-}
-
-export function stateStore(state: EbicsBankState, file: string | undefined): StateStore {
-  return {
-    state,
-    save() {
-      if (!file) return;
-      mkdirSync(path.dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.tmp`;
-      writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
-      renameSync(temp, file);
-    },
-  };
-}
+export const loadState = (file: string | undefined) => loadStateFile<EbicsBankState>(file);
+export const stateStore = (state: EbicsBankState, file: string | undefined): StateStore => stateFileStore(state, file);

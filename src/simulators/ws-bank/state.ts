@@ -1,6 +1,9 @@
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
 import type { CertificateAuthority, KeyPairPem } from '../../platform/x509.ts';
+import {
+  type StateStore as GenericStore,
+  loadState as loadStateFile,
+  stateStore as stateFileStore,
+} from '../state-file.ts';
 
 /**
  * What a simulated bank remembers: its CA and keys, the activations it issued, the certificates it
@@ -46,29 +49,7 @@ export type SimulatorState = {
   sequence: number;
 };
 
-export type StateStore = {
-  state: SimulatorState;
-  save(): void;
-};
+export type StateStore = GenericStore<SimulatorState>;
 
-export function loadState(file: string | undefined): SimulatorState | undefined {
-  if (!file) return undefined;
-  try {
-    return JSON.parse(readFileSync(file, 'utf8')) as SimulatorState;
-  } catch {
-    return undefined;
-  }
-}
-
-export function stateStore(state: SimulatorState, file: string | undefined): StateStore {
-  return {
-    state,
-    save() {
-      if (!file) return;
-      mkdirSync(path.dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.tmp`;
-      writeFileSync(temp, JSON.stringify(state), { mode: 0o600 });
-      renameSync(temp, file);
-    },
-  };
-}
+export const loadState = (file: string | undefined) => loadStateFile<SimulatorState>(file);
+export const stateStore = (state: SimulatorState, file: string | undefined): StateStore => stateFileStore(state, file);
