@@ -72,3 +72,17 @@ export function sealCompressed(key: Buffer, gzipped: Buffer): string {
   const body = Buffer.concat([cipher.update(gzipped), cipher.final()]);
   return `${keyIdOf(key)}:${iv.toString('base64')}:${cipher.getAuthTag().toString('base64')}:${body.toString('base64')}:gz`;
 }
+
+/**
+ * The gzipped bytes sealCompressed sealed under `key`, still compressed: the caller inflates them as
+ * it streams them out (the stateless statement route), never holding the text on its thread.
+ */
+export function openCompressed(key: Buffer, sealed: string): Buffer {
+  const [keyId, iv, tag, body, compression] = sealed.split(':');
+  if (keyId !== keyIdOf(key) || iv === undefined || tag === undefined || body === undefined || compression !== 'gz') {
+    throw new Error(`not a value sealCompressed sealed with key ${keyIdOf(key)}`);
+  }
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64'));
+  decipher.setAuthTag(Buffer.from(tag, 'base64'));
+  return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]);
+}

@@ -18,7 +18,13 @@ import { IngestBodyReader } from './ingest-body.ts';
 import { type KeptEntries, prepareFile, type ReceivedFile, receivedFileOf } from './prepare-file.ts';
 
 export type WorkerRequest =
-  | { op: 'prepare'; file: number; content?: string; key: Uint8Array }
+  | {
+      op: 'prepare';
+      file: number;
+      /** The file's text, or its bytes as received (the stateless route: decoded here as parseBankFile does). */
+      content?: string | Uint8Array;
+      key: Uint8Array;
+    }
   | { op: 'upload'; file: number; size: number | undefined }
   | { op: 'chunk'; file: number; bytes: Uint8Array<ArrayBuffer> }
   | { op: 'read-json'; file: number }
@@ -118,7 +124,9 @@ function prepare(request: Req<'prepare'>) {
   const source = { text: request.content ?? read?.text ?? '' };
   if (read) read.text = '';
   const large = source.text.length > COLLECT_AFTER;
-  const prepared = prepareFile(source, Buffer.from(request.key), read?.received, large ? collect : undefined);
+  // Bytes carry their digest and copy from themselves (a text is decoded from them in the parse).
+  const received = typeof source.text === 'string' ? read?.received : receivedFileOf(source.text);
+  const prepared = prepareFile(source, Buffer.from(request.key), received, large ? collect : undefined);
   if (prepared.file.ok && prepared.file.kind === 'statement') kept.set(request.file, prepared.kept);
   // Once the reply is posted: until then this job's own variables still hold the text.
   if (large) setImmediate(collect);

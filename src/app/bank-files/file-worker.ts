@@ -62,13 +62,20 @@ export function warmFileWorker(): Promise<void> {
   return thread.warm();
 }
 
-async function prepareFileId(file: number, content: string | undefined, sealingKey: Buffer): Promise<PreparedHandle> {
-  const prepared = await thread.call<PreparedFile>({
-    op: 'prepare',
-    file,
-    key: sealingKey,
-    ...(content === undefined ? {} : { content }),
-  });
+async function prepareFileId(
+  file: number,
+  content: string | Uint8Array | undefined,
+  sealingKey: Buffer,
+): Promise<PreparedHandle> {
+  // A body's own buffer moves to the worker rather than being copied (it is not used here after).
+  const transfer =
+    content instanceof Uint8Array && content.byteOffset === 0 && content.byteLength === content.buffer.byteLength
+      ? [content.buffer as ArrayBuffer]
+      : undefined;
+  const prepared = await thread.call<PreparedFile>(
+    { op: 'prepare', file, key: sealingKey, ...(content === undefined ? {} : { content }) },
+    transfer,
+  );
   let released = false;
   const large =
     prepared.ok &&
@@ -116,8 +123,11 @@ async function prepareFileId(file: number, content: string | undefined, sealingK
   };
 }
 
-/** Parses and seals a bank file in the worker thread. */
-export function prepareInWorker(content: string, sealingKey: Buffer): Promise<PreparedHandle> {
+/**
+ * Parses and seals a bank file in the worker thread. Bytes (a raw request body) are decoded there;
+ * a buffer that owns its memory is moved there and is empty here afterwards.
+ */
+export function prepareInWorker(content: string | Uint8Array, sealingKey: Buffer): Promise<PreparedHandle> {
   return prepareFileId(++fileIds, content, sealingKey);
 }
 

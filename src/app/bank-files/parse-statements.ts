@@ -1,5 +1,10 @@
-import { type NormalisedStatement, type ParseError, parseBankFile, statementsOf } from '../../domain/inbound/index.ts';
+import { randomBytes } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import type { ParseError } from '../../domain/inbound/index.ts';
+import { openCompressed } from '../../platform/encryption.ts';
 import { AppError } from '../errors.ts';
+import { prepareInWorker } from './file-worker.ts';
 
 /** Parse failures as the contract answers them: 400 empty or unrecognised, 422 unparseable. */
 function parseFailure(error: ParseError): AppError {
@@ -15,12 +20,33 @@ function parseFailure(error: ParseError): AppError {
   }
 }
 
-/** POST /inbound/statement: stateless, nothing stored; one normalised statement per account block. */
-export function parseStatements(content: Uint8Array | string): { items: NormalisedStatement[] } {
-  const result = parseBankFile(content);
-  if (!result.ok) throw parseFailure(result.error);
-  if (result.kind !== 'statement') {
+/**
+ * POST /inbound/statement: stateless, nothing stored; one normalised statement per account block,
+ * as the JSON `{"items":[...]}`. The file is parsed in the file worker as an ingest's is (its
+ * statements' JSON made there as they stream, gzipped and sealed under a key of this request only,
+ * docs/adr/0029), and each statement's JSON is inflated by zlib's thread pool as it is written out:
+ * the event loop neither parses a 50 MB statement nor stringifies what it makes.
+ */
+export async function parseStatements(content: Uint8Array | string): Promise<Readable> {
+  const key = randomBytes(32);
+  const handle = await prepareInWorker(content, key);
+  // Nothing is matched: what the worker keeps for matching goes at once.
+  handle.release();
+  const { file } = handle;
+  if (!file.ok) throw parseFailure(file.error);
+  if (file.kind !== 'statement') {
     throw new AppError(422, 'unparseable_file', 'this is a payment status report; send it to /inbound/payment-status');
   }
-  return { items: statementsOf(result) };
+  const payloads = file.blocks.flatMap((b) => (b.ok ? [b.payloadSealed] : []));
+  return Readable.from(statementsJson(payloads, key));
+}
+
+/** `{"items":[...]}` from each statement's sealed, gzipped JSON, opened and inflated one at a time. */
+async function* statementsJson(payloads: string[], key: Buffer): AsyncGenerator<Buffer | string> {
+  yield '{"items":[';
+  for (const [i, sealed] of payloads.entries()) {
+    if (i > 0) yield ',';
+    yield* createGunzip().end(openCompressed(key, sealed));
+  }
+  yield ']}';
 }

@@ -174,7 +174,7 @@ function gzipInRuns(text: string): Buffer {
  * file worker (file-worker.ts): a 50 MB statement never blocks the event loop.
  */
 export function prepareFile(
-  source: { text: string },
+  source: { text: string | Uint8Array },
   sealingKey: Buffer,
   received?: ReceivedFile,
   textDropped?: () => void,
@@ -200,7 +200,7 @@ export function prepareFile(
         kind: 'status-report',
         sourceFormat: parsed.sourceFormat,
         report: parsed.report,
-        content: source.text,
+        content: typeof source.text === 'string' ? source.text : new TextDecoder().decode(source.text),
       },
       kept: [],
     };
@@ -213,6 +213,8 @@ export function prepareFile(
     source.text = '';
     textDropped?.();
   }
+  // Bytes came with their digest and copy (file-worker-thread.ts): the text's are made only for a text.
+  const text = typeof source.text === 'string' ? source.text : '';
   const blocks: PreparedBlock[] = [];
   for (const b of parsed.blocks) {
     if (!b.ok) {
@@ -225,8 +227,8 @@ export function prepareFile(
     file: {
       ok: true,
       kind: 'statement',
-      digest: received?.digest ?? createHash('sha256').update(source.text, 'utf8').digest('hex'),
-      fileSealed: sealCompressed(sealingKey, received?.gzipped ?? gzipInRuns(source.text)),
+      digest: received?.digest ?? createHash('sha256').update(text, 'utf8').digest('hex'),
+      fileSealed: sealCompressed(sealingKey, received?.gzipped ?? gzipInRuns(text)),
       format: parsed.format,
       sourceFormat: parsed.sourceFormat,
       blocks,

@@ -56,8 +56,8 @@ export class JobThread<Request extends { op: string }, Notice = never> {
     this.#onGone = handler;
   }
 
-  /** Asks the thread and awaits its answer. */
-  call<T>(request: Request & { seq?: never }): Promise<T> {
+  /** Asks the thread and awaits its answer; `transfer` moves buffers to it instead of copying them. */
+  call<T>(request: Request & { seq?: never }, transfer?: Transferable[]): Promise<T> {
     const seq = ++this.#seq;
     const w = this.#thread();
     return new Promise<T>((resolve, reject) => {
@@ -65,7 +65,7 @@ export class JobThread<Request extends { op: string }, Notice = never> {
       // While a request is out, the thread keeps the process alive: its answer is awaited.
       w.ref();
       try {
-        w.postMessage({ ...request, seq });
+        w.postMessage({ ...request, seq }, transfer);
       } catch (error) {
         this.#pending.delete(seq);
         reject(error as Error);

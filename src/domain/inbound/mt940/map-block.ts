@@ -196,12 +196,13 @@ function mapFields(
   let lastCurTwo = false;
   for (let k = 0; k < count; k++) {
     const tag = tags[k] as string;
-    if (tag !== '86') {
-      continued = null;
-      if (pending !== null) {
-        (onTransaction as TransactionSink)(pending, blockIndex);
-        pending = null;
-      }
+    if (tag !== '86') continued = null;
+    // A transaction is complete at the next :61: (or the block's end), not at the next other tag: a
+    // :86: after a field such as :NS: still continues it (lastTx), and a streamed copy made before
+    // that lost its remittance (the stored payload and the stateless answer differed).
+    if (tag === '61' && pending !== null) {
+      (onTransaction as TransactionSink)(pending, blockIndex);
+      pending = null;
     }
     // The statement line and its details, by far the most frequent fields, first: known tags, free
     // text (no SWIFT character check), :61: in the entries phase, :86: in the closing phase (no check).
