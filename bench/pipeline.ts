@@ -14,6 +14,13 @@
  * BENCH_KEEP_DB=1 keeps it for inspection). A run's database is new, so PostgreSQL's statistics do not
  * know the company while it grows, as in a young installation (docs/adr/0051); BENCH_ANALYZE=1 runs
  * ANALYZE after the last submit, for the drain with statistics caught up.
+ * BENCH_BANKS (a list, default `demo`; `demo,ebics` for both in one run): `ebics` takes the EBICS 3.0
+ * bank simulator as the bank (issue 37): the payments go to `deutsche-bank-de` in the test environment,
+ * whose connection is first onboarded through the routes (init, bank-keys, confirm-bank-keys), and
+ * they are delivered by BTU and executed from the simulator's pain.002 and camt.053, fetched by BTD on
+ * the pickup worker's minute schedule. The sandbox's simulators live in each process with their state
+ * in the process (docs/adr/0063), so an `ebics` run is one ROLE=all process and BENCH_WORKERS does not
+ * apply to it; the same figures are reported, with `bank` naming the run.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -33,9 +40,13 @@ const DELAY_MS = process.env.DEMO_BANK_DELAY_MS ?? '1000';
 const WORKER_COUNTS = (process.env.BENCH_WORKERS ?? '1,2').split(',').map(Number);
 const TIMEOUT_MS = Number(process.env.BENCH_TIMEOUT_MS ?? 15 * 60_000);
 const BACKLOG = process.env.BENCH_BACKLOG === '1';
+const BANKS = (process.env.BENCH_BANKS ?? 'demo').split(',').map((b) => b.trim());
+const EBICS_BANK = 'deutsche-bank-de';
 const logger = createLogger('warn');
 
+type Bank = 'demo' | 'ebics';
 type Run = {
+  bank: Bank;
   workers: number;
   submitSeconds: number;
   submitRate: number;
@@ -109,7 +120,56 @@ function paymentBody(template: Record<string, unknown>, i: number): string {
     .replaceAll('PMT-0001', `PMT-B${n}`);
 }
 
-async function run(adminUrl: string, workers: number): Promise<Run> {
+type Sandbox = {
+  apiKey: string;
+  companyId: string;
+  platformId: string;
+  dashboardLogin: { email: string; password: string };
+  firstPayment: { body: Record<string, unknown> };
+};
+
+/**
+ * Onboards the sandbox's test-environment `deutsche-bank-de` connection over EBICS through the
+ * routes, as the README's walk does: init (INI, HIA), HPB once the simulator accepted the letter, and
+ * the confirmation of the hashes the simulated bank publishes.
+ */
+async function onboardEbics(base: string, sandbox: Sandbox): Promise<void> {
+  const login = await fetch(`${base}/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ email: sandbox.dashboardLogin.email, password: sandbox.dashboardLogin.password }),
+  });
+  const { sessionToken } = (await login.json()) as { sessionToken: string };
+  const scope = { platformId: sandbox.platformId, companyId: sandbox.companyId };
+  const post = async (route: string, body: Record<string, unknown>, expect: number) => {
+    const res = await fetch(`${base}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-session-token': sessionToken },
+      body: JSON.stringify({ ...scope, ...body }),
+    });
+    const text = await res.text();
+    if (res.status !== expect) throw new Error(`POST ${route}: ${res.status} ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  const connection = (await post('/connections', { bankKey: EBICS_BANK, environment: 'test' }, 201)) as {
+    id: string;
+    readiness: { sandboxActivation: { hostId: string; partnerId: string; userId: string } };
+  };
+  const { hostId, partnerId, userId } = connection.readiness.sandboxActivation;
+  await post(`/connections/${connection.id}/ebics/init`, { hostId, partnerId, userId }, 200);
+  let keys: { bankKeyHashes: { authentication: string; encryption: string } } | undefined;
+  await waitFor(async () => {
+    keys = (await post(`/connections/${connection.id}/ebics/bank-keys`, {}, 200)) as typeof keys;
+    return true;
+  }, 'the simulated bank to accept the letter');
+  await post(
+    `/connections/${connection.id}/ebics/confirm-bank-keys`,
+    { authenticationHash: keys!.bankKeyHashes.authentication, encryptionHash: keys!.bankKeyHashes.encryption },
+    200,
+  );
+}
+
+async function run(adminUrl: string, bank: Bank, workers: number): Promise<Run> {
   const database = await freshDatabase(adminUrl);
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
   await runMigrations(pool);
@@ -124,8 +184,14 @@ async function run(adminUrl: string, workers: number): Promise<Run> {
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn',
     DATA_DIR: mkdtempSync(path.join(tmpdir(), 'payops-bench-pipe-data-')),
   };
-  const children: ChildProcess[] = [serviceProcess({ ...env, ROLE: 'api', PORT: String(port) }, 'api')];
+  const children: ChildProcess[] = [
+    serviceProcess(
+      { ...env, ROLE: bank === 'ebics' ? 'all' : 'api', PORT: String(port) },
+      bank === 'ebics' ? 'all' : 'api',
+    ),
+  ];
   const startWorkers = () => {
+    if (bank === 'ebics') return;
     for (let i = 0; i < workers; i++) children.push(serviceProcess({ ...env, ROLE: 'worker' }, `worker ${i + 1}`));
   };
   if (!BACKLOG) startWorkers();
@@ -137,11 +203,11 @@ async function run(adminUrl: string, workers: number): Promise<Run> {
       body: '{}',
       headers: { 'content-type': 'application/json' },
     });
-    const sandbox = (await provisioned.json()) as {
-      apiKey: string;
-      companyId: string;
-      firstPayment: { body: Record<string, unknown> };
-    };
+    const sandbox = (await provisioned.json()) as Sandbox;
+    if (bank === 'ebics') {
+      await onboardEbics(base, sandbox);
+      sandbox.firstPayment.body = { ...sandbox.firstPayment.body, bankKey: EBICS_BANK };
+    }
     // Give the workers time to start before the clock runs.
     await new Promise((r) => setTimeout(r, 3000));
 
@@ -224,6 +290,7 @@ async function run(adminUrl: string, workers: number): Promise<Run> {
     const clearedAt = onClock(moment.cleared);
     const s = (t: number) => Number(((t - lastSubmit) / 1000).toFixed(1));
     return {
+      bank,
       workers,
       submitSeconds: Number(((lastSubmit - started) / 1000).toFixed(1)),
       submitRate: Math.round(PAYMENTS / ((lastSubmit - started) / 1000)),
@@ -260,11 +327,16 @@ process.stdout.write(
 );
 const results: Run[] = [];
 try {
-  for (const workers of WORKER_COUNTS) {
-    process.stdout.write(`${workers} worker process(es):\n`);
-    const result = await run(adminUrl, workers);
-    results.push(result);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
+  for (const bank of BANKS) {
+    if (bank !== 'demo' && bank !== 'ebics') throw new Error(`BENCH_BANKS: unknown bank ${bank} (demo or ebics)`);
+    for (const workers of bank === 'ebics' ? [1] : WORKER_COUNTS) {
+      process.stdout.write(
+        `${bank === 'ebics' ? `EBICS simulator (${EBICS_BANK}), one ROLE=all process` : `demo bank, ${workers} worker process(es)`}:\n`,
+      );
+      const result = await run(adminUrl, bank, workers);
+      results.push(result);
+      process.stdout.write(`${JSON.stringify(result)}\n`);
+    }
   }
 } finally {
   await server?.stop();
