@@ -1,5 +1,10 @@
 import type { Executor } from '../../db/executor.ts';
-import { insertApiKey, listActiveApiKeys, revokeApiKey } from '../../db/repositories/api-keys.ts';
+import {
+  insertApiKey,
+  listActiveApiKeys,
+  notificationsDelivered,
+  revokeApiKey,
+} from '../../db/repositories/api-keys.ts';
 import { randomSecret, sha256Hex } from '../../platform/secrets.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
@@ -92,5 +97,10 @@ export async function deleteApiKey(ctx: AppContext, principal: Principal, platfo
   // at the commit) every other API process's: when the client reads this answer, no process takes the
   // key any more (docs/adr/0049). Bounded, should the listener's connection be slow or dying.
   await revocation.heard(1_000);
+  // And every other listener was sent it too (the queue empties once all have read it), so no other
+  // process answers the client's next request before its listener could read the revocation.
+  for (let waited = 0; waited < 1_000 && !(await notificationsDelivered(ctx.db)); waited += 10) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   return result;
 }

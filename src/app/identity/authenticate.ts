@@ -62,6 +62,17 @@ export async function authenticateApiKey(
   // Only while every revocation is heard: a revoked key is forgotten as it commits (watchApiKeyRevocations).
   const watch = revocationWatchOf(ctx.db);
   if (seen && watch?.live && now >= seen.checkedAt && now - seen.checkedAt < KEY_CONFIRMED_FOR_MS) {
+    // A notification that reached this process with the request is read first: one turn of the event
+    // loop lets its socket's callback run, so a key revoked before this request was sent is not served.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  if (
+    seen &&
+    cache.get(digest) === seen &&
+    watch?.live &&
+    now >= seen.checkedAt &&
+    now - seen.checkedAt < KEY_CONFIRMED_FOR_MS
+  ) {
     touch(ctx, seen.id, seen.platformId);
     return { kind: 'key', platformId: seen.platformId, keyId: seen.id };
   }

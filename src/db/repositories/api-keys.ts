@@ -75,3 +75,13 @@ export async function touchApiKeyLastUsed(q: Executor, keyId: string, at: Date, 
     .set({ lastUsedAt: at })
     .where(and(eq(apiKeys.id, keyId), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, staleBefore))));
 }
+
+/**
+ * Whether PostgreSQL's notification queue is empty: a NOTIFY stays queued until every listening
+ * session has read it, so after a revocation's commit an empty queue means every API process's
+ * listener has been sent it (docs/adr/0049). Any other notification in flight keeps it non-empty.
+ */
+export async function notificationsDelivered(q: Executor): Promise<boolean> {
+  const rows = await q.execute<{ empty: boolean }>(sql`SELECT pg_notification_queue_usage() = 0 AS empty`);
+  return rows.rows[0]?.empty === true;
+}
