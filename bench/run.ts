@@ -64,7 +64,16 @@ if (!existsSync(path.join(harness, 'node_modules'))) {
 }
 
 const work = mkdtempSync(path.join(tmpdir(), 'payops-bench-'));
-const esm = { bundle: true, platform: 'node', format: 'esm', target: 'node26' } as const;
+// CommonJS dependencies bundled into ESM (iconv-lite's `require('buffer')`) need a real `require`.
+const esm = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node26',
+  banner: {
+    js: "import { createRequire as __payopsRequire } from 'node:module'; const require = __payopsRequire(import.meta.url);",
+  },
+} as const;
 
 /** Bundles bench/ours.mjs as it is at `rev`, labelled ours@<short hash>; returns the bundle's path. */
 async function bundleBaseline(rev: string, n: number): Promise<string> {
