@@ -1,7 +1,11 @@
-import { currencyExponent } from '../money/currencies.ts';
-import { formatMinor } from '../money/money.ts';
+import { currencyExponent } from './currencies.ts';
+import { formatMinor } from './money.ts';
 
 /**
+ * The one module for exact decimal text that is not a payment amount (payment amounts: money.ts):
+ * bank-file amounts, balances, query bounds, webhook and approval thresholds. Parse, compare, add,
+ * format; never a float.
+ *
  * Exact decimals for bank-file amounts. Bank files may carry more fraction digits than the currency
  * has (camt "five decimals", XXX, invalid balances), so amounts here are bigint units at their own
  * scale rather than the currency's minor units; sums align scales instead of rounding.
@@ -11,7 +15,7 @@ export type Decimal = { units: bigint; scale: number };
 const DECIMAL_TEXT = /^([+-]?)(\d+)(?:[.,](\d*))?$|^([+-]?)[.,](\d+)$/;
 
 /** "1234,5", "-3.00", "0012.10", ",5" -> units and scale; undefined for anything else (no exponents, no spaces inside). */
-function parseDecimal(text: string): Decimal | undefined {
+export function parseBankDecimal(text: string): Decimal | undefined {
   const m = DECIMAL_TEXT.exec(text);
   if (!m) return undefined;
   const sign = m[1] ?? m[4] ?? '';
@@ -20,6 +24,20 @@ function parseDecimal(text: string): Decimal | undefined {
   if (whole.length + fraction.length > 40) return undefined;
   const units = BigInt(`${whole}${fraction}` || '0');
   return { units: sign === '-' ? -units : units, scale: fraction.length };
+}
+
+const PLAIN_DECIMAL = /^([+-]?)(\d+)(?:\.(\d+))?$/;
+
+/**
+ * A plain decimal as people and our own JSON write it: optional sign, digits, optional "." and
+ * digits ("10", "-3.5", "+0.10"); undefined for anything else (no comma, no exponent, no spaces).
+ */
+export function parsePlainDecimal(text: string): Decimal | undefined {
+  const m = PLAIN_DECIMAL.exec(text);
+  if (!m) return undefined;
+  const fraction = m[3] ?? '';
+  const units = BigInt(`${m[2]}${fraction}`);
+  return { units: m[1] === '-' ? -units : units, scale: fraction.length };
 }
 
 function rescale(d: Decimal, scale: number): bigint {
@@ -40,6 +58,13 @@ export function compareDecimal(a: Decimal, b: Decimal): number {
   const x = rescale(a, scale);
   const y = rescale(b, scale);
   return x === y ? 0 : x < y ? -1 : 1;
+}
+
+/** Exact comparison of two decimal strings; undefined when either is not a plain decimal. */
+export function compareDecimalText(a: string, b: string): number | undefined {
+  const x = parsePlainDecimal(a);
+  const y = parsePlainDecimal(b);
+  return x && y ? compareDecimal(x, y) : undefined;
 }
 
 export const ZERO: Decimal = { units: 0n, scale: 0 };
@@ -64,27 +89,41 @@ export function formatDecimal(d: Decimal, currency: string | null): string {
 /** Canonical amount text for a currency, its exact value (it is a Decimal) and whether it is finer than the currency allows. */
 export type Amount = { text: string; units: bigint; scale: number; excessPrecision: boolean };
 
-// Fast path for the overwhelmingly common "123.45" in a two-decimal currency: no BigInt formatting.
-const PLAIN_TWO = /^(?:0|[1-9]\d{0,14})\.\d\d$/;
-
-/** Units of a PLAIN_TWO text; up to 15 digits in all are exact as a double, so no digit string is built. */
-function plainTwoUnits(raw: string): bigint {
-  if (raw.length > 16) return BigInt(raw.replace('.', ''));
+/**
+ * Units of "123.45" (no sign, no leading zero unless "0.xx", exactly two decimals) with at most 13 integer digits, so that all digits are exact as a double; -1 for any other
+ * text, which the general path then reads.
+ */
+export function plainTwoUnits(raw: string): number {
+  const n = raw.length;
+  if (n < 4 || n > 16 || raw.charCodeAt(n - 3) !== 46) return -1;
+  const first = raw.charCodeAt(0);
+  if (first === 48 ? n !== 4 : first < 49 || first > 57) return -1;
   let v = 0;
-  for (let i = 0; i < raw.length; i++) {
-    const c = raw.charCodeAt(i);
-    if (c !== 46) v = v * 10 + (c - 48);
+  for (let k = 0; k < n; k++) {
+    if (k === n - 3) continue;
+    const c = raw.charCodeAt(k) - 48;
+    if (c < 0 || c > 9) return -1;
+    v = v * 10 + c;
   }
-  return BigInt(v);
+  return v;
 }
 
 export function parseAmountText(raw: string, currency: string | null): Amount | undefined {
   const exponent = currency ? (currencyExponent(currency) ?? 2) : 2;
-  if (exponent === 2 && PLAIN_TWO.test(raw)) {
-    return { text: raw, units: plainTwoUnits(raw), scale: 2, excessPrecision: false };
+  // Fast path for the overwhelmingly common "123.45" in a two-decimal currency: no BigInt formatting.
+  if (exponent === 2) {
+    const cents = plainTwoUnits(raw);
+    if (cents >= 0) return { text: raw, units: BigInt(cents), scale: 2, excessPrecision: false };
   }
-  const d = parseDecimal(raw.trim());
+  const d = parseBankDecimal(raw.trim());
   if (!d || d.units < 0n) return undefined;
   const t = trimScale(d, exponent);
   return { text: formatMinor(t.units, t.scale), units: t.units, scale: t.scale, excessPrecision: t.scale > exponent };
+}
+
+/** "1,234.50": thousands grouped for the human summary only (never parsed back). */
+export function formatGrouped(amount: string): string {
+  const [whole = '0', fraction] = amount.split('.');
+  const g = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return fraction === undefined ? g : `${g}.${fraction}`;
 }
