@@ -67,6 +67,38 @@ export function compareDecimalText(a: string, b: string): number | undefined {
   return x && y ? compareDecimal(x, y) : undefined;
 }
 
+/**
+ * A decimal as a bank file writes it ("1234.5", "1234,50", "-3.00") in units at `exponent`, zero and
+ * negatives allowed. Bank files sometimes pad fractions ("10.500" for EUR): trailing zeros beyond
+ * `exponent` are accepted, any other digit there gives undefined, as does text that is not a decimal.
+ */
+export function decimalToMinor(text: string, exponent: number): bigint | undefined {
+  // Fast path for the common shape "123.45" with exactly `exponent` fraction digits (reconciliation
+  // reads every entry's amount through here).
+  const dot = text.length - exponent - 1;
+  if (
+    exponent > 0 &&
+    dot > 0 &&
+    text.charCodeAt(dot) === 46 &&
+    allDigits(text, 0, dot) &&
+    allDigits(text, dot + 1, text.length)
+  ) {
+    return BigInt(text.slice(0, dot) + text.slice(dot + 1));
+  }
+  const d = parseBankDecimal(text.trim());
+  if (!d) return undefined;
+  const t = d.scale > exponent ? trimScale(d, exponent) : d;
+  return t.scale > exponent ? undefined : rescale(t, exponent);
+}
+
+function allDigits(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 export const ZERO: Decimal = { units: 0n, scale: 0 };
 
 /** Drops trailing zero fraction digits beyond `minScale` (exact: 10.500 at scale 2 is 10.50). */
