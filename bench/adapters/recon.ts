@@ -3,7 +3,7 @@
  * normalised statement twin onto our matcher's inputs and runs the real matcher. The mapping is
  * timed with it, as it would be in the service (lines and entries come from the journal).
  */
-import { decimalToMinor } from '../../src/domain/money/money.ts';
+import { decimalToMinor } from '../../src/domain/money/decimal.ts';
 import { matchEntries } from '../../src/domain/recon/match-entries.ts';
 import type { ReconEntry, ReconLine } from '../../src/domain/recon/types.ts';
 

@@ -11,6 +11,7 @@ import fc from 'fast-check';
 import { findBankProfile } from '../../src/domain/banks/profiles.ts';
 import { convertFused } from '../../src/domain/conversion/fused.ts';
 import { convertPayment, listProfiles } from '../../src/domain/conversion/index.ts';
+import { TRANSACTION_FIELD_RULES } from '../../src/domain/validation/field-rules.ts';
 import { IBANS, samplePayment } from './fixtures.ts';
 
 const now = new Date('2026-11-21T08:55:00Z');
@@ -77,6 +78,57 @@ test('the fused writer refuses the ids and BICs the generic level refuses', () =
     const issue = r.value.issues.find((i) => i.path === `payments[0].transactions[1].${field}`);
     assert.equal(issue?.code, code, value);
   }
+});
+
+/** Sets `path` (dotted, below the transaction) to `value`, creating the objects on the way. */
+function setPath(tx: Record<string, unknown>, path: string, value: string): void {
+  const keys = path.split('.');
+  let o = tx;
+  for (const k of keys.slice(0, -1)) {
+    const next = o[k];
+    o[k] = typeof next === 'object' && next !== null ? { ...(next as Record<string, unknown>) } : {};
+    o = o[k] as Record<string, unknown>;
+  }
+  o[keys[keys.length - 1] as string] = value;
+}
+
+/**
+ * The guard of the one field-rule table (src/domain/validation/field-rules.ts): every field both paths
+ * read is spoiled in turn (one character over its ISO length; a character its class refuses), in every
+ * supported bank's sample. The fused converter must either decline or give exactly the full path's
+ * result, and a field over its length is a `too_long` error of the full path at that field.
+ */
+test('every field rule of the table: the fused path declines or reports what the full path reports', () => {
+  let declined = 0;
+  let cases = 0;
+  for (const profile of supported) {
+    const type = profile.paymentTypes.find((t) => t.code === 'SEPA_CT') ?? profile.paymentTypes[0];
+    if (!type) continue;
+    for (const rule of TRANSACTION_FIELD_RULES) {
+      const defects = [
+        { value: 'A'.repeat(rule.max + 1), tooLong: true },
+        { value: rule.charset === 'identifier' ? 'ID_1' : 'Caf\u00e9 \u20ac', tooLong: false },
+      ];
+      for (const { value, tooLong } of defects) {
+        const raw = samplePayment(type.code, profile.countryCode, { transactions: 3 });
+        const payment = (raw['payments'] as Array<Record<string, unknown>>)[0] as Record<string, unknown>;
+        const tx = (payment['transactions'] as Array<Record<string, unknown>>)[1];
+        assert.ok(tx);
+        setPath(tx, rule.path, value);
+        const { fused } = same(raw, profile.key);
+        cases++;
+        if (!fused) declined++;
+        if (tooLong) {
+          const r = convertPayment(raw, profile.key, { now, fused: false });
+          assert.ok(r.ok && !r.value.ok, `${profile.key} ${rule.path}`);
+          const issue = r.value.issues.find((i) => i.path === `payments[0].transactions[1].${rule.path}`);
+          assert.equal(issue?.code, 'too_long', `${profile.key} ${rule.path}`);
+          assert.equal(fused, false, `${profile.key} ${rule.path}: the fused path took a field over its length`);
+        }
+      }
+    }
+  }
+  assert.ok(cases > 100 && declined >= cases / 2, `${declined} of ${cases} declined`);
 });
 
 const SEPA_IBANS = [

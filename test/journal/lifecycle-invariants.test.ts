@@ -17,14 +17,15 @@ import {
   DIRECTIONS,
   ENVIRONMENTS,
   evidenceRefusal,
+  GRANT_STATUSES,
   INBOUND_STATUSES,
   LINE_STATES,
   OUTBOUND_STATUSES,
+  TOKEN_PAIR_STATUSES,
   USER_STATUSES,
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_ENDPOINT_STATUSES,
 } from '../../src/domain/lifecycle/index.ts';
-import { GRANT_STATUSES, TOKEN_PAIR_STATUSES } from '../../src/domain/oauth/lifecycle.ts';
 import { assertError, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { deliverNow } from '../support/deliver.ts';
 

@@ -16,8 +16,6 @@ export function balanceSummary(b: Balance | null): BalanceSummary | null {
   return b ? { amount: b.amount, currency: b.currency, direction: b.direction, date: b.date } : null;
 }
 
-/** A balance as one signed decimal string: debit balances are negative. */
-
 /** The account identity of a statement: IBAN, else the proprietary id; plus the currency. */
 export function accountKeyOf(s: NormalisedStatement): string | undefined {
   const id = s.accountIban ?? s.accountOther;

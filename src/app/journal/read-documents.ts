@@ -1,6 +1,6 @@
 import { metaRowOf } from '../../db/repositories/journal-pages.ts';
 import type { DocumentFilter, DocumentMetaRow, PageKey } from '../../db/repositories/journal-reads.ts';
-import { currencyExponent } from '../../domain/money/currencies.ts';
+import { compareDecimal, type Decimal, parsePlainDecimal } from '../../domain/money/decimal.ts';
 import type { AppContext } from '../context.ts';
 import { badRequest } from '../errors.ts';
 import { companyScope } from '../identity/company-scope.ts';
@@ -73,45 +73,24 @@ export function documentFilter(query: DocumentsQuery): DocumentFilter {
   };
 }
 
-/** An exact decimal: value / 10^scale. */
-type Decimal = { value: bigint; scale: number };
-
 /** A decimal string, or undefined when it is not one (amountMin/amountMax: ignored without error). */
-export function parseDecimal(text: string | undefined): Decimal | undefined {
-  if (text === undefined) return undefined;
-  const m = /^([+-]?)(\d+)(?:\.(\d+))?$/.exec(text.trim());
-  if (!m) return undefined;
-  const fraction = m[3] ?? '';
-  const value = BigInt(`${m[2]}${fraction}`);
-  return { value: m[1] === '-' ? -value : value, scale: fraction.length };
-}
-
-/** Compares two exact decimals by bringing both to the larger scale (minor units of the finer one). */
-function compare(a: Decimal, b: Decimal): number {
-  const scale = Math.max(a.scale, b.scale);
-  const x = a.value * 10n ** BigInt(scale - a.scale);
-  const y = b.value * 10n ** BigInt(scale - b.scale);
-  return x < y ? -1 : x > y ? 1 : 0;
+function bound(text: string | undefined): Decimal | undefined {
+  return text === undefined ? undefined : parsePlainDecimal(text.trim());
 }
 
 /**
  * amountMin/amountMax keep a document when one of its totals lies within the bounds (inclusive). A
- * total is read at its currency's exponent, so "10.5" and "10.50" EUR are the same amount.
+ * total is compared exactly as a decimal, so "10.5" and "10.50" EUR are the same amount.
  */
 export function amountFilter(min: string | undefined, max: string | undefined) {
-  const low = parseDecimal(min);
-  const high = parseDecimal(max);
+  const low = bound(min);
+  const high = bound(max);
   if (!low && !high) return undefined;
   return (row: DocumentMetaRow): boolean =>
     row.totals.some((t) => {
-      const amount = parseDecimal(t.amount);
+      const amount = bound(t.amount);
       if (!amount) return false;
-      const exponent = currencyExponent(t.currency);
-      const exact =
-        exponent !== undefined && amount.scale < exponent
-          ? { value: amount.value * 10n ** BigInt(exponent - amount.scale), scale: exponent }
-          : amount;
-      return (!low || compare(exact, low) >= 0) && (!high || compare(exact, high) <= 0);
+      return (!low || compareDecimal(amount, low) >= 0) && (!high || compareDecimal(amount, high) <= 0);
     });
 }
 

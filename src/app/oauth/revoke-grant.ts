@@ -1,6 +1,6 @@
 import type { Executor } from '../../db/executor.ts';
 import { revokeOAuthGrant } from '../../db/repositories/oauth-grants.ts';
-import type { GrantRevocationReason } from '../../domain/oauth/lifecycle.ts';
+import type { GrantRevocationReason } from '../../domain/lifecycle/index.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 

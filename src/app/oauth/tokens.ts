@@ -7,7 +7,7 @@ import {
   rotateTokenPair,
 } from '../../db/repositories/oauth-grants.ts';
 import { findUser } from '../../db/repositories/users.ts';
-import { refreshVerdict } from '../../domain/oauth/lifecycle.ts';
+import { refreshVerdict } from '../../domain/lifecycle/index.ts';
 import { ACCESS_TOKEN_TTL_MS, REFRESH_TOKEN_TTL_MS } from '../../domain/oauth/lifetimes.ts';
 import { isCodeVerifier, verifierMatches } from '../../domain/oauth/pkce.ts';
 import { formatScope, parseScope, type Scope } from '../../domain/oauth/scopes.ts';
@@ -168,7 +168,7 @@ export async function refreshTokens(ctx: AppContext, params: TokenParams): Promi
       const found = await lockTokenPairByRefreshDigest(tx, sha256Hex(refresh));
       if (!found) return { fail: invalidGrant('the refresh token is invalid') };
       const { pair, grant } = found;
-      const verdict = refreshVerdict(pair.status as Parameters<typeof refreshVerdict>[0]);
+      const verdict = refreshVerdict(pair.status);
       if (verdict === 'replay') {
         await revokeGrantIn(ctx, tx, {
           platformId: grant.platformId,

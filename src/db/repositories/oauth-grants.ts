@@ -1,4 +1,11 @@
-import { and, desc, eq, gt, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import {
+  grantTransition,
+  mustMove,
+  statusesMovingTo,
+  TOKEN_PAIR_STATUSES,
+  tokenPairTransition,
+} from '../../domain/lifecycle/index.ts';
 import type { Executor, PlatformScope } from '../executor.ts';
 import { oauthClients, oauthGrants, oauthTokens, users } from '../schema/index.ts';
 
@@ -110,11 +117,16 @@ export async function findTokenPairByDigest(
   return rows[0];
 }
 
-/** active -> rotated (src/domain/oauth/lifecycle.ts); false when the pair was not active. */
+/** The statuses a pair may still be revoked from (not revoked already). */
+const REVOCABLE_PAIRS = statusesMovingTo(TOKEN_PAIR_STATUSES, tokenPairTransition, 'revoked').filter(
+  (s) => s !== 'revoked',
+);
+
+/** active -> rotated (src/domain/lifecycle/oauth.ts); false when the pair was not active. */
 export async function rotateTokenPair(q: Executor, pairId: string, at: Date): Promise<boolean> {
   const rows = await q
     .update(oauthTokens)
-    .set({ status: 'rotated', endedAt: at })
+    .set({ status: mustMove(tokenPairTransition, 'active', 'rotated'), endedAt: at })
     .where(and(eq(oauthTokens.id, pairId), eq(oauthTokens.status, 'active')))
     .returning({ id: oauthTokens.id });
   return rows.length > 0;
@@ -133,7 +145,7 @@ export async function revokeOAuthGrant(
 ): Promise<boolean> {
   const rows = await q
     .update(oauthGrants)
-    .set({ status: 'revoked', revokedReason: reason, revokedAt: at })
+    .set({ status: mustMove(grantTransition, 'active', 'revoked'), revokedReason: reason, revokedAt: at })
     .where(
       and(eq(oauthGrants.platformId, scope.platformId), eq(oauthGrants.id, grantId), eq(oauthGrants.status, 'active')),
     )
@@ -145,7 +157,7 @@ export async function revokeOAuthGrant(
       and(
         eq(oauthTokens.platformId, scope.platformId),
         eq(oauthTokens.grantId, grantId),
-        ne(oauthTokens.status, 'revoked'),
+        inArray(oauthTokens.status, REVOCABLE_PAIRS),
       ),
     );
   return rows.length > 0;

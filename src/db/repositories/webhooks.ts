@@ -1,4 +1,5 @@
 import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { mustMove, type WebhookDeliveryStatus, webhookDeliveryTransition } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor, PlatformScope } from '../executor.ts';
 import { outboxEvents, webhookDeliveries, webhookEndpoints } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
@@ -222,7 +223,8 @@ export async function leaseDueDeliveries(
 }
 
 /**
- * Records the outcome of a leased attempt, only while the lease still holds (same attempt, same
+ * Records the outcome of a leased attempt (the delivery stays `pending` for a retry, or ends
+ * `succeeded` or `failed`), only while the lease still holds (same attempt, same
  * lease time, still pending): a sender whose lease ran out and was taken over records nothing.
  * Answers whether it recorded.
  */
@@ -230,11 +232,13 @@ export async function recordLeasedAttempt(
   tx: Executor,
   scope: PlatformScope,
   lease: { id: string; attempt: number; leaseUntil: Date },
-  patch: Partial<typeof webhookDeliveries.$inferInsert>,
+  patch: Omit<Partial<typeof webhookDeliveries.$inferInsert>, 'status'> & { status: WebhookDeliveryStatus },
 ): Promise<boolean> {
+  // A leased attempt is pending by the WHERE below; its outcome is a move the delivery transition allows.
+  const status = mustMove(webhookDeliveryTransition, 'pending', patch.status);
   const rows = await tx
     .update(webhookDeliveries)
-    .set(patch)
+    .set({ ...patch, status })
     .where(
       and(
         eq(webhookDeliveries.platformId, scope.platformId),

@@ -1,10 +1,21 @@
 import { sql } from 'drizzle-orm';
 import { check, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  GRANT_REVOCATION_REASONS,
+  GRANT_STATUSES,
+  type GrantRevocationReason,
+  type GrantStatus,
+  TOKEN_PAIR_STATUSES,
+  type TokenPairStatus,
+} from '../../domain/lifecycle/index.ts';
 import { platforms, users } from './identity.ts';
+
+/** `'a', 'b'` from a status list, for a CHECK whose SQL text stays what the migrations wrote. */
+const listed = (values: readonly string[]) => sql.raw(values.map((v) => `'${v}'`).join(', '));
 
 /**
  * OAuth 2.0 for installed applications (docs/adr/0022-oauth-installed-applications.md). Codes and
- * tokens are stored only as SHA-256 digests. Statuses mirror src/domain/oauth/lifecycle.ts.
+ * tokens are stored only as SHA-256 digests. Statuses come from src/domain/lifecycle/oauth.ts.
  */
 
 /** An installed application registered by a workspace admin; public client (no secret). */
@@ -40,8 +51,8 @@ export const oauthGrants = pgTable(
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
     scopes: text('scopes').array().notNull(),
-    status: text('status').notNull(),
-    revokedReason: text('revoked_reason'),
+    status: text('status').$type<GrantStatus>().notNull(),
+    revokedReason: text('revoked_reason').$type<GrantRevocationReason>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
@@ -49,10 +60,10 @@ export const oauthGrants = pgTable(
   (t) => [
     index('oauth_grants_user_idx').on(t.platformId, t.userId, t.id),
     index('oauth_grants_client_idx').on(t.clientId),
-    check('oauth_grants_status_ck', sql`${t.status} IN ('active', 'revoked')`),
+    check('oauth_grants_status_ck', sql`${t.status} IN (${listed(GRANT_STATUSES)})`),
     check(
       'oauth_grants_revoked_ck',
-      sql`(${t.status} = 'active' AND ${t.revokedAt} IS NULL AND ${t.revokedReason} IS NULL) OR (${t.status} = 'revoked' AND ${t.revokedAt} IS NOT NULL AND ${t.revokedReason} IN ('user', 'admin', 'token-revoked', 'client-deleted', 'refresh-replay', 'code-replay'))`,
+      sql`(${t.status} = 'active' AND ${t.revokedAt} IS NULL AND ${t.revokedReason} IS NULL) OR (${t.status} = 'revoked' AND ${t.revokedAt} IS NOT NULL AND ${t.revokedReason} IN (${listed(GRANT_REVOCATION_REASONS)}))`,
     ),
   ],
 );
@@ -95,7 +106,7 @@ export const oauthTokens = pgTable(
     accessDigest: text('access_digest').notNull(),
     refreshDigest: text('refresh_digest').notNull(),
     scopes: text('scopes').array().notNull(),
-    status: text('status').notNull(),
+    status: text('status').$type<TokenPairStatus>().notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     accessExpiresAt: timestamp('access_expires_at', { withTimezone: true }).notNull(),
     refreshExpiresAt: timestamp('refresh_expires_at', { withTimezone: true }).notNull(),
@@ -106,7 +117,7 @@ export const oauthTokens = pgTable(
     uniqueIndex('oauth_tokens_access_uq').on(t.accessDigest),
     uniqueIndex('oauth_tokens_refresh_uq').on(t.refreshDigest),
     index('oauth_tokens_grant_idx').on(t.grantId),
-    check('oauth_tokens_status_ck', sql`${t.status} IN ('active', 'rotated', 'revoked')`),
+    check('oauth_tokens_status_ck', sql`${t.status} IN (${listed(TOKEN_PAIR_STATUSES)})`),
     check('oauth_tokens_ended_ck', sql`(${t.status} = 'active') = (${t.endedAt} IS NULL)`),
   ],
 );

@@ -1,3 +1,12 @@
+import {
+  MAX_ADDRESS_LINE,
+  MAX_BUILDING,
+  MAX_NAME,
+  MAX_POST_CODE,
+  MAX_STREET,
+  MAX_SUBDIVISION,
+  MAX_TOWN,
+} from '../validation/field-rules.ts';
 import type { Ctx, PartyRels } from './normalise-fields.ts';
 import {
   ACCOUNT_KEYS,
@@ -39,11 +48,11 @@ function address(v: unknown, base: string, rel: string, ctx: Ctx): PostalAddress
   const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
   let clean = unknownKeys(o, ADDRESS_KEYS, base, rel, ctx);
-  const streetName = txt(o['streetName'], base, rel, 'streetName', ctx, 70);
-  const buildingNumber = txt(o['buildingNumber'], base, rel, 'buildingNumber', ctx, 16);
-  const postCode = txt(o['postCode'], base, rel, 'postCode', ctx, 16);
-  const townName = txt(o['townName'], base, rel, 'townName', ctx, 35);
-  const sub = txt(o['countrySubDivision'], base, rel, 'countrySubDivision', ctx, 35);
+  const streetName = txt(o['streetName'], base, rel, 'streetName', ctx, MAX_STREET);
+  const buildingNumber = txt(o['buildingNumber'], base, rel, 'buildingNumber', ctx, MAX_BUILDING);
+  const postCode = txt(o['postCode'], base, rel, 'postCode', ctx, MAX_POST_CODE);
+  const townName = txt(o['townName'], base, rel, 'townName', ctx, MAX_TOWN);
+  const sub = txt(o['countrySubDivision'], base, rel, 'countrySubDivision', ctx, MAX_SUBDIVISION);
   const rawLines = o['addressLines'];
   let lines: string[] | undefined;
   const arrLines = arr(rawLines, base, rel, 'addressLines', ctx);
@@ -51,7 +60,7 @@ function address(v: unknown, base: string, rel: string, ctx: Ctx): PostalAddress
     lines = [];
     let same = true;
     for (let i = 0; i < arrLines.length; i++) {
-      const line = txt(arrLines[i], base, rel, `addressLines[${i}]`, ctx, 70);
+      const line = txt(arrLines[i], base, rel, `addressLines[${i}]`, ctx, MAX_ADDRESS_LINE);
       if (line !== arrLines[i]) same = false;
       if (line !== undefined) lines.push(line);
     }
@@ -125,7 +134,7 @@ function agent(v: unknown, base: string, rel: string, ctx: Ctx): Agent | undefin
   const clean = unknownKeys(o, AGENT_KEYS, base, rel, ctx);
   const bic = str(o['bic'], base, rel, 'bic', ctx);
   const c = o['clearing'] === undefined ? undefined : clearing(o['clearing'], base, `${rel}.clearing`, ctx);
-  const name = txt(o['name'], base, rel, 'name', ctx, 140);
+  const name = txt(o['name'], base, rel, 'name', ctx, MAX_NAME);
   const country = str(o['country'], base, rel, 'country', ctx);
   if (clean && bic === o['bic'] && c === o['clearing'] && name === o['name'] && country === o['country'])
     return o as Agent;
@@ -142,7 +151,7 @@ export function party(v: unknown, base: string, R: PartyRels, ctx: Ctx): Party |
   const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
   const clean = unknownKeys(o, PARTY_KEYS, base, rel, ctx);
-  const name = txt(o['name'], base, rel, 'name', ctx, 140);
+  const name = txt(o['name'], base, rel, 'name', ctx, MAX_NAME);
   const country = str(o['country'], base, rel, 'country', ctx);
   const pa = o['postalAddress'] === undefined ? undefined : address(o['postalAddress'], base, R.postalAddress, ctx);
   const acct = o['account'] === undefined ? undefined : account(o['account'], base, R.account, ctx);

@@ -1,3 +1,4 @@
+import { MAX_ID, MAX_UNSTRUCTURED } from '../validation/field-rules.ts';
 import type { Ctx, Rec } from './normalise-fields.ts';
 import {
   arr,
@@ -46,7 +47,7 @@ function remittance(v: unknown, base: string, rel: string, ctx: Ctx): Remittance
   const o = obj(v, base, rel, ctx);
   if (!o) return undefined;
   const clean = unknownKeys(o, REMITTANCE_KEYS, base, rel, ctx);
-  const u = txt(o['unstructured'], base, rel, 'unstructured', ctx, 140);
+  const u = txt(o['unstructured'], base, rel, 'unstructured', ctx, MAX_UNSTRUCTURED);
   const ref = str(o['creditorReference'], base, rel, 'creditorReference', ctx);
   const refType = str(o['creditorReferenceType'], base, rel, 'creditorReferenceType', ctx);
   const rawDocs = o['referredDocuments'];
@@ -104,7 +105,7 @@ function regulatory(v: unknown, base: string, rel: string, ctx: Ctx): Regulatory
   const code = str(o['code'], base, rel, 'code', ctx);
   const amount = str(o['amount'], base, rel, 'amount', ctx);
   const currency = str(o['currency'], base, rel, 'currency', ctx);
-  const information = txt(o['information'], base, rel, 'information', ctx, 35);
+  const information = txt(o['information'], base, rel, 'information', ctx, MAX_ID);
   const country = str(o['authorityCountry'], base, rel, 'authorityCountry', ctx);
   if (
     clean &&
@@ -136,7 +137,7 @@ export function transaction(o: Rec, base: string, ctx: Ctx): Transaction {
   const ud = o['ultimateDebtor'] === undefined ? undefined : party(o['ultimateDebtor'], base, ULTIMATE_DEBTOR, ctx);
   const uc =
     o['ultimateCreditor'] === undefined ? undefined : party(o['ultimateCreditor'], base, ULTIMATE_CREDITOR, ctx);
-  const instrDbtr = txt(o['instructionForDebtorAgent'], base, rel, 'instructionForDebtorAgent', ctx, 140);
+  const instrDbtr = txt(o['instructionForDebtorAgent'], base, rel, 'instructionForDebtorAgent', ctx, MAX_UNSTRUCTURED);
   const rem = o['remittance'] === undefined ? undefined : remittance(o['remittance'], base, 'remittance', ctx);
   const purpose = str(o['purposeCode'], base, rel, 'purposeCode', ctx);
   const reg =

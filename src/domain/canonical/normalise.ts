@@ -1,4 +1,5 @@
 import { type CharsetName, isCrossBorder } from '../validation/charset.ts';
+import { MAX_NAME } from '../validation/field-rules.ts';
 import type { IssueSink } from '../validation/issue.ts';
 import type { CrossBorder, Ctx, Rec } from './normalise-fields.ts';
 import {
@@ -170,7 +171,7 @@ function normaliseWith(
   if (ip) {
     unknownKeys(ip, INITIATING_KEYS, '', 'initiatingParty', ctx);
     const r: InitiatingParty = {};
-    const name = txt(ip['name'], '', 'initiatingParty', 'name', ctx, 140);
+    const name = txt(ip['name'], '', 'initiatingParty', 'name', ctx, MAX_NAME);
     if (name !== undefined) r.name = name;
     if (ip['organisationId'] !== undefined) {
       const id = orgId(ip['organisationId'], '', 'initiatingParty.organisationId', ctx);

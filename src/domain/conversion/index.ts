@@ -6,6 +6,7 @@ import type { AutoSelection } from '../banks/select-type.ts';
 import type { BankProfile, PainVersion, PaymentTypeEntry } from '../banks/types.ts';
 import { isPainVersion, PAIN_VERSIONS } from '../banks/types.ts';
 import type { CanonicalPayment } from '../canonical/types.ts';
+import { formatMinor } from '../money/money.ts';
 import { pain001ToString } from '../pain001/write-pain001.ts';
 import type { ValidationIssue } from '../validation/issue.ts';
 import type { CompanySettings } from '../validation/prepare.ts';
@@ -157,12 +158,7 @@ function totalsOf(run: ValidationRun): Array<{ currency: string; amount: string 
       }
     }
   }
-  return [...by].map(([currency, v]) => ({ currency, amount: formatDecimal(v.big + BigInt(v.small), v.exp) }));
-}
-
-function formatDecimal(minor: bigint, exp: number): string {
-  const s = minor.toString().padStart(exp + 1, '0');
-  return exp === 0 ? s : `${s.slice(0, -exp)}.${s.slice(-exp)}`;
+  return [...by].map(([currency, v]) => ({ currency, amount: formatMinor(v.big + BigInt(v.small), v.exp) }));
 }
 
 /**

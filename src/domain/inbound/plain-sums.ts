@@ -1,4 +1,4 @@
-import { addDecimal, type Decimal } from './decimal.ts';
+import { addDecimal, type Decimal } from '../money/decimal.ts';
 import type { EntryTotals } from './statement-totals.ts';
 
 /**

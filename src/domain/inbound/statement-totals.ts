@@ -1,4 +1,11 @@
-import { addDecimal, compareDecimal, type Decimal, formatDecimal, negate } from './decimal.ts';
+import {
+  addDecimal,
+  compareDecimal,
+  type Decimal,
+  formatDecimal,
+  negate,
+  parsePlainDecimal,
+} from '../money/decimal.ts';
 import type { Balance, Direction, EntrySummary, IntegrityWarning } from './types.ts';
 
 /**
@@ -82,12 +89,10 @@ export function computedSummary(t: EntryTotals): EntrySummary {
   };
 }
 
+/** An unsigned balance amount with its direction as a signed decimal; undefined when not a plain decimal. */
 function signed(b: Balance): Decimal | undefined {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(b.amount);
-  if (!m) return undefined;
-  const units = BigInt(`${m[1]}${m[2] ?? ''}`);
-  const d = { units, scale: (m[2] ?? '').length };
-  return b.direction === 'debit' ? negate(d) : d;
+  const d = /^\d/.test(b.amount) ? parsePlainDecimal(b.amount) : undefined;
+  return d && b.direction === 'debit' ? negate(d) : d;
 }
 
 /** Balance with the first type of `preference` that the statement has: chosen by type, never by position. */

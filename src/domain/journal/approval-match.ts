@@ -1,3 +1,5 @@
+import { compareDecimal, type Decimal, parsePlainDecimal, ZERO } from '../money/decimal.ts';
+
 /**
  * Maker-checker policy matching at submit (DESIGN.md, Identity): a policy matches a document when it
  * is enabled, its environment is the document's or `any`, its bank list (when set) names the bank,
@@ -22,20 +24,10 @@ export type DocumentForMatch = {
   lines: ReadonlyArray<{ currency: string; amountMinor: bigint; exponent: number }>;
 };
 
-type Scaled = { units: bigint; exp: number };
-
-/** A non-negative plain decimal as integer units at its own exponent; undefined when not a decimal. */
-function decimal(text: string): Scaled | undefined {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(text.trim());
-  if (!m) return undefined;
-  const fraction = m[2] ?? '';
-  return { units: BigInt((m[1] ?? '0') + fraction), exp: fraction.length };
-}
-
-/** a >= b, exactly. */
-function reaches(a: Scaled, b: Scaled): boolean {
-  const exp = Math.max(a.exp, b.exp);
-  return a.units * 10n ** BigInt(exp - a.exp) >= b.units * 10n ** BigInt(exp - b.exp);
+/** An unsigned plain decimal; undefined otherwise (a signed minAmount is malformed). */
+function unsignedDecimal(text: string): Decimal | undefined {
+  const t = text.trim();
+  return /^\d/.test(t) ? parsePlainDecimal(t) : undefined;
 }
 
 /** Per currency: the total and the largest transaction, in minor units. */
@@ -55,12 +47,12 @@ export function policyMatches(policy: PolicyForMatch, doc: DocumentForMatch): bo
   if (policy.environment !== 'any' && policy.environment !== doc.environment) return false;
   if (policy.bankKeys && policy.bankKeys.length > 0 && !policy.bankKeys.includes(doc.bankKey)) return false;
   // A malformed minAmount matches everything: a policy must never be bypassed by a typo.
-  const min = decimal(policy.minAmount) ?? { units: 0n, exp: 0 };
+  const min = unsignedDecimal(policy.minAmount) ?? ZERO;
   for (const [currency, a] of amountsByCurrency(doc.lines)) {
     if (policy.currency && policy.currency.toUpperCase() !== currency) continue;
-    const total = { units: a.total, exp: a.exponent };
-    const largest = { units: a.largest, exp: a.exponent };
-    if (reaches(total, min) || reaches(largest, min)) return true;
+    const total = { units: a.total, scale: a.exponent };
+    const largest = { units: a.largest, scale: a.exponent };
+    if (compareDecimal(total, min) >= 0 || compareDecimal(largest, min) >= 0) return true;
   }
   return false;
 }
@@ -81,11 +73,7 @@ export function matchPolicy<P extends PolicyForMatch>(policies: readonly P[], do
 
 /** Whether `a` wins over `b`, an older policy: a strictly higher minAmount, or equal and more approvals. */
 function outranks(a: PolicyForMatch, b: PolicyForMatch): boolean {
-  const am = decimal(a.minAmount) ?? { units: 0n, exp: 0 };
-  const bm = decimal(b.minAmount) ?? { units: 0n, exp: 0 };
-  const aOverB = reaches(am, bm);
-  const bOverA = reaches(bm, am);
-  if (aOverB && !bOverA) return true;
-  if (bOverA && !aOverB) return false;
+  const order = compareDecimal(unsignedDecimal(a.minAmount) ?? ZERO, unsignedDecimal(b.minAmount) ?? ZERO);
+  if (order !== 0) return order > 0;
   return a.rules.requiredApprovals > b.rules.requiredApprovals;
 }

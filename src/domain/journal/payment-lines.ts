@@ -1,4 +1,5 @@
 import { generatedInstructionId, NOT_PROVIDED } from '../canonical/generated-instruction-id.ts';
+import { formatGrouped } from '../money/decimal.ts';
 import { formatMinor, parseAmount } from '../money/money.ts';
 
 /**
@@ -86,13 +87,6 @@ export function documentPaymentType(
   return autoSelected.find((a) => a.paymentId === id)?.selected ?? autoSelected[0]?.selected ?? null;
 }
 
-/** "1,234.50": thousands grouped for the human summary only (never parsed back). */
-function grouped(amount: string): string {
-  const [whole = '0', fraction] = amount.split('.');
-  const g = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-  return fraction === undefined ? g : `${g}.${fraction}`;
-}
-
 /**
  * "3 payments, EUR 1,234.50 to Acme Oy and 2 others"; several currencies are joined with " + ".
  * Payees are counted by name, in order of first appearance.
@@ -102,7 +96,7 @@ export function documentSummary(
   totals: ReadonlyArray<{ currency: string; amount: string }>,
 ) {
   const n = lines.length;
-  const money = totals.map((t) => `${t.currency} ${grouped(t.amount)}`).join(' + ');
+  const money = totals.map((t) => `${t.currency} ${formatGrouped(t.amount)}`).join(' + ');
   const payees = [...new Set(lines.map((l) => l.payeeName).filter((p): p is string => p !== null))];
   const who =
     payees.length === 0

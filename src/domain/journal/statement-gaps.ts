@@ -9,7 +9,7 @@
  *   repeat are not skips; a missing or non-numeric number is not compared.
  */
 import { currencyExponent } from '../money/currencies.ts';
-import { decimalToMinor } from '../money/money.ts';
+import { decimalToMinor } from '../money/decimal.ts';
 import { signedBalance } from '../money/signed-balance.ts';
 
 export type GapBalance = { amount: string; currency: string; direction: string; date: string | null };

@@ -7,5 +7,6 @@
 export * from './delivery.ts';
 export * from './document.ts';
 export * from './line.ts';
+export * from './oauth.ts';
 export * from './records.ts';
 export * from './transition.ts';

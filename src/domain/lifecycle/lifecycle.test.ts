@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import {
   approvalTransition,
   CONNECTION_STATUSES,
+  CONVERSION_JOB_STATUSES,
   connectionTransition,
   conversionJobTransition,
   DELIVERY_STATUSES,
@@ -15,12 +16,15 @@ import {
   LINE_STATES,
   lineSettled,
   lineTransition,
+  mustMove,
   OUTBOUND_STATUSES,
   type OutboundStatus,
   outboundStatusOf,
   paymentEventOf,
+  statusesMovingTo,
   submittedAs,
   userTransition,
+  WEBHOOK_DELIVERY_STATUSES,
   webhookDeliveryTransition,
   webhookEndpointTransition,
 } from './index.ts';
@@ -154,4 +158,23 @@ test('every other state set moves only as its table says', () => {
   assert.equal(userTransition('erased', 'active').ok, false);
   assert.deepEqual(connectionTransition('active', 'active'), { ok: true, to: 'active', changed: false });
   assert.equal(CONNECTION_STATUSES.length, 2);
+});
+
+test('SQL writers ask the table: the statuses a move may start from, and a refused move throws', () => {
+  assert.deepEqual(statusesMovingTo(CONVERSION_JOB_STATUSES, conversionJobTransition, 'running'), [
+    'pending',
+    'running',
+  ]);
+  assert.deepEqual(statusesMovingTo(WEBHOOK_DELIVERY_STATUSES, webhookDeliveryTransition, 'failed'), [
+    'pending',
+    'failed',
+  ]);
+  assert.equal(mustMove(conversionJobTransition, 'running', 'dead'), 'dead');
+  assert.equal(mustMove(webhookDeliveryTransition, 'pending', 'pending'), 'pending');
+  assert.throws(() => mustMove(webhookDeliveryTransition, 'succeeded', 'pending'), {
+    message: 'a webhook delivery cannot move from succeeded to pending',
+  });
+  assert.throws(() => mustMove(conversionJobTransition, 'pending', 'succeeded'), {
+    message: 'a conversion job cannot move from pending to succeeded',
+  });
 });

@@ -24,6 +24,29 @@ export function unknownStatus(value: never, what: string): never {
 }
 
 /**
+ * The statuses of `all` from which `transition` allows moving to `to` (staying put included): what a
+ * conditional SQL update names in its `status IN (...)`, so the database write says what the table
+ * says and never a hand-written list.
+ */
+export function statusesMovingTo<S extends string>(
+  all: readonly S[],
+  transition: (from: S, to: S) => Transition<S>,
+  to: S,
+): S[] {
+  return all.filter((from) => transition(from, to).ok);
+}
+
+/**
+ * The one move a writer is about to persist, asked of its transition function first: throws when the
+ * state machine refuses it (a bug in the writer, never a user error).
+ */
+export function mustMove<S extends string>(transition: (from: S, to: S) => Transition<S>, from: S, to: S): S {
+  const t = transition(from, to);
+  if (!t.ok) throw new Error(t.reason);
+  return t.to;
+}
+
+/**
  * A state set whose moves are a plain table (approvals, jobs, endpoints ...): which statuses each may
  * move to. The transition function answers by the table; staying put is always allowed and unchanged.
  */

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { decimalToMinor, formatMinor, parseAmount, plainMinor } from './money.ts';
+import { decimalToMinor } from './decimal.ts';
+import { formatMinor, parseAmount, plainMinor } from './money.ts';
 
 test('parseAmount accepts plain decimals within the currency exponent', () => {
   assert.deepEqual(parseAmount('12.30', 'EUR'), { ok: true, minor: 1230n, exponent: 2 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { nextGrantStatus, nextTokenPairStatus, refreshVerdict } from './lifecycle.ts';
+import { grantTransition, refreshVerdict, tokenPairTransition } from '../lifecycle/index.ts';
 import { isCodeVerifier, s256Challenge, verifierMatches } from './pkce.ts';
 import { checkRedirectUri } from './redirect-uri.ts';
 import { formatScope, parseScope } from './scopes.ts';
@@ -57,14 +57,21 @@ test('scopes: space-delimited, known, not repeated, printed in one order', () =>
 });
 
 test('lifecycles: a pair rotates once, a rotated pair only dies, a revoked grant stays revoked', () => {
-  assert.equal(nextTokenPairStatus('active', { type: 'rotate' }), 'rotated');
-  assert.equal(nextTokenPairStatus('active', { type: 'revoke' }), 'revoked');
-  assert.equal(nextTokenPairStatus('rotated', { type: 'rotate' }), undefined);
-  assert.equal(nextTokenPairStatus('rotated', { type: 'revoke' }), 'revoked');
-  assert.equal(nextTokenPairStatus('revoked', { type: 'revoke' }), undefined);
+  assert.deepEqual(tokenPairTransition('active', 'rotated'), { ok: true, to: 'rotated', changed: true });
+  assert.deepEqual(tokenPairTransition('active', 'revoked'), { ok: true, to: 'revoked', changed: true });
+  assert.deepEqual(tokenPairTransition('rotated', 'active'), {
+    ok: false,
+    reason: 'a token pair cannot move from rotated to active',
+  });
+  assert.deepEqual(tokenPairTransition('rotated', 'revoked'), { ok: true, to: 'revoked', changed: true });
+  assert.deepEqual(tokenPairTransition('revoked', 'revoked'), { ok: true, to: 'revoked', changed: false });
+  assert.equal(tokenPairTransition('revoked', 'active').ok, false);
   assert.equal(refreshVerdict('active'), 'rotate');
   assert.equal(refreshVerdict('rotated'), 'replay');
   assert.equal(refreshVerdict('revoked'), 'dead');
-  assert.equal(nextGrantStatus('active', { type: 'revoke', reason: 'user' }), 'revoked');
-  assert.equal(nextGrantStatus('revoked', { type: 'revoke', reason: 'refresh-replay' }), undefined);
+  assert.deepEqual(grantTransition('active', 'revoked'), { ok: true, to: 'revoked', changed: true });
+  assert.deepEqual(grantTransition('revoked', 'active'), {
+    ok: false,
+    reason: 'a grant cannot move from revoked to active',
+  });
 });

@@ -12,6 +12,7 @@ import {
   isIdentifierClassed,
   transliterate,
 } from '../validation/fast-transaction.ts';
+import { MAX_BUILDING, MAX_POST_CODE, MAX_STREET, MAX_TOWN } from '../validation/field-rules.ts';
 import { isBicShapeAt } from '../validation/formats.ts';
 import { esc } from './escape.ts';
 import type { VersionTags } from './parts.ts';
@@ -163,22 +164,22 @@ function address(out: XmlBytes, f: TxFields, run: TxRun, tpl: Templates, j: numb
   let at = AFTER_NAME;
   if (f.streetName) {
     out.raw(tpl.join[at * 5 + STREET] as StaticBytes);
-    if (!textField(out, f.streetName, 70, run, FIELD_STREET, j)) return false;
+    if (!textField(out, f.streetName, MAX_STREET, run, FIELD_STREET, j)) return false;
     at = STREET;
   }
   if (f.buildingNumber) {
     out.raw(tpl.join[at * 5 + BUILDING] as StaticBytes);
-    if (!textField(out, f.buildingNumber, 16, run, FIELD_BUILDING, j)) return false;
+    if (!textField(out, f.buildingNumber, MAX_BUILDING, run, FIELD_BUILDING, j)) return false;
     at = BUILDING;
   }
   if (f.postCode) {
     out.raw(tpl.join[at * 5 + POST_CODE] as StaticBytes);
-    if (!textField(out, f.postCode, 16, run, FIELD_POST_CODE, j)) return false;
+    if (!textField(out, f.postCode, MAX_POST_CODE, run, FIELD_POST_CODE, j)) return false;
     at = POST_CODE;
   }
   if (f.townName) {
     out.raw(tpl.join[at * 5 + TOWN] as StaticBytes);
-    if (!textField(out, f.townName, 35, run, FIELD_TOWN, j)) return false;
+    if (!textField(out, f.townName, MAX_TOWN, run, FIELD_TOWN, j)) return false;
     at = TOWN;
   }
   out.raw((tpl.tail[at] as Pieces).get(f.country ?? ''));

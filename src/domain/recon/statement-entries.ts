@@ -1,6 +1,6 @@
 import type { StatementTransaction } from '../inbound/types.ts';
 import { currencyExponent } from '../money/currencies.ts';
-import { decimalToMinor } from '../money/money.ts';
+import { decimalToMinor } from '../money/decimal.ts';
 import type { ReconEntry } from './types.ts';
 
 /**

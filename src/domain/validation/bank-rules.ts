@@ -2,6 +2,7 @@ import { isSEPACountry } from 'ibantools';
 import type { BankProfile, PainVersion } from '../banks/types.ts';
 import { INVALID_TRANSACTION } from '../canonical/normalise.ts';
 import type { Party, Transaction } from '../canonical/types.ts';
+import { MAX_ID, MAX_NAME } from './field-rules.ts';
 import type { IssueSink } from './issue.ts';
 import type { PaymentPlan } from './plan.ts';
 import { minorAt } from './plan.ts';
@@ -15,7 +16,7 @@ function txPath(base: string, j: number): string {
 /** Bank level: what this bank's profile demands beyond ISO (domain.md §2, §2.1). */
 
 /** Max140Text: beyond it the generic `too_long` already speaks; the bank limit adds nothing. */
-const ISO_TEXT = 140;
+const ISO_TEXT = MAX_NAME;
 
 function checkAddress(
   sink: IssueSink,
@@ -171,7 +172,7 @@ export function checkBankPayment(sink: IssueSink, profile: BankProfile, plan: Pa
       : f.grouping === 'per-currency'
         ? new Set(p.transactions.map((t) => t.currency)).size
         : 1;
-  if (parts > 1 && p.paymentId !== undefined && p.paymentId.length + 1 + String(parts).length > 35) {
+  if (parts > 1 && p.paymentId !== undefined && p.paymentId.length + 1 + String(parts).length > MAX_ID) {
     sink.add(
       'bank',
       'bank_too_long',

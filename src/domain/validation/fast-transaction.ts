@@ -7,6 +7,15 @@ import { creditorNeedsBic, needsRegulatoryReport } from './bank-rules.ts';
 import type { CharsetName } from './charset.ts';
 import { CHAR_REFUSED, charsetClasses, checkOutside, fitToLimit, isCrossBorder } from './charset.ts';
 import { isCountryCode } from './countries.ts';
+import {
+  MAX_BUILDING,
+  MAX_ID,
+  MAX_NAME,
+  MAX_POST_CODE,
+  MAX_STREET,
+  MAX_TOWN,
+  MAX_UNSTRUCTURED,
+} from './field-rules.ts';
 import { isExternalCode } from './formats.ts';
 import { isValidIban } from './iban.ts';
 import type { IssueSink } from './issue.ts';
@@ -173,7 +182,7 @@ export function transactionRun(
     reported: type.code === 'XB_SWIFT',
     nameLimit: Math.min(genericNameMax, f.nameMaxLength, isSepaScheme(type) ? SEPA_NAME_MAX : genericNameMax),
     sepa: isSepaScheme(type),
-    unstructuredLimit: Math.min(140, f.unstructuredMaxLength),
+    unstructuredLimit: Math.min(MAX_UNSTRUCTURED, f.unstructuredMaxLength),
     seenEndToEnd,
     warned: [],
     warnMessages: [],
@@ -239,12 +248,12 @@ export function inCharset(s: string, classes: Uint8Array): boolean {
 
 /** The ISO length of each field, which a transliteration may not push a text past (as the normaliser's txt). */
 const ISO_LIMITS: Record<number, number> = {
-  [FIELD_NAME]: 140,
-  [FIELD_STREET]: 70,
-  [FIELD_BUILDING]: 16,
-  [FIELD_POST_CODE]: 16,
-  [FIELD_TOWN]: 35,
-  [FIELD_UNSTRUCTURED]: 140,
+  [FIELD_NAME]: MAX_NAME,
+  [FIELD_STREET]: MAX_STREET,
+  [FIELD_BUILDING]: MAX_BUILDING,
+  [FIELD_POST_CODE]: MAX_POST_CODE,
+  [FIELD_TOWN]: MAX_TOWN,
+  [FIELD_UNSTRUCTURED]: MAX_UNSTRUCTURED,
 };
 
 /**
@@ -314,7 +323,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   }
   if (instr !== undefined) {
     // Its characters are checked as the writer copies it (isIdentifierClassed).
-    if (typeof instr !== 'string' || instr.length > 35) return false;
+    if (typeof instr !== 'string' || instr.length > MAX_ID) return false;
     keys++;
   }
   if (rem !== undefined) {
@@ -328,7 +337,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   if (keyCount(o) !== keys) return false;
 
   // Generic: ids, amount and currency.
-  if (isBlank(e2e) || e2e.length > 35) return false;
+  if (isBlank(e2e) || e2e.length > MAX_ID) return false;
   if (e2e !== NOT_PROVIDED && !run.seenEndToEnd.add(e2e)) return false;
   const newCurrency = currency !== run.currency;
   if (newCurrency) {
@@ -370,10 +379,10 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   if (isBlank(name) || name.length > run.nameLimit) return false;
   f.address = pa !== undefined;
   if (pa !== undefined) {
-    const street = addressText(pa['streetName'], 70);
-    const building = addressText(pa['buildingNumber'], 16);
-    const post = addressText(pa['postCode'], 16);
-    const town = addressText(pa['townName'], 35);
+    const street = addressText(pa['streetName'], MAX_STREET);
+    const building = addressText(pa['buildingNumber'], MAX_BUILDING);
+    const post = addressText(pa['postCode'], MAX_POST_CODE);
+    const town = addressText(pa['townName'], MAX_TOWN);
     if (street === null || building === null || post === null || town === null) return false;
     const n = +(street !== undefined) + +(building !== undefined) + +(post !== undefined) + +(town !== undefined);
     if (keyCount(pa) !== n) return false;
@@ -415,12 +424,12 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
       remKeys++;
     }
     if (r !== undefined) {
-      if (typeof r !== 'string' || r === '' || r.length > 35 || !isSepaText(r)) return false;
+      if (typeof r !== 'string' || r === '' || r.length > MAX_ID || !isSepaText(r)) return false;
       ref = r;
       remKeys++;
     }
     if (rt !== undefined) {
-      if (typeof rt !== 'string' || rt.length > 35) return false;
+      if (typeof rt !== 'string' || rt.length > MAX_ID) return false;
       remKeys++;
     }
     if (keyCount(rem) !== remKeys) return false;

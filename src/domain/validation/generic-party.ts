@@ -2,6 +2,16 @@ import type { Party } from '../canonical/types.ts';
 import { currencyExponent } from '../money/currencies.ts';
 import { isSepaText } from './charset.ts';
 import { isCountryCode } from './countries.ts';
+import {
+  MAX_ADDRESS_LINE,
+  MAX_BUILDING,
+  MAX_ID,
+  MAX_NAME,
+  MAX_POST_CODE,
+  MAX_STREET,
+  MAX_SUBDIVISION,
+  MAX_TOWN,
+} from './field-rules.ts';
 import { isBicShape } from './formats.ts';
 import type { GenericCtx } from './generic-context.ts';
 import { isValidIban } from './iban.ts';
@@ -30,28 +40,29 @@ export function checkParty(ctx: GenericCtx, party: Party, base: string, prefix: 
   checkCountry(ctx, party.country, base, 'country', prefix);
   const a = party.postalAddress;
   if (a) {
-    if (a.streetName !== undefined) checkLength(sink, a.streetName, 70, base, 'postalAddress.streetName', prefix);
+    if (a.streetName !== undefined)
+      checkLength(sink, a.streetName, MAX_STREET, base, 'postalAddress.streetName', prefix);
     if (a.buildingNumber !== undefined)
-      checkLength(sink, a.buildingNumber, 16, base, 'postalAddress.buildingNumber', prefix);
-    if (a.postCode !== undefined) checkLength(sink, a.postCode, 16, base, 'postalAddress.postCode', prefix);
-    if (a.townName !== undefined) checkLength(sink, a.townName, 35, base, 'postalAddress.townName', prefix);
+      checkLength(sink, a.buildingNumber, MAX_BUILDING, base, 'postalAddress.buildingNumber', prefix);
+    if (a.postCode !== undefined) checkLength(sink, a.postCode, MAX_POST_CODE, base, 'postalAddress.postCode', prefix);
+    if (a.townName !== undefined) checkLength(sink, a.townName, MAX_TOWN, base, 'postalAddress.townName', prefix);
     if (a.countrySubDivision !== undefined) {
-      checkLength(sink, a.countrySubDivision, 35, base, 'postalAddress.countrySubDivision', prefix);
+      checkLength(sink, a.countrySubDivision, MAX_SUBDIVISION, base, 'postalAddress.countrySubDivision', prefix);
     }
     const lines = a.addressLines;
     if (lines) {
       if (lines.length > 7)
         sink.add('generic', 'too_long', join(base, `${prefix}postalAddress.addressLines`), 'at most 7 address lines');
       for (let i = 0; i < lines.length; i++) {
-        checkLength(sink, lines[i] ?? '', 70, base, `postalAddress.addressLines[${i}]`, prefix);
+        checkLength(sink, lines[i] ?? '', MAX_ADDRESS_LINE, base, `postalAddress.addressLines[${i}]`, prefix);
       }
     }
   }
   const org = party.organisationId;
   if (org) {
-    if (org.id !== undefined) checkIdentifierLike(ctx, org.id, 35, base, 'organisationId.id', prefix);
-    if (org.scheme !== undefined) checkLength(sink, org.scheme, 35, base, 'organisationId.scheme', prefix);
-    if (org.issuer !== undefined) checkIdentifierLike(ctx, org.issuer, 35, base, 'organisationId.issuer', prefix);
+    if (org.id !== undefined) checkIdentifierLike(ctx, org.id, MAX_ID, base, 'organisationId.id', prefix);
+    if (org.scheme !== undefined) checkLength(sink, org.scheme, MAX_ID, base, 'organisationId.scheme', prefix);
+    if (org.issuer !== undefined) checkIdentifierLike(ctx, org.issuer, MAX_ID, base, 'organisationId.issuer', prefix);
   }
   if (!withAccount) return;
   const account = party.account;
@@ -76,8 +87,9 @@ export function checkParty(ctx: GenericCtx, party: Party, base: string, prefix: 
     const other = account.other;
     if (other) {
       if (other.id !== undefined) checkIdentifierLike(ctx, other.id, 34, base, 'account.other.id', prefix);
-      if (other.scheme !== undefined) checkLength(sink, other.scheme, 35, base, 'account.other.scheme', prefix);
-      if (other.issuer !== undefined) checkIdentifierLike(ctx, other.issuer, 35, base, 'account.other.issuer', prefix);
+      if (other.scheme !== undefined) checkLength(sink, other.scheme, MAX_ID, base, 'account.other.scheme', prefix);
+      if (other.issuer !== undefined)
+        checkIdentifierLike(ctx, other.issuer, MAX_ID, base, 'account.other.issuer', prefix);
     }
   }
   const agent = party.agent;
@@ -85,11 +97,12 @@ export function checkParty(ctx: GenericCtx, party: Party, base: string, prefix: 
     if (agent.bic !== undefined && !isBicShape(agent.bic)) {
       sink.add('generic', 'invalid_bic', join(base, `${prefix}agent.bic`), `not a BIC: ${JSON.stringify(agent.bic)}`);
     }
-    if (agent.name !== undefined) checkLength(sink, agent.name, 140, base, 'agent.name', prefix);
+    if (agent.name !== undefined) checkLength(sink, agent.name, MAX_NAME, base, 'agent.name', prefix);
     checkCountry(ctx, agent.country, base, 'agent.country', prefix);
     const c = agent.clearing;
     if (c) {
-      if (c.memberId !== undefined) checkIdentifierLike(ctx, c.memberId, 35, base, 'agent.clearing.memberId', prefix);
+      if (c.memberId !== undefined)
+        checkIdentifierLike(ctx, c.memberId, MAX_ID, base, 'agent.clearing.memberId', prefix);
       if (c.systemCode !== undefined && !/^[A-Z]{5}$/.test(c.systemCode)) {
         sink.add(
           'generic',

@@ -5,6 +5,7 @@ import { CHARGE_BEARERS, PRIORITIES, SCHEMA_VERSIONS } from '../canonical/types.
 import { currencyExponent } from '../money/currencies.ts';
 import { parseAmount, plainMinor } from '../money/money.ts';
 import type { CharsetName } from './charset.ts';
+import { MAX_ID, MAX_UNSTRUCTURED } from './field-rules.ts';
 import { isExternalCode, isIsoDate, isIsoDateTime } from './formats.ts';
 import type { GenericCtx } from './generic-context.ts';
 import { checkCountry, checkIdentifierLike, checkParty } from './generic-party.ts';
@@ -88,16 +89,17 @@ function checkTransactionRest(ctx: Ctx, tx: Transaction, base: string): void {
   if (tx.ultimateDebtor) checkParty(ctx, tx.ultimateDebtor, base, 'ultimateDebtor.', false);
   if (tx.ultimateCreditor) checkParty(ctx, tx.ultimateCreditor, base, 'ultimateCreditor.', false);
   if (tx.instructionForDebtorAgent !== undefined) {
-    checkLength(sink, tx.instructionForDebtorAgent, 140, base, 'instructionForDebtorAgent');
+    checkLength(sink, tx.instructionForDebtorAgent, MAX_UNSTRUCTURED, base, 'instructionForDebtorAgent');
   }
   const rem = tx.remittance;
   if (rem) {
-    if (rem.unstructured !== undefined) checkLength(sink, rem.unstructured, 140, base, 'remittance.unstructured');
+    if (rem.unstructured !== undefined)
+      checkLength(sink, rem.unstructured, MAX_UNSTRUCTURED, base, 'remittance.unstructured');
     if (rem.creditorReference !== undefined) {
-      checkIdentifierLike(ctx, rem.creditorReference, 35, base, 'remittance.creditorReference');
+      checkIdentifierLike(ctx, rem.creditorReference, MAX_ID, base, 'remittance.creditorReference');
     }
     if (rem.creditorReferenceType !== undefined) {
-      checkLength(sink, rem.creditorReferenceType, 35, base, 'remittance.creditorReferenceType');
+      checkLength(sink, rem.creditorReferenceType, MAX_ID, base, 'remittance.creditorReferenceType');
     }
     const docs = rem.referredDocuments;
     if (docs) {
@@ -106,7 +108,7 @@ function checkTransactionRest(ctx: Ctx, tx: Transaction, base: string): void {
         const d = docs[k];
         if (!d) continue;
         const db = `${rb}.referredDocuments[${k}]`;
-        if (d.number !== undefined) checkIdentifierLike(ctx, d.number, 35, db, 'number');
+        if (d.number !== undefined) checkIdentifierLike(ctx, d.number, MAX_ID, db, 'number');
         if (d.type !== undefined && !isExternalCode(d.type)) {
           sink.add('generic', 'invalid_code', `${db}.type`, 'document type is an ISO code such as CINV or CREN');
         }
@@ -133,7 +135,7 @@ function checkTransactionRest(ctx: Ctx, tx: Transaction, base: string): void {
   if (reg) {
     const gb = `${base}.regulatoryReporting`;
     if (reg.code !== undefined) checkLength(sink, reg.code, 10, gb, 'code');
-    if (reg.information !== undefined) checkLength(sink, reg.information, 35, gb, 'information');
+    if (reg.information !== undefined) checkLength(sink, reg.information, MAX_ID, gb, 'information');
     checkCountry(ctx, reg.authorityCountry, gb, 'authorityCountry');
     if (reg.amount !== undefined) {
       const ccy = reg.currency ?? tx.currency ?? '';
@@ -159,7 +161,7 @@ function checkTransactionRest(ctx: Ctx, tx: Transaction, base: string): void {
         sink.add('generic', 'too_long', `${sb}.vatAmount`, 'VAT amount has at most 10 integer digits');
       }
     }
-    if (split.invoiceNumber !== undefined) checkIdentifierLike(ctx, split.invoiceNumber, 35, sb, 'invoiceNumber');
+    if (split.invoiceNumber !== undefined) checkIdentifierLike(ctx, split.invoiceNumber, MAX_ID, sb, 'invoiceNumber');
     if (split.taxId !== undefined) checkIdentifierLike(ctx, split.taxId, 14, sb, 'taxId');
     if (split.text !== undefined) checkLength(sink, split.text, 33, sb, 'text');
   }
@@ -177,7 +179,7 @@ function checkPaymentFields(ctx: Ctx, payment: Payment, base: string): void {
     sink.add('generic', 'invalid_code', `${base}.chargeBearer`, `chargeBearer is one of ${CHARGE_BEARERS.join(', ')}`);
   }
   if (payment.localInstrument !== undefined)
-    checkIdentifierLike(ctx, payment.localInstrument, 35, base, 'localInstrument');
+    checkIdentifierLike(ctx, payment.localInstrument, MAX_ID, base, 'localInstrument');
   if (payment.categoryPurpose !== undefined && !isExternalCode(payment.categoryPurpose)) {
     sink.add(
       'generic',
@@ -267,10 +269,10 @@ function checkDocumentFields(ctx: Ctx, doc: CanonicalPayment): void {
     else checkLength(sink, ip.name as string, ctx.nameMax, 'initiatingParty', 'name');
     const org = ip.organisationId;
     if (org) {
-      if (org.id !== undefined) checkIdentifierLike(ctx, org.id, 35, 'initiatingParty.organisationId', 'id');
-      if (org.scheme !== undefined) checkLength(sink, org.scheme, 35, 'initiatingParty.organisationId', 'scheme');
+      if (org.id !== undefined) checkIdentifierLike(ctx, org.id, MAX_ID, 'initiatingParty.organisationId', 'id');
+      if (org.scheme !== undefined) checkLength(sink, org.scheme, MAX_ID, 'initiatingParty.organisationId', 'scheme');
       if (org.issuer !== undefined)
-        checkIdentifierLike(ctx, org.issuer, 35, 'initiatingParty.organisationId', 'issuer');
+        checkIdentifierLike(ctx, org.issuer, MAX_ID, 'initiatingParty.organisationId', 'issuer');
     }
   }
   if (doc.payments.length === 0) required(ctx, '', 'payments', 'at least one payment');

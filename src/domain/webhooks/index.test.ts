@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { compareDecimalText } from '../money/decimal.ts';
 import {
   backoffMs,
-  compareDecimal,
   endpointTakes,
   minAmountText,
   overlapHours,
@@ -71,11 +71,11 @@ test('overlap clamp and exact amounts', () => {
   assert.equal(minAmountText(1000.5), '1000.5');
   assert.equal(minAmountText(1e21), undefined);
   assert.equal(minAmountText(-1), undefined);
-  assert.equal(compareDecimal('1000.00', '1000'), 0);
-  assert.equal(compareDecimal('999.99', '1000'), -1);
-  assert.equal(compareDecimal('0.30', '0.1'), 1);
+  assert.equal(compareDecimalText('1000.00', '1000'), 0);
+  assert.equal(compareDecimalText('999.99', '1000'), -1);
+  assert.equal(compareDecimalText('0.30', '0.1'), 1);
   // 0.1 + 0.2 style float traps do not exist in minor units.
-  assert.equal(compareDecimal('0.3', '0.30000000000000004'), -1);
+  assert.equal(compareDecimalText('0.3', '0.30000000000000004'), -1);
 });
 
 test('endpoint filter: event types, bankKey, minAmount over any total; auto-disabled never delivered', () => {

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { compareDecimalText } from '../money/decimal.ts';
 
 /**
  * Webhook rules that need no I/O (DESIGN.md, Events and webhooks; contract, Delivery rules): the
@@ -86,26 +87,6 @@ export function overlapHours(requested: number | undefined): number {
   return Math.min(72, Math.max(1, requested));
 }
 
-/** A decimal string as an exact fraction: digits scaled by 10^-scale. */
-function decimalParts(text: string): { units: bigint; scale: number } | undefined {
-  const m = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text);
-  if (!m) return undefined;
-  const fraction = m[3] ?? '';
-  const units = BigInt(`${m[2]}${fraction}`);
-  return { units: m[1] === '-' ? -units : units, scale: fraction.length };
-}
-
-/** Exact comparison of two decimal strings; undefined when either is not a plain decimal. */
-export function compareDecimal(a: string, b: string): number | undefined {
-  const x = decimalParts(a);
-  const y = decimalParts(b);
-  if (!x || !y) return undefined;
-  const scale = Math.max(x.scale, y.scale);
-  const xu = x.units * 10n ** BigInt(scale - x.scale);
-  const yu = y.units * 10n ** BigInt(scale - y.scale);
-  return xu === yu ? 0 : xu < yu ? -1 : 1;
-}
-
 /**
  * The JSON number of `filterPredicate.minAmount` as a plain decimal string, exactly as written
  * (no exponent form, at most 18 integer and 6 fraction digits, not negative); undefined otherwise.
@@ -142,7 +123,7 @@ export function endpointTakes(
     const reaches = totals.some((total) => {
       const amount = (total as { amount?: unknown } | null)?.amount;
       if (typeof amount !== 'string') return false;
-      const cmp = compareDecimal(amount, filter.minAmount as string);
+      const cmp = compareDecimalText(amount, filter.minAmount as string);
       return cmp !== undefined && cmp >= 0;
     });
     if (!reaches) return false;

@@ -1,5 +1,5 @@
 import { currencyExponent } from '../../money/currencies.ts';
-import { parseAmountText } from '../decimal.ts';
+import { parseAmountText, plainTwoUnits } from '../../money/decimal.ts';
 import type { Direction } from '../types.ts';
 import { attrOf } from '../xml/node.ts';
 import type { Tree } from '../xml/tree.ts';
@@ -61,7 +61,7 @@ export function readAmount(
   }
   // Most amounts are "123.45" in a two-decimal currency: read in place, as parseAmountText's fast path would.
   if (lastExponent === 2) {
-    const units = plainTwoCents(raw);
+    const units = plainTwoUnits(raw);
     if (units >= 0) return new CamtAmount(raw, 2, false, currency, units, 0n);
   }
   const amount = parseAmountText(raw, currency);
@@ -105,26 +105,6 @@ export function readAmountLike(
 // The last currency that passed the check, with its exponent: every amount of a statement repeats it.
 let lastCurrency = '';
 let lastExponent = 2;
-
-/**
- * Units of "123.45" (no sign, no leading zero unless "0.xx", exactly two decimals: decimal.ts's PLAIN_TWO
- * shape) with at most 13 integer digits, so that all digits are exact as a double; -1 for any other
- * text, which the general path then reads.
- */
-function plainTwoCents(raw: string): number {
-  const n = raw.length;
-  if (n < 4 || n > 16 || raw.charCodeAt(n - 3) !== 46) return -1;
-  const first = raw.charCodeAt(0);
-  if (first === 48 ? n !== 4 : first < 49 || first > 57) return -1;
-  let v = 0;
-  for (let k = 0; k < n; k++) {
-    if (k === n - 3) continue;
-    const c = raw.charCodeAt(k) - 48;
-    if (c < 0 || c > 9) return -1;
-    v = v * 10 + c;
-  }
-  return v;
-}
 
 export function readDirection(t: Tree, i: number): Direction | null {
   if (t.textIs(i, 'CRDT')) return 'credit';

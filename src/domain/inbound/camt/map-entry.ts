@@ -1,4 +1,4 @@
-import { addDecimal, compareDecimal, type Decimal, formatDecimal, ZERO } from '../decimal.ts';
+import { addDecimal, compareDecimal, type Decimal, formatDecimal, ZERO } from '../../money/decimal.ts';
 import { newTransaction } from '../new-transaction.ts';
 import type { Direction, IntegrityWarning, ReferredDocument, StatementTransaction } from '../types.ts';
 import type { Tree } from '../xml/tree.ts';

@@ -1,4 +1,4 @@
-import { parseAmountText } from '../decimal.ts';
+import { parseAmountText } from '../../money/decimal.ts';
 import { isRealDate } from '../mt940/line61.ts';
 import {
   checkBalances,

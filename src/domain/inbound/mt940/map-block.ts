@@ -1,5 +1,5 @@
 import { currencyExponent } from '../../money/currencies.ts';
-import { parseAmountText } from '../decimal.ts';
+import { parseAmountText } from '../../money/decimal.ts';
 import { newTransaction } from '../new-transaction.ts';
 import { PlainSums } from '../plain-sums.ts';
 import {

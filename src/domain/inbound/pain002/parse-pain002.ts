@@ -1,4 +1,4 @@
-import { parseAmountText } from '../decimal.ts';
+import { parseAmountText } from '../../money/decimal.ts';
 import type {
   IntegrityWarning,
   NormalisedStatusReport,

@@ -1,10 +1,15 @@
+import { tableTransition, unknownStatus } from './transition.ts';
+
 /**
- * States of OAuth grants and token pairs, each with its one transition function; the database
- * mirrors them with CHECK constraints (src/db/schema/oauth.ts).
+ * OAuth grants and token pairs, in the style of the other state sets: a status list (the CHECK
+ * constraints of src/db/schema/oauth.ts are built from it), one table transition each, and exhaustive
+ * switches where a status is read.
  *
  * A grant is one consent: every token pair issued from it forms one family. A pair is an access
  * token and the refresh token issued with it. Refreshing rotates the pair (the old one can no longer
  * be used, access token included); presenting a rotated refresh token again revokes the family.
+ * Authorization codes and clients have no status: a code is used once (its `usedAt`) or expires, a
+ * client exists or is deleted.
  */
 export const GRANT_STATUSES = ['active', 'revoked'] as const;
 export type GrantStatus = (typeof GRANT_STATUSES)[number];
@@ -20,37 +25,17 @@ export const GRANT_REVOCATION_REASONS = [
 ] as const;
 export type GrantRevocationReason = (typeof GRANT_REVOCATION_REASONS)[number];
 
-export type GrantEvent = { type: 'revoke'; reason: GrantRevocationReason };
-
-export function nextGrantStatus(status: GrantStatus, event: GrantEvent): GrantStatus | undefined {
-  switch (status) {
-    case 'active':
-      return event.type === 'revoke' ? 'revoked' : undefined;
-    case 'revoked':
-      return undefined;
-    default:
-      return assertNever(status);
-  }
-}
+/** A grant is revoked once, for good. */
+export const grantTransition = tableTransition<GrantStatus>({ active: ['revoked'], revoked: [] }, 'grant');
 
 export const TOKEN_PAIR_STATUSES = ['active', 'rotated', 'revoked'] as const;
 export type TokenPairStatus = (typeof TOKEN_PAIR_STATUSES)[number];
 
-export type TokenPairEvent = { type: 'rotate' } | { type: 'revoke' };
-
-export function nextTokenPairStatus(status: TokenPairStatus, event: TokenPairEvent): TokenPairStatus | undefined {
-  switch (status) {
-    case 'active':
-      return event.type === 'rotate' ? 'rotated' : 'revoked';
-    case 'rotated':
-      // A rotated pair is revoked with its family, never rotated again.
-      return event.type === 'revoke' ? 'revoked' : undefined;
-    case 'revoked':
-      return undefined;
-    default:
-      return assertNever(status);
-  }
-}
+/** An active pair is rotated by a refresh or revoked; a rotated pair is revoked with its family, never rotated again. */
+export const tokenPairTransition = tableTransition<TokenPairStatus>(
+  { active: ['rotated', 'revoked'], rotated: ['revoked'], revoked: [] },
+  'token pair',
+);
 
 /** What presenting a refresh token of a pair in `status` means. */
 export type RefreshVerdict = 'rotate' | 'replay' | 'dead';
@@ -64,10 +49,6 @@ export function refreshVerdict(status: TokenPairStatus): RefreshVerdict {
     case 'revoked':
       return 'dead';
     default:
-      return assertNever(status);
+      return unknownStatus(status, 'OAuth token pair status');
   }
-}
-
-function assertNever(value: never): never {
-  throw new Error(`unexpected state ${String(value)}`);
 }
