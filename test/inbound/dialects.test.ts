@@ -86,6 +86,14 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
     });
     const tango = txs.find((t) => t.amount === '1.11');
     assert.deepEqual(pick(tango, ['swiftTypeCode', 'customerRef']), { swiftTypeCode: 'NGT', customerRef: 'TMG TANGO' });
+    // Penta writes no type code: "D20,00NONREF" is reference NONREF, not type NONR with reference "EF".
+    const penta = statementsOf('mt940', 'fruitl00p-php-mt940__Penta__sample')[0]?.transactions[0];
+    assert.deepEqual(pick(penta, ['amount', 'swiftTypeCode', 'txCodeProprietary', 'customerRef']), {
+      amount: '20.00',
+      swiftTypeCode: null,
+      txCodeProprietary: null,
+      customerRef: 'NONREF',
+    });
   });
 
   test("6. camt: the entry's AddtlNtryInf is kept beside a detail's own AddtlTxInf", () => {
@@ -241,5 +249,88 @@ describe('issue 38: bank-file dialects on the corpus', { skip: sharedCorpusMissi
         additionalInfo: null,
       },
     );
+  });
+
+  test('7. Dutch layouts kept as text: de Volksbank (ASN, SNS), ABN AMRO and ING before SEPA', () => {
+    const fields: (keyof StatementTransaction)[] = [
+      'customerRef',
+      'counterpartyAccount',
+      'counterpartyIban',
+      'counterpartyName',
+      'remittance',
+      'additionalInfo',
+    ];
+    // ASN: :61: reference = counterparty IBAN, supplementary = name; :86: repeats both before the text.
+    const asn = statementsOf('mt940', 'fruitl00p-php-mt940__Asn__sample')[0]?.transactions[0];
+    assert.deepEqual(pick(asn, fields), {
+      customerRef: null,
+      counterpartyAccount: 'NL29INGB0006475121',
+      counterpartyIban: 'NL29INGB0006475121',
+      counterpartyName: 'j blom',
+      remittance: 'Salaris december 2019',
+      additionalInfo: null,
+    });
+    // SNS before the IBAN: a 10-digit account in the same places.
+    const sns = statementsOf('mt940', 'sandermarechal-jejik-mt940__sns.txt')[0]?.transactions[0];
+    assert.deepEqual(pick(sns, fields), {
+      customerRef: null,
+      counterpartyAccount: '0987654321',
+      counterpartyIban: null,
+      counterpartyName: 'marechal s',
+      remittance: 'dit is een test',
+      additionalInfo: null,
+    });
+    // ABN AMRO: "GIRO" + giro number, or a dotted account, then the name in the first 32 columns.
+    const abn = statementsOf('mt940', 'sandermarechal-jejik-mt940__abnamro.txt').flatMap((st) => st.transactions);
+    assert.deepEqual(pick(abn[0], fields), {
+      customerRef: 'NONREF',
+      counterpartyAccount: '428428',
+      counterpartyIban: null,
+      counterpartyName: 'KPN - DIGITENNE',
+      remittance:
+        'BETALINGSKENM.  000000042188659 5314606715                       BETREFT FACTUUR D.D. 20-05-2011 INCL. 1,44 BTW',
+      additionalInfo: null,
+    });
+    const dotted = statementsOf('mt940', 'zilverline-mt940__abn__abnamro_structured.txt')
+      .flatMap((st) => st.transactions)
+      .find((t) => t.counterpartyAccount === '544942108');
+    assert.deepEqual(pick(dotted, ['counterpartyName', 'remittance']), {
+      counterpartyName: 'ABC BOOM KK',
+      remittance: null,
+    });
+    // A name only in the second column is taken, with a warning that it was guessed; a name that ends at
+    // two spaces leaves the rest of the line as the text.
+    const wide = abn.find((t) => t.amount === '15.00');
+    assert.deepEqual(pick(wide, ['counterpartyAccount', 'counterpartyName', 'remittance']), {
+      counterpartyAccount: '528939882',
+      counterpartyName: 'MYCOM DEN HAAG',
+      remittance: null,
+    });
+    assert.deepEqual(
+      parseWarnings('mt940', 'sandermarechal-jejik-mt940__abnamro.txt').filter(
+        (m) => m.includes('guessed') || m.includes('column'),
+      ),
+      ['statement 2 (517852257): entry 2: the counterparty name "MYCOM DEN HAAG" was taken from the second column'],
+    );
+    const pin = statementsOf('mt940', 'zilverline-mt940__abn__abnamro.txt')
+      .flatMap((st) => st.transactions)
+      .find((t) => t.counterpartyAccount === '528939882');
+    assert.deepEqual(pick(pin, ['counterpartyName', 'remittance']), {
+      counterpartyName: 'MYCOM DEN HAAG',
+      remittance: 'S-GRAVEN,PAS999',
+    });
+    // A Swiss "GIRO AUS ONLINE-SIC" text is not ABN's giro.
+    const swiss = statementsOf('mt940', 'sandermarechal-jejik-mt940__postfinance.txt').flatMap((st) => st.transactions);
+    assert.ok(swiss.every((t) => t.counterpartyAccount === null || !/^\d{1,9}$/.test(t.counterpartyAccount)));
+    // ING before SEPA ("NOV NONREF"): the 10-digit account opens :86:; the name runs into the text.
+    const ing = statementsOf('mt940', 'sandermarechal-jejik-mt940__ing-dos.txt')[0]?.transactions[1];
+    assert.deepEqual(pick(ing, fields), {
+      customerRef: 'NONREF',
+      counterpartyAccount: '0111111111',
+      counterpartyIban: null,
+      counterpartyName: null,
+      remittance: 'GPSEOUL SPOEDBETALING\tMPBZS1016000047 GPSEOUL',
+      additionalInfo: null,
+    });
   });
 });

@@ -142,7 +142,9 @@ export type IntegrityWarning = {
     /** A non-essential field (MT940 :64:/:65:) was unreadable and left out. */
     | 'ignored_field'
     /** The file named no encoding and is not UTF-8: its code page was guessed from its bytes. */
-    | 'guessed_encoding';
+    | 'guessed_encoding'
+    /** A value of a layout kept only as text was placed by a guess (docs/bank-file-dialects.md §7). */
+    | 'guessed_field';
   message: string;
 };
 

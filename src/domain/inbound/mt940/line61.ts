@@ -95,6 +95,16 @@ function typeCodeOf(s: string, i: number, code: number, len: number): string {
 }
 
 const NONREF = 'NONREF';
+/** "NONR" packed as typeCodeOf packs a type code. */
+const NONR_CODE = (((((78 << 7) | 79) << 7) | 78) << 7) | 82;
+
+/** s[i..] is "NONREF" ending the subfield (the line's end or the "//" of the bank reference). */
+function isNonrefAt(u: Uint16Array, o: number, i: number, n: number): boolean {
+  if (i + 6 > n || u[i + 4 - o] !== 69 /* E */ || u[i + 5 - o] !== 70 /* F */) return false;
+  return (
+    i + 6 === n || (u[i + 6 - o] === 47 && i + 7 < n && u[i + 7 - o] === 47) || isTrimSpace(u[i + 6 - o] as number)
+  );
+}
 
 /** s.slice(a, b).trim(), null when empty; the usual NONREF as one shared string. `u[i - o]` is s[i]. */
 function referenceAt(s: string, u: Uint16Array, o: number, a: number, b: number): string | null {
@@ -222,6 +232,8 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
       if (!(isUpper(x) || isDigit(x)) && !(k === i + 3 && x === 32 && ok)) ok = false;
       code = (code << 7) | x;
     }
+    // Penta writes no type code at all ("D20,00NONREF"): NONREF is the reference, not type NONR + "EF".
+    if (ok && code === NONR_CODE && isNonrefAt(u, o, i, n)) ok = false;
     if (ok) {
       typeCode = typeCodeOf(text, i, code, (u[i + 3 - o] as number) === 32 ? 3 : 4);
       i += 4;

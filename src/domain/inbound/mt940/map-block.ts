@@ -20,6 +20,7 @@ import type {
   TransactionSink,
 } from '../types.ts';
 import { type Details, parseDetails86At } from './details86.ts';
+import { legacyParty } from './legacy-party.ts';
 import { isRealDate, line61Error, scanLine61, scanned, yymmdd } from './line61.ts';
 import { KNOWN_TAGS, type RawBlock } from './split-blocks.ts';
 import type { TextWindow } from './text-window.ts';
@@ -276,6 +277,11 @@ function mapFields(
           breakTo[k] as number,
         );
         applyDetails(lastTx, details);
+        if (details.dialect === 'free-text' && details.bookingText === null && lastTx.remittance !== null) {
+          const note = legacyParty(lastTx, text.slice(starts[k], ends[k]), lastTx.swiftTypeCode?.length === 3);
+          if (note !== null)
+            warnings.push({ code: 'guessed_field', message: `${label}: entry ${lastTx.entryIndex + 1}: ${note}` });
+        }
         continued = lastTx;
         lastTx = null;
       } else if (continued !== null) {
