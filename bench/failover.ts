@@ -31,7 +31,8 @@
  * target 0), doubled (two documents for one key or one payment, or two files at the bank for one
  * document; target 0), requests answered 503 and how long each took until answered 201, any other
  * failure, the write outage (first failed write to the first successful write after it; target
- * ≤ 30 s), the time from the new primary's first accepted write until every acknowledged payment
+ * ≤ 30 s) and, beside it, the fault to that first write (a frozen primary's writes hang a few seconds
+ * before they fail, until HAProxy marks it down and closes its sessions), the time from the new primary's first accepted write until every acknowledged payment
  * of the round is delivered, executed and its line cleared (target ≤ 60 s), ingests acknowledged
  * and lost. At the end: every company's audit chain verified, webhook sequences without gap or
  * reuse (at the receiver and in the store), and that no service process exited (none is restarted).
@@ -144,6 +145,7 @@ type RoundResult = {
   recoverySecondsMax: number;
   writeOutageSeconds: number;
   failingWindowSeconds: number;
+  faultToFirstWriteSeconds: number;
   newPrimaryAfterFaultSeconds: number | null;
   deliveredAfterRecoverySeconds: number;
   executedAfterRecoverySeconds: number;
@@ -507,6 +509,7 @@ async function runRound(
     recoverySecondsMax: seconds(Math.max(0, ...recoveries)),
     writeOutageSeconds: firstFailure && firstSuccessAfter ? seconds(firstSuccessAfter - firstFailure) : 0,
     failingWindowSeconds: firstFailure ? seconds(lastFailure - firstFailure) : 0,
+    faultToFirstWriteSeconds: firstSuccessAfter ? seconds(firstSuccessAfter - faultAt) : 0,
     newPrimaryAfterFaultSeconds: newPrimaryAt ? seconds(newPrimaryAt - faultAt) : null,
     deliveredAfterRecoverySeconds: after(deliveredAt),
     executedAfterRecoverySeconds: after(executedAt),
