@@ -40,7 +40,11 @@ log:
 restapi:
   listen: 127.0.0.1:${node.restPort}
   connect_address: 127.0.0.1:${node.restPort}
-etcd3:
+# etcd's v2 API, not etcd3: Patroni 3.0.2's etcd3 code (Debian bookworm) renews the leader key with an
+# unconditional put when its cached view is stale, so a primary frozen past its ttl and then resumed
+# took the key back from the promoted standby, which was then rewound: bench:failover lost 212
+# acknowledged payments that way. The v2 code renews with compare-and-swap (prevValue = own name).
+etcd:
   hosts: 127.0.0.1:${ETCD_CLIENT}
 bootstrap:
   dcs:
@@ -236,6 +240,7 @@ export async function startCluster(options: { synchronous: boolean; tmp: string 
       `etcd1=http://127.0.0.1:${ETCD_PEER}`,
       '--initial-cluster-state',
       'new',
+      '--enable-v2=true',
     ],
     asOwner,
   );
