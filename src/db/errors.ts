@@ -23,7 +23,7 @@ const UNAVAILABLE_SOCKET_CODES = new Set([
   'ENOTFOUND',
   'EAI_AGAIN',
 ]);
-/** node-postgres and pg-pool say a connection is gone in words, with no code. */
+/** node-postgres, pg-pool and pg-boss (its LISTEN connection) say a connection is gone in words, with no code. */
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'connection timeout',
@@ -33,6 +33,7 @@ const UNAVAILABLE_MESSAGES = [
   'canceling statement due to statement timeout',
   'the database system is',
   'is not currently accepting connections',
+  'LISTEN/NOTIFY connection ended',
 ];
 
 function unavailableOne(error: unknown): boolean {

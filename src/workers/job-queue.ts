@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { fromDrizzle, PgBoss } from 'pg-boss';
 import { connectionSettings } from '../db/client.ts';
+import { isDatabaseUnavailable } from '../db/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { checkPayload, JOBS, type JobKind, type JobQueue } from './jobs.ts';
 
@@ -55,11 +56,16 @@ export async function openJobQueue(
     ...expiryChecks,
   });
   // Once stopping, a connection that the (embedded) PostgreSQL's shutdown terminates under pg-boss is
-  // expected, not an error worth an alert.
+  // expected, not an error worth an alert. A lost or refused connection is a warning (docs/adr/0059):
+  // pg-boss retries it by itself, and a failover produced some 180 of them per worker process in
+  // `npm run bench:failover` (every fetch, touch and supervise loop of every queue, each 2 s), which at
+  // error level would page on every failover.
   let stopping = false;
-  boss.on('error', (err) =>
-    stopping ? logger.debug({ err }, 'job queue error while stopping') : logger.error({ err }, 'job queue error'),
-  );
+  boss.on('error', (err) => {
+    if (stopping) logger.debug({ err }, 'job queue error while stopping');
+    else if (isDatabaseUnavailable(err)) logger.warn({ err }, 'job queue error: database unavailable');
+    else logger.error({ err }, 'job queue error');
+  });
   boss.on('warning', (warning) => logger.warn({ warning }, 'job queue warning'));
   await boss.start();
   for (const kind of Object.keys(JOBS) as JobKind[]) {
