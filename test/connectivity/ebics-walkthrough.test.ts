@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import {
+  type ConnectionPickupJob,
   FOLLOW_UP_AFTER_MS,
   runFollowUpPickups,
   scheduleFollowUpPickups,
