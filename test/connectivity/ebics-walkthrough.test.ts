@@ -252,3 +252,58 @@ test('a bank key change takes the connection out of service until an admin confi
   assert.equal(confirmed.statusCode, 200, confirmed.body);
   assert.equal((confirmed.json() as { status: string }).status, 'active');
 });
+
+test('a download whose receipt is lost is offered again and ingested once', async () => {
+  const list = await t.request({
+    method: 'GET',
+    url: `/connections?platformId=${sb.platformId}&companyId=${sb.companyId}`,
+    headers: session(sb),
+  });
+  const connection = (list.json() as { items: Array<{ id: string; bankKey: string; environment: string }> }).items.find(
+    (c) => c.bankKey === 'deutsche-bank-de' && c.environment === 'test',
+  )!;
+  const sim = t.banks!.ebicsSimulator('deutsche-bank-de')!;
+  const issued = ebicsOf(await getConnection(t, sb, connection.id));
+  const inbound = async () =>
+    Number(
+      (
+        await t.ctx.db.execute<{ n: string }>(
+          sql`SELECT count(*)::text AS n FROM journal_documents WHERE direction = 'inbound' AND company_id = ${sb.companyId}`,
+        )
+      ).rows[0]!.n,
+    );
+  // A new second: a new test payment (its message id is stamped to the second).
+  clock.advance(1_000);
+  const payment = await post(`/connections/${connection.id}/test-payment`, {});
+  assert.equal(payment.statusCode, 202, payment.body);
+  const { documentId } = payment.json() as { documentId: string };
+  await deliver(t, sb, documentId);
+  const before = await inbound();
+  const job = { ...scopeOf(sb), bankKey: 'deutsche-bank-de', environment: 'test' };
+  // The first receipt (the pain.002's BTD) is lost on its way: the files are journaled, not confirmed.
+  sim.injectFault({ kind: 'drop-receipt' });
+  await runFollowUpPickups(t.ctx, [job]);
+  const afterFirst = await inbound();
+  assert.equal(afterFirst - before, 2, 'the pain.002 and the camt.053 were journaled');
+  // Neither is confirmed: the pain.002's receipt was lost, and that failure ended the round before
+  // the camt.053's receipt.
+  const open = sim.files(issued).filter((f) => f.deliveredAt === null && f.kind !== 'hac');
+  assert.equal(open.length, 2, 'the bank offers the unconfirmed data again');
+  // The next pickup downloads the same data again; the journal takes nothing twice, and confirms it.
+  await runFollowUpPickups(t.ctx, [job]);
+  const afterSecond = await inbound();
+  assert.equal(afterSecond, afterFirst, 'downloaded twice, journaled once');
+  assert.ok(
+    sim.files(issued).every((f) => f.deliveredAt !== null || f.kind === 'hac'),
+    'every file confirmed by its receipt',
+  );
+  assert.deepEqual(
+    open.map((f) => sim.files(issued).find((g) => g.id === f.id)?.downloads),
+    [2, 2],
+  );
+  const outcome = (await getConnection(t, sb, connection.id)).readiness.lastTestPayment;
+  assert.equal(outcome?.outcome, 'executed');
+  assert.deepEqual(outcome?.lines, { cleared: 1, rejected: 0, pending: 0 });
+  await runFollowUpPickups(t.ctx, [job]);
+  assert.equal(await inbound(), afterSecond, 'nothing more to take');
+});
