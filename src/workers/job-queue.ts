@@ -108,6 +108,7 @@ export async function openJobQueue(
       const id = await boss.send(JOBS[kind].name, checkPayload(kind, data), {
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
         ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
+        ...(sendOptions.singletonSeconds ? { singletonSeconds: sendOptions.singletonSeconds } : {}),
         ...inTx(sendOptions.tx),
       });
       // Sent in a transaction, the job exists once it commits; a wake before that (or after a

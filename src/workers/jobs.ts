@@ -60,6 +60,20 @@ export const JOBS = {
     leaseSeconds: 900,
     notify: false,
   }),
+  /**
+   * The pickup of one connection soon after a delivery to it (EBICS: the bank answers at once, and the
+   * minute's sweep would make every payment wait for it). One per connection per few seconds
+   * (singletonSeconds): a burst of deliveries makes a pickup every few seconds, not one per file.
+   */
+  connectionPickup: job(
+    'connection-pickup',
+    Type.Object({
+      ...Scope,
+      bankKey: Type.String({ minLength: 1 }),
+      environment: Type.String({ minLength: 1 }),
+    }),
+    { retryLimit: 1, retryDelay: 5, retryBackoff: false, leaseSeconds: 300, notify: false },
+  ),
   /** Removes journal documents and activity events past their expiry. */
   journalRetention: job('journal-retention', Empty, {
     retryLimit: 2,
@@ -136,6 +150,8 @@ export type SendOptions = {
   startAfter?: Date;
   /** At most one queued job with this key: a repeated send (a retried delivery) adds nothing. */
   singletonKey?: string;
+  /** With `singletonKey`: at most one job with the key per slot of this many seconds (a throttle). */
+  singletonSeconds?: number;
 };
 
 export type JobQueue = {

@@ -5,6 +5,7 @@ import type { AppContext } from '../app/context.ts';
 import { runConversionJob } from '../app/conversion/run-job.ts';
 import { deliverDocuments } from '../app/delivery/deliver-document.ts';
 import { pickUpDemoBankAnswers } from '../app/delivery/demo-bank-answers.ts';
+import { runFollowUpPickups } from '../app/delivery/follow-up-pickup.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { relayQueuedDeliveries, requeueAbandonedDeliveries } from '../app/delivery/relay.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
@@ -106,6 +107,22 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   await boss.work(QUEUES.bankPickup, async () => {
     await pickUpBankFiles(ctx);
   });
+  // Soon after a delivery over EBICS, that connection's pickup (src/app/delivery/follow-up-pickup.ts):
+  // the jobs are delayed, so the process that sent them wakes its worker when they are due.
+  const followUp = await workBatches(
+    ctx,
+    boss,
+    'connectionPickup',
+    { batchSize: 20, concurrency: 1, pollSeconds: 2 },
+    async (jobs) => {
+      await runFollowUpPickups(
+        ctx,
+        jobs.map((j) => j.data),
+      );
+      return jobs.map((): JobEnd => 'completed');
+    },
+  );
+  ctx.jobs.whenDue?.('connectionPickup', () => boss.notifyWorker(followUp));
   // Every minute: pending approvals past their expiry (14 days) expire and cancel their documents.
   await boss.schedule(QUEUES.approvalExpiry, '* * * * *');
   await boss.work(QUEUES.approvalExpiry, async () => {

@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import {
+  type ConnectionPickupJob,
+  FOLLOW_UP_AFTER_MS,
+  runFollowUpPickups,
+  scheduleFollowUpPickups,
+} from '../../src/app/delivery/follow-up-pickup.ts';
 import { pickUpBankFiles } from '../../src/app/delivery/pickup.ts';
 import { manualClock } from '../../src/platform/clock.ts';
+import { JOBS } from '../../src/workers/jobs.ts';
 import { assertError, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import {
   auditEvents,
@@ -39,6 +47,18 @@ type Ebics = {
 const ebicsOf = (c: { readiness: Record<string, unknown> }) => c.readiness['ebics'] as Ebics;
 const post = (path: string, payload: Record<string, unknown>) =>
   t.request({ method: 'POST', url: path, headers: session(sb), payload: { ...scopeOf(sb), ...payload } });
+
+/** The follow-up pickup jobs queued for a bank's test connection of this company. */
+async function pickupJobsOf(bankKey: string) {
+  const rows = await t.ctx.db.execute<{ data: ConnectionPickupJob; start_after: Date; slot: string }>(sql`
+    SELECT data, start_after, singleton_on::text AS slot FROM pgboss.job
+    WHERE name = ${JOBS.connectionPickup.name} AND data->>'companyId' = ${sb.companyId} AND data->>'bankKey' = ${bankKey}`);
+  return rows.rows.map((r) => ({
+    data: r.data,
+    startAfter: new Date(r.start_after),
+    slot: r.slot,
+  }));
+}
 
 before(async () => {
   t = await startTestApp({ sandboxBanks: true, clock });
@@ -142,9 +162,32 @@ for (const bankKey of ['deutsche-bank-de', 'commerzbank-de']) {
     assert.deepEqual(evidence['businessTransactionFormat'], { service: 'SCT', message: 'pain.001', version: '09' });
     assert.equal(t.banks?.ebicsSimulator(bankKey)?.uploads(issued).length, 1, 'the bank received the file once');
 
-    const picked = await pickUpNextMinute();
-    assert.equal(picked.failed, 0);
-    assert.ok(picked.files >= 2, `picked ${picked.files}`);
+    // The delivery scheduled its connection's pickup a few seconds later (not the minute's sweep);
+    // a second delivery inside the same few seconds adds no second job (docs/adr/0065).
+    const followUps = await pickupJobsOf(bankKey);
+    assert.equal(followUps.length, 1);
+    assert.deepEqual(followUps[0]!.data, { ...scopeOf(sb), bankKey, environment: 'test' });
+    assert.equal(followUps[0]!.startAfter.getTime(), clock.now().getTime() + FOLLOW_UP_AFTER_MS);
+    for (let i = 0; i < 3; i++) {
+      await scheduleFollowUpPickups(t.ctx, [{ ...scopeOf(sb), bankKey, environment: 'test', channel: 'ebics' }]);
+    }
+    const slots = (await pickupJobsOf(bankKey)).map((j) => j.slot);
+    assert.deepEqual(slots, [...new Set(slots)], 'throttled: one pickup per connection per slot of a few seconds');
+    const filesBefore = (
+      await t.ctx.db.execute<{ n: string }>(
+        sql`SELECT count(*)::text AS n FROM journal_documents WHERE direction = 'inbound'`,
+      )
+    ).rows[0]!.n;
+    await runFollowUpPickups(
+      t.ctx,
+      followUps.map((j) => j.data),
+    );
+    const filesAfter = (
+      await t.ctx.db.execute<{ n: string }>(
+        sql`SELECT count(*)::text AS n FROM journal_documents WHERE direction = 'inbound'`,
+      )
+    ).rows[0]!.n;
+    assert.ok(Number(filesAfter) - Number(filesBefore) >= 2, `picked ${Number(filesAfter) - Number(filesBefore)}`);
     const outcome = (await getConnection(t, sb, created.id)).readiness.lastTestPayment;
     assert.equal(outcome?.outcome, 'executed');
     assert.deepEqual(outcome?.lines, { cleared: 1, rejected: 0, pending: 0 });
@@ -208,4 +251,59 @@ test('a bank key change takes the connection out of service until an admin confi
   });
   assert.equal(confirmed.statusCode, 200, confirmed.body);
   assert.equal((confirmed.json() as { status: string }).status, 'active');
+});
+
+test('a download whose receipt is lost is offered again and ingested once', async () => {
+  const list = await t.request({
+    method: 'GET',
+    url: `/connections?platformId=${sb.platformId}&companyId=${sb.companyId}`,
+    headers: session(sb),
+  });
+  const connection = (list.json() as { items: Array<{ id: string; bankKey: string; environment: string }> }).items.find(
+    (c) => c.bankKey === 'deutsche-bank-de' && c.environment === 'test',
+  )!;
+  const sim = t.banks!.ebicsSimulator('deutsche-bank-de')!;
+  const issued = ebicsOf(await getConnection(t, sb, connection.id));
+  const inbound = async () =>
+    Number(
+      (
+        await t.ctx.db.execute<{ n: string }>(
+          sql`SELECT count(*)::text AS n FROM journal_documents WHERE direction = 'inbound' AND company_id = ${sb.companyId}`,
+        )
+      ).rows[0]!.n,
+    );
+  // A new second: a new test payment (its message id is stamped to the second).
+  clock.advance(1_000);
+  const payment = await post(`/connections/${connection.id}/test-payment`, {});
+  assert.equal(payment.statusCode, 202, payment.body);
+  const { documentId } = payment.json() as { documentId: string };
+  await deliver(t, sb, documentId);
+  const before = await inbound();
+  const job = { ...scopeOf(sb), bankKey: 'deutsche-bank-de', environment: 'test' };
+  // The first receipt (the pain.002's BTD) is lost on its way: the files are journaled, not confirmed.
+  sim.injectFault({ kind: 'drop-receipt' });
+  await runFollowUpPickups(t.ctx, [job]);
+  const afterFirst = await inbound();
+  assert.equal(afterFirst - before, 2, 'the pain.002 and the camt.053 were journaled');
+  // Neither is confirmed: the pain.002's receipt was lost, and that failure ended the round before
+  // the camt.053's receipt.
+  const open = sim.files(issued).filter((f) => f.deliveredAt === null && f.kind !== 'hac');
+  assert.equal(open.length, 2, 'the bank offers the unconfirmed data again');
+  // The next pickup downloads the same data again; the journal takes nothing twice, and confirms it.
+  await runFollowUpPickups(t.ctx, [job]);
+  const afterSecond = await inbound();
+  assert.equal(afterSecond, afterFirst, 'downloaded twice, journaled once');
+  assert.ok(
+    sim.files(issued).every((f) => f.deliveredAt !== null || f.kind === 'hac'),
+    'every file confirmed by its receipt',
+  );
+  assert.deepEqual(
+    open.map((f) => sim.files(issued).find((g) => g.id === f.id)?.downloads),
+    [2, 2],
+  );
+  const outcome = (await getConnection(t, sb, connection.id)).readiness.lastTestPayment;
+  assert.equal(outcome?.outcome, 'executed');
+  assert.deepEqual(outcome?.lines, { cleared: 1, rejected: 0, pending: 0 });
+  await runFollowUpPickups(t.ctx, [job]);
+  assert.equal(await inbound(), afterSecond, 'nothing more to take');
 });

@@ -19,6 +19,7 @@ import { openConnectionChannel } from '../connections/channel-health.ts';
 import { isEbicsStateRefusal, noteEbicsRefusal } from '../connections/ebics.ts';
 import type { AppContext } from '../context.ts';
 import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
+import { scheduleFollowUpPickups } from './follow-up-pickup.ts';
 
 export type DeliveryJob = JobPayload<'bankDelivery'>;
 /**
@@ -105,6 +106,15 @@ export async function deliverDocuments(
     // The chain heads last: after every document row (docs/adr/0012).
     await recordEvents(ctx, tx, audit);
   });
+  // Recorded first, so the bank's answer finds its documents sent (docs/adr/0065).
+  await scheduleFollowUpPickups(
+    ctx,
+    sent.flatMap((s) =>
+      s.ok
+        ? [{ ...s.scope, bankKey: s.doc.bankKey ?? '', environment: s.doc.environment, channel: s.receipt.channel }]
+        : [],
+    ),
+  );
   return outcomes;
 }
 

@@ -35,19 +35,28 @@ export async function pickUpBankFiles(ctx: AppContext): Promise<PickupResult> {
   const total: PickupResult = { files: 0, failed: 0 };
   for (const connection of await listPollableConnections(ctx.db)) {
     if (!(await claimPoll(ctx, connection))) continue;
-    try {
-      const result = await pickUpFrom(ctx, connection);
-      total.files += result.files;
-      total.failed += result.failed;
-    } catch (error) {
-      total.failed++;
-      const failure = channelFailureOf(error);
-      if (failure.code === 'signature_invalid') await reportSignatureRefusal(ctx, connection, 'file list', failure);
-      else if (isEbicsStateRefusal(failure)) await noteEbicsRefusal(ctx, connection, failure);
-      else ctx.logger.warn({ err: error, connectionId: connection.id }, 'bank pickup failed');
-    }
+    const result = await pickUpConnection(ctx, connection);
+    total.files += result.files;
+    total.failed += result.failed;
   }
   return total;
+}
+
+/**
+ * One connection's pickup with its failure handled: a refused signature is reported, an EBICS key
+ * change or lock takes the connection out of service (src/app/connections/ebics.ts), anything else
+ * is logged; the failure counts as one.
+ */
+export async function pickUpConnection(ctx: AppContext, connection: ConnectionRow): Promise<PickupResult> {
+  try {
+    return await pickUpFrom(ctx, connection);
+  } catch (error) {
+    const failure = channelFailureOf(error);
+    if (failure.code === 'signature_invalid') await reportSignatureRefusal(ctx, connection, 'file list', failure);
+    else if (isEbicsStateRefusal(failure)) await noteEbicsRefusal(ctx, connection, failure);
+    else ctx.logger.warn({ err: error, connectionId: connection.id }, 'bank pickup failed');
+    return { files: 0, failed: 1 };
+  }
 }
 
 /** Marks the connection polled now when its schedule says it is due (pg-boss fires the job once across workers). */

@@ -219,6 +219,7 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /dashboard/connections': DASHBOARD,
   'POST /dashboard/connections': DASHBOARD,
   'POST /dashboard/connections/:id/:action': DASHBOARD,
+  'GET /dashboard/connections/:id/ebics-letter': DASHBOARD,
   'GET /dashboard/users': DASHBOARD,
   'POST /dashboard/users': DASHBOARD,
   'POST /dashboard/users/:id/:action': DASHBOARD,

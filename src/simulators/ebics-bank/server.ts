@@ -192,6 +192,7 @@ export async function startEbicsBankSimulator(options: EbicsBankSimulatorOptions
     uploads: (ids) => state.uploads.filter(mine(ids)),
     close: () =>
       new Promise<void>((resolve) => {
+        store.flush();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

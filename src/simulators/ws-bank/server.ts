@@ -221,6 +221,7 @@ export async function startWsBankSimulator(options: WsBankSimulatorOptions): Pro
     files: (customerId) => state.files.filter((f) => f.customerId === customerId),
     close: () =>
       new Promise<void>((resolve) => {
+        store.flush();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

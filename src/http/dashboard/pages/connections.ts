@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { activateConnection } from '../../../app/connections/activate.ts';
 import { createConnection, listCompanyConnections } from '../../../app/connections/connections.ts';
+import { confirmEbicsBankKeys, ebicsLetter, fetchEbicsBankKeys, initEbics } from '../../../app/connections/ebics.ts';
 import { pinSigningCertificate } from '../../../app/connections/signing-cert.ts';
 import { sendTestPayment } from '../../../app/connections/test-payment.ts';
 import { AppError } from '../../../app/errors.ts';
@@ -11,6 +12,7 @@ import { badge, when } from '../format.ts';
 import { currentCompanyId, dashboardView } from '../guard.ts';
 import { type Html, html } from '../html.ts';
 import { csrfField, type DashboardView, type Notice, sendDashboardPage } from '../layout.ts';
+import { ebicsPanel } from './ebics-onboarding.ts';
 
 type Connection = Awaited<ReturnType<typeof listCompanyConnections>>['items'][number];
 type ActivationField = { name: string; pattern: string; description: string };
@@ -53,7 +55,7 @@ function connectionCard(view: DashboardView, c: Connection): Html {
 <dt>Channel</dt><dd>${c.channel ?? c.deliveryMode}</dd>
 ${cert ? html`<dt>Certificate</dt><dd>${cert.subject ?? ''}, expires ${when(cert.expiry)}</dd>` : ''}
 ${c.signingCertSubject ? html`<dt>Bank certificate</dt><dd>${c.signingCertSubject}, expires ${when(c.signingCertExpiry)}</dd>` : ''}</dl>
-${activationForm(view, c)}${certificateForm(view, c)}${testPayment(view, c)}</section>`;
+${activationForm(view, c)}${ebicsPanel(view, c)}${certificateForm(view, c)}${testPayment(view, c)}</section>`;
 }
 
 function createForm(view: DashboardView): Html {
@@ -80,7 +82,8 @@ async function page(ctx: HttpServices['ctx'], view: DashboardView, notices: Noti
 
 /**
  * Bank connections for a company admin, through the connection routes' use cases: readiness, creating
- * one, activation for both web-services families, pinning the bank's certificate, test payments.
+ * one, activation for both web-services families, EBICS onboarding (keys, letter, HPB, confirming the
+ * bank's hashes), pinning the bank's certificate, test payments.
  */
 export const connectionPages: FastifyPluginAsync<HttpServices> = async (app, { ctx }) => {
   app.get('/dashboard/connections', { schema: { hide: true } }, async (request, reply) => {
@@ -113,6 +116,18 @@ export const connectionPages: FastifyPluginAsync<HttpServices> = async (app, { c
       return `The ${created.environment} connection to ${created.bankName} is ${created.status}.`;
     });
     return sendDashboardPage(reply, view, shown);
+  });
+
+  /** The EBICS initialisation letter, to print and send to the bank (as GET /connections/{id}/ebics/letter). */
+  app.get('/dashboard/connections/:id/ebics-letter', { schema: { hide: true } }, async (request, reply) => {
+    const view = await dashboardView(ctx, request);
+    const { id } = request.params as { id: string };
+    const letter = await ebicsLetter(ctx, view.session, {
+      connectionId: id,
+      platformId: view.session.platformId,
+      companyId: currentCompanyId(view),
+    });
+    return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(letter);
   });
 
   app.post('/dashboard/connections/:id/:action', { schema: { hide: true } }, async (request, reply) => {
@@ -148,6 +163,25 @@ export const connectionPages: FastifyPluginAsync<HttpServices> = async (app, { c
         case 'signing-cert':
           await pinSigningCertificate(ctx, view.session, { ...scope, cert: params['cert'] ?? '' });
           return "The bank's signing certificate is pinned.";
+        case 'ebics-init':
+          await initEbics(ctx, view.session, {
+            ...scope,
+            hostId: params['hostId'] ?? '',
+            partnerId: params['partnerId'] ?? '',
+            userId: params['userId'] ?? '',
+          });
+          return 'The EBICS keys are sent (INI and HIA): print the letter for the bank.';
+        case 'ebics-bank-keys': {
+          const got = await fetchEbicsBankKeys(ctx, view.session, scope);
+          return `HPB received the bank keys (${got.state}): compare their hashes with what the bank published.`;
+        }
+        case 'ebics-confirm':
+          await confirmEbicsBankKeys(ctx, view.session, {
+            ...scope,
+            authenticationHash: params['authenticationHash'] ?? '',
+            encryptionHash: params['encryptionHash'] ?? '',
+          });
+          return 'The bank keys are confirmed: the connection is active over EBICS.';
         case 'test-payment': {
           const sent = await sendTestPayment(ctx, view.session, scope);
           return `Test payment ${sent.journalNo} sent; its outcome shows below as the bank answers.`;
