@@ -16,6 +16,7 @@ import { collectAll } from '../../platform/collect.ts';
 import { notify, serveJobs } from '../../platform/off-loop/serve-jobs.ts';
 import { IngestBodyReader } from './ingest-body.ts';
 import { type KeptEntries, prepareFile, type ReceivedFile, receivedFileOf } from './prepare-file.ts';
+import { RawBody } from './raw-body.ts';
 
 export type WorkerRequest =
   | {
@@ -24,8 +25,19 @@ export type WorkerRequest =
       /** The file's text, or its bytes as received (the stateless route: decoded here as parseBankFile does). */
       content?: string | Uint8Array;
       key: Uint8Array;
+      /**
+       * The stateless route (docs/adr/0064): the file is a raw upload, nothing is journaled, so no digest
+       * or sealed copy of the whole file is made.
+       */
+      stateless?: true;
     }
-  | { op: 'upload'; file: number; size: number | undefined }
+  | {
+      op: 'upload';
+      file: number;
+      size: number | undefined;
+      /** A raw body (the stateless route) rather than the ingest route's JSON. */
+      raw?: true;
+    }
   | { op: 'chunk'; file: number; bytes: Uint8Array<ArrayBuffer> }
   | { op: 'read-json'; file: number }
   | {
@@ -72,6 +84,8 @@ const leftoverOf = new Map<number, Map<number, { index: LeftoverIndex; notes: Ma
 const texts = new Map<number, { text: string; received: ReceivedFile | undefined }>();
 /** Request bodies arriving chunk by chunk (file-worker.ts, startUpload), read as they come. */
 const uploads = new Map<number, IngestBodyReader>();
+/** Raw bodies arriving chunk by chunk (the stateless statement route). */
+const rawUploads = new Map<number, RawBody>();
 
 /** Files larger than this are collected right after they are prepared (below). */
 const COLLECT_AFTER = 8 * 1024 * 1024;
@@ -90,11 +104,12 @@ function release(request: Req<'release'>): void {
   leftoverOf.delete(request.file);
   texts.delete(request.file);
   uploads.delete(request.file);
+  rawUploads.delete(request.file);
   unacked.delete(request.file);
 }
 
 function chunk(request: Req<'chunk'>): void {
-  uploads.get(request.file)?.push(request.bytes);
+  (uploads.get(request.file) ?? rawUploads.get(request.file))?.push(request.bytes);
   const read = (unacked.get(request.file) ?? 0) + request.bytes.byteLength;
   // The chunk was transferred here and is read: free it now, not at the next collection (a 50 MB
   // body is 800 of them, and this idle thread would otherwise hold them all until then).
@@ -117,7 +132,20 @@ function readJson(request: Req<'read-json'>) {
   return { ok: true, fields: read.fields, empty: read.file.text.trim() === '' };
 }
 
+/** No digest and no copy of the whole file: the stateless route journals nothing. */
+const UNKEPT: ReceivedFile = { digest: '', gzipped: Buffer.alloc(0) };
+
 function prepare(request: Req<'prepare'>) {
+  if (request.stateless) {
+    const raw = rawUploads.get(request.file);
+    rawUploads.delete(request.file);
+    unacked.delete(request.file);
+    const source = { text: request.content ?? raw?.end() ?? new Uint8Array(0) };
+    const large = source.text.length > COLLECT_AFTER;
+    const prepared = prepareFile(source, Buffer.from(request.key), UNKEPT, large ? collect : undefined);
+    if (large) setImmediate(collect);
+    return prepared.file;
+  }
   const read = texts.get(request.file);
   texts.delete(request.file);
   // Held by `source` alone, so that prepareFile can drop it (and collect) once it is parsed.
@@ -185,7 +213,8 @@ serveJobs<WorkerRequest>((request) => {
     case 'release':
       return release(request);
     case 'upload':
-      uploads.set(request.file, new IngestBodyReader(request.size));
+      if (request.raw) rawUploads.set(request.file, new RawBody(request.size));
+      else uploads.set(request.file, new IngestBodyReader(request.size));
       return;
     case 'chunk':
       return chunk(request);

@@ -66,6 +66,7 @@ async function prepareFileId(
   file: number,
   content: string | Uint8Array | undefined,
   sealingKey: Buffer,
+  stateless = false,
 ): Promise<PreparedHandle> {
   // A body's own buffer moves to the worker rather than being copied (it is not used here after).
   const transfer =
@@ -73,7 +74,13 @@ async function prepareFileId(
       ? [content.buffer as ArrayBuffer]
       : undefined;
   const prepared = await thread.call<PreparedFile>(
-    { op: 'prepare', file, key: sealingKey, ...(content === undefined ? {} : { content }) },
+    {
+      op: 'prepare',
+      file,
+      key: sealingKey,
+      ...(content === undefined ? {} : { content }),
+      ...(stateless ? { stateless: true } : {}),
+    },
     transfer,
   );
   let released = false;
@@ -131,6 +138,18 @@ export function prepareInWorker(content: string | Uint8Array, sealingKey: Buffer
   return prepareFileId(++fileIds, content, sealingKey);
 }
 
+/**
+ * The stateless statement route's file (docs/adr/0064): a raw upload (startUpload with `raw`) or a
+ * text, parsed and its statements' JSON sealed under `sealingKey`; no digest or copy of the file is made.
+ */
+export function prepareStateless(content: number | string, sealingKey: Buffer): Promise<PreparedHandle> {
+  if (typeof content === 'number') {
+    inFlight.delete(content);
+    return prepareFileId(content, undefined, sealingKey, true);
+  }
+  return prepareFileId(++fileIds, content, sealingKey, true);
+}
+
 export type ReadBody =
   | {
       ok: true;
@@ -170,9 +189,10 @@ export function releaseFile(file: number): void {
   thread.post({ op: 'release', file }, undefined, false);
 }
 
-export function startUpload(declaredSize?: number): Upload {
+/** `raw`: the body is the file itself (the stateless statement route), not the ingest route's JSON. */
+export function startUpload(declaredSize?: number, raw = false): Upload {
   const file = ++fileIds;
-  thread.post({ op: 'upload', file, size: declaredSize });
+  thread.post({ op: 'upload', file, size: declaredSize, ...(raw ? { raw: true } : {}) });
   let posted = 0;
   let waiting: (() => void) | undefined;
   inFlight.set(file, {
