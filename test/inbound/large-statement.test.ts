@@ -24,7 +24,7 @@ let server: Running;
 let apiKey: string;
 let companyId: string;
 /** The server's peak RSS bound (see its assertion). */
-const PEAK_BOUND_MB = 500;
+const PEAK_BOUND_MB = 560;
 
 before(async () => {
   database = await freshDatabase();
@@ -108,8 +108,8 @@ test('three 50 MB statements at once: /health answers throughout, the server sta
   // A memory bound (the whole server process), not a timing one. Three parses on the event loop
   // peaked at 1,055-1,064 MB; parsed in the worker but with each body gathered and joined on the
   // event loop (the three 50 MB bodies waiting there at once), 574-681 MB. Since the raw body streams
-  // into the worker (docs/adr/0064) the bodies wait in their sockets: 500 MB is what was measured
-  // (docs/benchmarks.md) plus room for the collector's timing, and below the previous peak.
+  // into the worker (docs/adr/0064) the bodies wait in their sockets: 560 MB is what was measured
+  // (481 MB at load 4-6, docs/benchmarks.md) plus room for the collector's timing, below the 574 MB previous low.
   assert.ok(peak < PEAK_BOUND_MB, `server peak RSS ${Math.round(peak)} MB, ${Math.round(baseline)} MB before`);
 
   const stored = await fetch(`${server.base}/journal/documents?companyId=${companyId}&direction=inbound`, {
