@@ -109,7 +109,7 @@ test('three 50 MB statements at once: /health answers throughout, the server sta
   // peaked at 1,055-1,064 MB; parsed in the worker but with each body gathered and joined on the
   // event loop (the three 50 MB bodies waiting there at once), 574-681 MB. Since the raw body streams
   // into the worker (docs/adr/0064) the bodies wait in their sockets: 560 MB is what was measured
-  // (481 MB at load 4-6, docs/benchmarks.md) plus room for the collector's timing, below the 574 MB previous low.
+  // (481-507 MB at load 4-6, docs/benchmarks.md) plus room for the collector's timing, below the 574 MB previous low.
   assert.ok(peak < PEAK_BOUND_MB, `server peak RSS ${Math.round(peak)} MB, ${Math.round(baseline)} MB before`);
 
   const stored = await fetch(`${server.base}/journal/documents?companyId=${companyId}&direction=inbound`, {
