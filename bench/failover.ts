@@ -477,15 +477,13 @@ async function runRound(
     }
   };
   const present = new Set(
-    (await ask<{ id: string }>('SELECT id FROM journal_documents WHERE id = ANY($1)', [ids])).rows.map(
-      (r) => r.id,
-    ),
+    (await ask<{ id: string }>('SELECT id FROM journal_documents WHERE id = ANY($1)', [ids])).rows.map((r) => r.id),
   );
   const lost = ids.filter((id) => !present.has(id)).length;
   const ingestIds = [...ingested.values()].map((a) => a.id);
   const ingestsPresent = Number(
-    (await ask<{ n: string }>('SELECT count(*) AS n FROM journal_documents WHERE id = ANY($1)', [ingestIds]))
-      .rows[0]!.n,
+    (await ask<{ n: string }>('SELECT count(*) AS n FROM journal_documents WHERE id = ANY($1)', [ingestIds])).rows[0]!
+      .n,
   );
   const like = `FO-${round}-%`;
   const { rows: doubles } = await ask<{ keys: string; e2e: string; files: string; unacked: string }>(
