@@ -465,19 +465,28 @@ async function runRound(
     await new Promise((r) => setTimeout(r, 250));
   }
 
+  // The observer is a client of the cluster too: a statement that meets a failover is asked again.
+  const ask = async <R extends pg.QueryResultRow>(text: string, values: unknown[]) => {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await observer.query<R>(text, values);
+      } catch (error) {
+        if (attempt >= 60) throw error;
+        await new Promise((r) => setTimeout(r, 500));
+      }
+    }
+  };
   const present = new Set(
-    (await observer.query<{ id: string }>('SELECT id FROM journal_documents WHERE id = ANY($1)', [ids])).rows.map(
-      (r) => r.id,
-    ),
+    (await ask<{ id: string }>('SELECT id FROM journal_documents WHERE id = ANY($1)', [ids])).rows.map((r) => r.id),
   );
   const lost = ids.filter((id) => !present.has(id)).length;
   const ingestIds = [...ingested.values()].map((a) => a.id);
   const ingestsPresent = Number(
-    (await observer.query<{ n: string }>('SELECT count(*) AS n FROM journal_documents WHERE id = ANY($1)', [ingestIds]))
-      .rows[0]!.n,
+    (await ask<{ n: string }>('SELECT count(*) AS n FROM journal_documents WHERE id = ANY($1)', [ingestIds])).rows[0]!
+      .n,
   );
   const like = `FO-${round}-%`;
-  const { rows: doubles } = await observer.query<{ keys: string; e2e: string; files: string; unacked: string }>(
+  const { rows: doubles } = await ask<{ keys: string; e2e: string; files: string; unacked: string }>(
     `SELECT (SELECT count(*) FROM (SELECT company_id, idempotency_key FROM journal_documents
                WHERE direction = 'outbound' AND idempotency_key LIKE $1 GROUP BY 1, 2 HAVING count(*) > 1) k) AS keys,
             (SELECT count(*) FROM (SELECT l.company_id, l.end_to_end_id FROM payment_lines l
