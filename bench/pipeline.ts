@@ -17,8 +17,8 @@
  * BENCH_BANKS (a list, default `demo`; `demo,ebics` for both in one run): `ebics` takes the EBICS 3.0
  * bank simulator as the bank (issue 37): the payments go to `deutsche-bank-de` in the test environment,
  * whose connection is first onboarded through the routes (init, bank-keys, confirm-bank-keys), and
- * they are delivered by BTU and executed from the simulator's pain.002 and camt.053, fetched by BTD on
- * the pickup worker's minute schedule. The sandbox's simulators live in each process with their state
+ * they are delivered by BTU and executed from the simulator's pain.002 and camt.053, fetched by BTD by
+ * the pickup each delivery schedules a few seconds later (docs/adr/0065). The sandbox's simulators live in each process with their state
  * in the process (docs/adr/0063), so an `ebics` run is one ROLE=all process and BENCH_WORKERS does not
  * apply to it; the same figures are reported, with `bank` naming the run.
  */

@@ -59,6 +59,9 @@ export async function runFollowUpPickups(ctx: AppContext, jobs: ConnectionPickup
     const connection = await findConnectionFor(ctx.db, scope, job.bankKey, job.environment);
     if (connection?.status !== 'active' || !connection.channelSealed) continue;
     if (getProfile(connection.bankKey)?.channel === 'DEMO') continue;
-    await pickUpConnection(ctx, connection);
+    const result = await pickUpConnection(ctx, connection);
+    // The bank hands out a bounded batch per download: while a pickup takes files, another follows
+    // (throttled as the first), so a burst's answers drain in seconds rather than a batch a minute.
+    if (result.files > 0) await scheduleFollowUpPickups(ctx, [{ ...job, channel: 'ebics' }]);
   }
 }
