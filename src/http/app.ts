@@ -75,7 +75,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
     // Counted in PostgreSQL: every API process on the database shares the counters.
     store: sharedRateLimitStore(services.ctx),
     errorResponseBuilder: (_request, context) =>
-      new AppError(429, 'rate_limited', `too many requests; retry after ${Math.ceil(context.ttl / 1000)} s`, {
+      new AppError('rate_limited', `too many requests; retry after ${Math.ceil(context.ttl / 1000)} s`, {
         retryAfterSeconds: Math.ceil(context.ttl / 1000),
       }),
   });

@@ -24,11 +24,11 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
     },
     async (request, reply) => {
       const body = request.body;
-      if (body === undefined || body === null) throw new AppError(400, 'empty_body', 'the file is empty');
+      if (body === undefined || body === null) throw new AppError('empty_body', 'the file is empty');
       // A JSON client may wrap the file as {content}.
       const content = Buffer.isBuffer(body) ? body : (body as { content?: unknown }).content;
       if (typeof content !== 'string' && !Buffer.isBuffer(content)) {
-        throw new AppError(400, 'bad_request', 'send the raw file as the body');
+        throw new AppError('bad_request', 'send the raw file as the body');
       }
       // Parsed off the event loop; the JSON streams out (parse-statements.ts).
       return reply.type('application/json; charset=utf-8').send(await parseStatements(content));
