@@ -38,6 +38,7 @@ import { systemRoutes } from './routes/system.ts';
 import { userRoutes } from './routes/users.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
+import { describeRoute, finishDocument } from './schemas/openapi-document.ts';
 import type { HttpServices } from './services.ts';
 
 /** Body limit for JSON and bank files; a larger body is refused with 413 before it is read whole. */
@@ -98,6 +99,13 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // operationId, summary, tags and security per route; servers and each status's error codes (schemas/openapi-document.ts).
+    transform: describeRoute as never,
+    transformObject: (document) =>
+      finishDocument(
+        ('openapiObject' in document ? document.openapiObject : {}) as never,
+        services.ctx.config.publicBaseUrl,
+      ) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
