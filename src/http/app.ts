@@ -38,6 +38,7 @@ import { systemRoutes } from './routes/system.ts';
 import { userRoutes } from './routes/users.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
+import { BankProfile, PaymentType } from './schemas/discovery.ts';
 import { describeRoute, finishDocument } from './schemas/openapi-document.ts';
 import type { HttpServices } from './services.ts';
 
@@ -62,6 +63,8 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorEnvelope);
+  app.addSchema(PaymentType);
+  app.addSchema(BankProfile);
   registerTracing(app);
   registerRequestMetrics(app, services.ctx.metrics);
   registerErrors(app);

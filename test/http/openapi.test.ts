@@ -9,9 +9,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { ERROR_CODES } from '../../src/app/error-codes.ts';
+import { connectivityProfiles, listPaymentTypes, listProfiles } from '../../src/domain/conversion/index.ts';
 import { ROUTE_ACCESS } from '../../src/http/access/route-access.ts';
 import { OPERATION_IDS } from '../../src/http/schemas/operation-ids.ts';
-import { body, startTestApp, type TestApp } from '../harness.ts';
+import { body, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 
 type Operation = {
   operationId?: string;
@@ -87,4 +88,15 @@ test("an error response's code is one of the table's codes of its status", () =>
   const codes400 = doc.components.schemas['Error400']?.properties.error.properties.code.enum ?? [];
   assert.ok(codes400.includes('validation_failed'));
   for (const code of codes400) assert.equal(ERROR_CODES[code as keyof typeof ERROR_CODES].status, 400, code);
+});
+
+test('the discovery schemas that serialise the answers drop nothing of them', async () => {
+  const { apiKey } = await provisionAndLogin(t);
+  const get = async (url: string) => body(await t.request({ method: 'GET', url, headers: { 'x-api-key': apiKey } }));
+  assert.deepEqual((await get('/profiles'))['items'], JSON.parse(JSON.stringify(listProfiles())));
+  assert.deepEqual((await get('/payment-types'))['items'], JSON.parse(JSON.stringify(listPaymentTypes())));
+  assert.deepEqual((await get('/connectivity/profiles'))['items'], JSON.parse(JSON.stringify(connectivityProfiles())));
+  for (const path of ['/profiles', '/payment-types', '/banks/{bankKey}/payment-types', '/connectivity/profiles']) {
+    assert.ok(doc.paths[path]?.['get']?.responses['200'], `${path} documents its 200`);
+  }
 });
