@@ -180,12 +180,7 @@ export const ERROR_CODES = {
 } as const satisfies Record<string, { status: number; meaning: string; details?: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
-export type ErrorStatus<C extends ErrorCode> = (typeof ERROR_CODES)[C]['status'];
 
 export function statusOf(code: ErrorCode): number {
   return ERROR_CODES[code].status;
-}
-
-export function isErrorCode(value: string): value is ErrorCode {
-  return Object.hasOwn(ERROR_CODES, value);
 }
