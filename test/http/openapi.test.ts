@@ -100,3 +100,25 @@ test('the discovery schemas that serialise the answers drop nothing of them', as
     assert.ok(doc.paths[path]?.['get']?.responses['200'], `${path} documents its 200`);
   }
 });
+
+test('the response check of the harness refuses a body that does not match, and (strict) an undocumented status', async () => {
+  const { responseChecker } = await import('../support/openapi-responses.ts');
+  const check = responseChecker(t.app);
+  const answer = (statusCode: number, payload: unknown) =>
+    ({
+      raw: { req: { method: 'GET' } },
+      statusCode,
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify(payload),
+    }) as never;
+  assert.throws(() => check(answer(200, { items: 'not a list', profiles: [] }), '/profiles'), /does not match/);
+  check(answer(200, { items: [], profiles: [] }), '/profiles');
+  const previous = process.env.OPENAPI_RESPONSES;
+  process.env.OPENAPI_RESPONSES = 'strict';
+  try {
+    assert.throws(() => responseChecker(t.app)(answer(418, {}), '/profiles'), /does not document/);
+  } finally {
+    if (previous === undefined) delete process.env.OPENAPI_RESPONSES;
+    else process.env.OPENAPI_RESPONSES = previous;
+  }
+});
