@@ -24,6 +24,7 @@ import type { PrometheusMetrics } from '../src/platform/prometheus.ts';
 import { createWorkerHealth } from '../src/workers/health.ts';
 import { type JobQueueHandle, openJobQueue } from '../src/workers/job-queue.ts';
 import { startWorkers } from '../src/workers/runner.ts';
+import { responseChecker } from './support/openapi-responses.ts';
 
 function runEnv(): { adminUrl: string; template: string; runId: string } {
   const adminUrl = process.env.TEST_ADMIN_DATABASE_URL;
@@ -150,7 +151,14 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(health ? { workers: health } : {}),
     ...(prom ? { metrics: { render: () => prom.render(), token: config.metricsToken } } : {}),
   });
+  // The route each response came from, for the check against /openapi.json (support/openapi-responses.ts).
+  const routeOf = new WeakMap<object, string>();
+  app.addHook('onSend', async (request, _reply, payload) => {
+    if (request.routeOptions.url) routeOf.set(request.raw, request.routeOptions.url);
+    return payload;
+  });
   await app.ready();
+  const checkResponse = responseChecker(app);
   return {
     app,
     ctx,
@@ -159,7 +167,11 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     mails,
     databaseUrl: database.url,
     banks,
-    request: (opts) => app.inject(opts),
+    request: async (opts) => {
+      const res = await app.inject(opts);
+      checkResponse(res, routeOf.get(res.raw.req));
+      return res;
+    },
     async close() {
       await app.close();
       await jobQueue.stop();

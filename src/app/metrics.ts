@@ -3,7 +3,7 @@ import { AppError } from './errors.ts';
 
 /**
  * Counts one submit as it settles: `replayed`, else the journaled document's status; a refusal by
- * its error code (`validation_failed`, `payment_required` ...), anything else as `error`.
+ * its error code (`invalid_payment`, `trial_payments_exhausted` ...), anything else as `error`.
  */
 export async function countSubmit<T extends { kind: 'journaled' | 'replayed'; body: { status: string } }>(
   metrics: Metrics,

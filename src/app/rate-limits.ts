@@ -62,7 +62,6 @@ export function accountSubject(email: string): string {
 export function rateLimited(resetAt: Date, now: Date): AppError {
   const seconds = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
   return new AppError(
-    429,
     'rate_limited',
     `too many requests; retry after ${seconds} s`,
     { retryAfterSeconds: seconds },

@@ -38,6 +38,8 @@ import { systemRoutes } from './routes/system.ts';
 import { userRoutes } from './routes/users.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
+import { BankProfile, PaymentType } from './schemas/discovery.ts';
+import { describeRoute, finishDocument } from './schemas/openapi-document.ts';
 import type { HttpServices } from './services.ts';
 
 /** Body limit for JSON and bank files; a larger body is refused with 413 before it is read whole. */
@@ -61,6 +63,8 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorEnvelope);
+  app.addSchema(PaymentType);
+  app.addSchema(BankProfile);
   registerTracing(app);
   registerRequestMetrics(app, services.ctx.metrics);
   registerErrors(app);
@@ -75,7 +79,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
     // Counted in PostgreSQL: every API process on the database shares the counters.
     store: sharedRateLimitStore(services.ctx),
     errorResponseBuilder: (_request, context) =>
-      new AppError(429, 'rate_limited', `too many requests; retry after ${Math.ceil(context.ttl / 1000)} s`, {
+      new AppError('rate_limited', `too many requests; retry after ${Math.ceil(context.ttl / 1000)} s`, {
         retryAfterSeconds: Math.ceil(context.ttl / 1000),
       }),
   });
@@ -98,6 +102,13 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
       },
     },
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+    // operationId, summary, tags and security per route; servers and each status's error codes (schemas/openapi-document.ts).
+    transform: describeRoute as never,
+    transformObject: (document) =>
+      finishDocument(
+        ('openapiObject' in document ? document.openapiObject : {}) as never,
+        services.ctx.config.publicBaseUrl,
+      ) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

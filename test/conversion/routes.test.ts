@@ -67,7 +67,7 @@ describe('conversion', () => {
     assert.match(converted.body, /<NbOfTxs>1<\/NbOfTxs>/);
   });
 
-  test('an invalid payment gives 422 validation_failed with all issues at once', async () => {
+  test('an invalid payment gives 422 invalid_payment with all issues at once', async () => {
     const bad = structuredClone(payment) as { payments: Array<{ transactions: Array<Record<string, unknown>> }> };
     const tx = bad.payments[0]!.transactions[0]!;
     tx.amount = '12.345';
@@ -75,7 +75,7 @@ describe('conversion', () => {
     const res = await t.request({ method: 'POST', url: '/convert/demo', headers: auth(), payload: bad });
     assert.equal(res.statusCode, 422);
     const body = res.json() as { error: { code: string; details: { issues: Array<{ code: string; path: string }> } } };
-    assert.equal(body.error.code, 'validation_failed');
+    assert.equal(body.error.code, 'invalid_payment');
     const codes = body.error.details.issues.map((i) => `${i.code}@${i.path}`);
     assert.ok(codes.includes('amount_precision@payments[0].transactions[0].amount'), codes.join());
     assert.ok(codes.includes('invalid_iban@payments[0].transactions[0].creditor.account.iban'), codes.join());

@@ -322,7 +322,8 @@ describe('OpenAPI and docs', () => {
     const ok = JSON.stringify(login.responses['200']);
     for (const field of ['sessionToken', 'expiresAt', 'user']) assert.ok(ok.includes(field), field);
     const unauthorized = JSON.stringify(login.responses['401']);
-    assert.ok(unauthorized.includes('ErrorEnvelope') || unauthorized.includes('"error"'), unauthorized);
+    // The envelope of its status: the error-code table's 401 codes (test/http/openapi.test.ts).
+    assert.ok(unauthorized.includes('#/components/schemas/Error401'), unauthorized);
 
     const createUser = doc.paths['/users']!.post!;
     const userFields = createUser.requestBody?.content['application/json']?.schema.properties ?? {};

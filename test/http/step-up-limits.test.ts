@@ -169,7 +169,7 @@ describe('the 2FA routes of a session', () => {
   });
 
   test('POST /2fa/disable on another session: locked with the user at 10, the right code does not disable', async () => {
-    for (let i = 0; i < 5; i++) assertError(await post('/2fa/disable', wrongCode(secret), other), 400, 'invalid_code');
+    for (let i = 0; i < 5; i++) assertError(await post('/2fa/disable', wrongCode(secret), other), 400, 'wrong_code');
     assertLocked(await post('/2fa/disable', currentCode(t, secret), other));
     const status = await t.request({ method: 'GET', url: '/2fa/status', headers: { 'x-session-token': other } });
     assert.equal(body<{ enabled: boolean }>(status).enabled, true);
@@ -187,7 +187,7 @@ describe('the 2FA routes of a session', () => {
       await t.request({ method: 'POST', url: '/2fa/setup', headers }),
     );
     for (let i = 0; i < 5; i++) {
-      assertError(await post('/2fa/enable', wrongCode(pending), fresh.sessionToken), 400, 'invalid_code');
+      assertError(await post('/2fa/enable', wrongCode(pending), fresh.sessionToken), 400, 'wrong_code');
     }
     assertLocked(await post('/2fa/enable', currentCode(t, pending), fresh.sessionToken));
     assert.deepEqual(

@@ -121,7 +121,7 @@ describe('2FA enrolment and login', () => {
         payload: { code: '000000' },
       }),
       400,
-      'invalid_code',
+      'wrong_code',
     );
     const enabled = await send({
       method: 'POST',
@@ -310,7 +310,7 @@ describe('sessions', () => {
         payload: { code: '000000' },
       }),
       400,
-      'invalid_code',
+      'wrong_code',
     );
     const off = await send({
       method: 'POST',

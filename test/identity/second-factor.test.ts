@@ -56,7 +56,7 @@ test('enrolment, single-use codes, recovery codes as digests, disable', async ()
   const pending = await verifyUserSecondFactor(t.ctx, t.ctx.db, scope, userId, totpCode(secret, clock.now()));
   assert.deepEqual(pending, { ok: false, reason: 'not_enrolled' });
 
-  await assert.rejects(enableTwoFactor(t.ctx, session, '000000'), { code: 'invalid_code' });
+  await assert.rejects(enableTwoFactor(t.ctx, session, '000000'), { code: 'wrong_code' });
   const enabled = await enableTwoFactor(t.ctx, session, totpCode(secret, clock.now()));
   assert.equal(enabled.enabled, true);
   assert.equal(enabled.recoveryCodes.length, 10);

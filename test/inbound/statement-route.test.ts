@@ -67,7 +67,7 @@ test('empty 400, unrecognised 400, unparseable 422, a pain.002 422, no key 401 â
   assert.deepEqual(await code(await post('   ', 'text/plain')), [400, 'empty_body']);
   assert.deepEqual(await code(await post('hello, this is not a bank file', 'text/plain')), [
     400,
-    'unrecognised_format',
+    'unrecognised_statement',
   ]);
   assert.deepEqual(await code(await post(corpus('camt053/genkgo-camt__camt053.v2.wrong.xml'))), [
     422,

@@ -121,7 +121,7 @@ describe('POST /journal/payments/preview', () => {
     assertError(await preview({ ...s.firstPayment.body, platformId: s.platformId }), 400, 'bad_request');
     const bad = structuredClone(s.firstPayment.body);
     (bad.payment.payments as Array<{ transactions: Array<{ amount: string }> }>)[0]!.transactions[0]!.amount = '-1';
-    assertError(await preview(bad), 422, 'validation_failed');
+    assertError(await preview(bad), 422, 'invalid_payment');
     assertError(await preview({ ...s.firstPayment.body, bankKey: 'nope' }), 404, 'not_found');
     assertError(await preview({ ...s.firstPayment.body, companyId: 'comp_nope' }), 404, 'not_found');
     const other = await provision();

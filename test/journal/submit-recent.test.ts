@@ -122,7 +122,7 @@ describe("a company's context changed by another process", () => {
       new RegExp(`<ReqdExctnDt>(<Dt>)?${new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10)}`);
     // Remembered without an offset: a payment without a date is refused.
     assert.equal((await submit(sb, fresh(sb))).statusCode, 201);
-    assertError(await submit(sb, withoutDate()), 422, 'validation_failed');
+    assertError(await submit(sb, withoutDate()), 422, 'invalid_payment');
     await t.ctx.db.execute(
       sql`UPDATE connections SET settings = ${JSON.stringify({ executionDateOffsetDays: 3 })}::jsonb
            WHERE company_id = ${sb.companyId} AND bank_key = 'demo' AND environment = 'test'`,

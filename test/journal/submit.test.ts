@@ -238,7 +238,7 @@ describe('POST /journal/payments', () => {
     // No key and no messageId is not a 400 here: the payment itself is invalid without messageId.
     const none = fresh({ bankKey: 'handelsbanken-se' });
     delete none.payment.messageId;
-    const err = assertError(await submit(none), 422, 'validation_failed');
+    const err = assertError(await submit(none), 422, 'invalid_payment');
     assert.ok(
       ((err.details?.issues ?? []) as Array<{ path: string }>).some((i) => i.path === 'messageId'),
       JSON.stringify(err),
@@ -254,7 +254,7 @@ describe('POST /journal/payments', () => {
     const tx = bad.payment.payments[0]!.transactions[0]!;
     tx.amount = '12.345';
     (tx.creditor as { account: { iban: string } }).account.iban = 'FI0000000000000000';
-    const err = assertError(await submit(bad), 422, 'validation_failed');
+    const err = assertError(await submit(bad), 422, 'invalid_payment');
     const codes = ((err.details?.issues ?? []) as Array<{ code: string }>).map((i) => i.code);
     assert.ok(codes.includes('amount_precision') && codes.includes('invalid_iban'), codes.join());
     assert.equal(await count('journal_documents', sql`message_id = ${bad.payment.messageId!}`), 0);

@@ -18,7 +18,6 @@ import {
   approveRefusal,
   type DecisionRefusal,
   isSatisfied,
-  refusalStatus,
   rejectRefusal,
 } from '../../domain/approvals/rules.ts';
 import {
@@ -74,15 +73,9 @@ function refused(refusal: DecisionRefusal, row: ApprovalRow): AppError {
       'only users with the approver or admin role, and in one of the policy groups when it has groups, decide',
     out_of_order: 'this policy takes approvals group by group, and an earlier group has not approved yet',
   };
-  const status = refusalStatus(refusal);
-  // Not a checker at all is the generic 403 of the control plane.
+  // Not a checker at all is the generic 403 of the control plane; the table gives each its status.
   const code = refusal === 'not_an_approver' ? 'forbidden' : refusal;
-  return new AppError(
-    status,
-    code,
-    messages[refusal],
-    refusal === 'approval_not_pending' ? { status: row.status } : undefined,
-  );
+  return new AppError(code, messages[refusal], refusal === 'approval_not_pending' ? { status: row.status } : undefined);
 }
 
 /** The document and its approval, locked in that order; the approval must still be the one named. */
@@ -163,7 +156,6 @@ async function approveChecked(
       twoFactor = await secondFactorVerified(ctx, tx, scope.platformId, checker.userId, input.code, verdict);
       if (!twoFactor) {
         throw new AppError(
-          403,
           'two_factor_required',
           'this policy needs a valid TOTP code from your authenticator (enable 2FA first if you have not)',
         );
@@ -250,7 +242,7 @@ export async function moveDocument(
   now: Date,
 ): Promise<void> {
   const move = documentTransition(outboundOf(doc), event);
-  if (!move.ok) throw new AppError(409, 'approval_not_pending', `${doc.journalNo}: ${move.reason}`);
+  if (!move.ok) throw new AppError('approval_not_pending', `${doc.journalNo}: ${move.reason}`);
   const scope = { platformId: doc.platformId, companyId: doc.companyId };
   if (doc.deliveryMode !== 'host-to-host' || doc.deliveryStatus === null) {
     await updateDocumentStatus(tx, scope, doc.id, { from: doc.status, to: move.to }, now);

@@ -81,7 +81,7 @@ async function checkPolicy(ctx: AppContext, scope: { platformId: string; company
         issues.push({ path, code: 'not_an_approver', message: `${id} has neither the approver nor the admin role` });
     });
   });
-  if (issues.length > 0) throw new AppError(400, 'bad_request', 'the approval policy is not valid', { issues });
+  if (issues.length > 0) throw new AppError('bad_request', 'the approval policy is not valid', { issues });
 }
 
 function actor(session: SessionPrincipal) {

@@ -161,7 +161,7 @@ export type ReadBody =
       /** Drops the file when it is not prepared after all; idempotent. */
       discard(): void;
     }
-  | { ok: false; status: number; code: string; message: string; details?: Record<string, unknown> };
+  | { ok: false; code: 'invalid_json' | 'validation_failed'; message: string; details?: Record<string, unknown> };
 
 /**
  * A request body streamed into the worker thread chunk by chunk as it arrives (the ingest route's

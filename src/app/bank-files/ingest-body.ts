@@ -21,8 +21,7 @@ type Issue = { path: string; message: string };
 
 export type IngestBodyError = {
   ok: false;
-  status: number;
-  code: string;
+  code: 'invalid_json' | 'validation_failed';
   message: string;
   details?: { issues: Issue[] };
 };
@@ -43,7 +42,6 @@ export type IngestBodyRead = { ok: true; fields: IngestFields; file: IngestBodyF
 
 const invalidJson: IngestBodyError = {
   ok: false,
-  status: 400,
   code: 'invalid_json',
   message: 'the body is not valid JSON',
 };
@@ -55,7 +53,6 @@ const invalidJson: IngestBodyError = {
 export function checkIngestFields(body: unknown): { ok: true; fields: IngestFields } | IngestBodyError {
   const failed = (issues: Issue[]): IngestBodyError => ({
     ok: false,
-    status: 400,
     code: 'validation_failed',
     message: 'the request does not match the schema',
     details: { issues },

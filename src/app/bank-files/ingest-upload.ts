@@ -15,12 +15,12 @@ import { receiveBankFile } from './receive.ts';
  */
 export async function ingestUploadedBody(ctx: AppContext, principal: Principal, upload: number): Promise<IngestResult> {
   const body = await readUploadInWorker(upload);
-  if (!body.ok) throw new AppError(body.status, body.code, body.message, body.details);
+  if (!body.ok) throw new AppError(body.code, body.message, body.details);
   try {
     const scope = await companyScope(ctx, principal, body.fields.companyId, body.fields.platformId);
     const { bankKey, environment } = body.fields;
     if (bankKey !== undefined && !getProfile(bankKey)) throw notFound('bank');
-    if (body.empty) throw new AppError(400, 'empty_body', 'the file is empty');
+    if (body.empty) throw new AppError('empty_body', 'the file is empty');
     const handle = await body.prepare(ctx.encryptor.sealingKey);
     try {
       const file = { content: handle, bankKey, environment, source: 'api' } as const;

@@ -10,13 +10,13 @@ import { prepareStateless } from './file-worker.ts';
 function parseFailure(error: ParseError): AppError {
   switch (error.code) {
     case 'empty':
-      return new AppError(400, 'empty_body', error.message);
+      return new AppError('empty_body', error.message);
     case 'unrecognised_format':
-      return new AppError(400, 'unrecognised_format', error.message);
+      return new AppError('unrecognised_statement', error.message);
     case 'too_large':
-      return new AppError(413, 'payload_too_large', error.message);
+      return new AppError('payload_too_large', error.message);
     default:
-      return new AppError(422, 'unparseable_file', error.message);
+      return new AppError('unparseable_file', error.message);
   }
 }
 
@@ -37,7 +37,7 @@ export async function parseStatements(content: number | string): Promise<Readabl
   const { file } = handle;
   if (!file.ok) throw parseFailure(file.error);
   if (file.kind !== 'statement') {
-    throw new AppError(422, 'unparseable_file', 'this is a payment status report; send it to /inbound/payment-status');
+    throw new AppError('unparseable_file', 'this is a payment status report; send it to /inbound/payment-status');
   }
   const payloads = file.blocks.flatMap((b) => (b.ok ? [b.payloadSealed] : []));
   return Readable.from(statementsJson(payloads, key));

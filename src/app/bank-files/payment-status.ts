@@ -60,7 +60,6 @@ export function deliveryUnrecorded(doc: JournalDocumentRow): boolean {
 
 export function deliveryUnrecordedError(doc: JournalDocumentRow): AppError {
   return new AppError(
-    409,
     'delivery_unrecorded',
     `${doc.journalNo} is being delivered; its report is taken once the delivery is recorded`,
     { documentId: doc.id },
@@ -149,7 +148,6 @@ export async function journalStatusReport(
     const matchedId = await matchOutbound(tx, scope, input.report);
     if (matchedId === undefined || matchedId === 'ambiguous') {
       throw new AppError(
-        422,
         'unmatched_report',
         matchedId === 'ambiguous'
           ? 'the status report names end-to-end ids that several outbound payments of this company share; it matches none of them'
@@ -159,7 +157,7 @@ export async function journalStatusReport(
     }
     const journalNo = await nextJournalNo(tx, scope.companyId, 'inbound');
     const outbound = await lockDocument(tx, scope, matchedId);
-    if (!outbound) throw new AppError(422, 'unmatched_report', 'the matched outbound payment is gone');
+    if (!outbound) throw new AppError('unmatched_report', 'the matched outbound payment is gone');
     if (input.holdWhileDelivering && deliveryUnrecorded(outbound)) throw deliveryUnrecordedError(outbound);
 
     const lines = await listPaymentLines(tx, scope, outbound.id);

@@ -8,11 +8,11 @@ import { type RefusalCode, receiveBankFile } from './receive.ts';
 function paymentStatusRefusal(code: RefusalCode, message: string): AppError {
   switch (code) {
     case 'too_large':
-      return new AppError(413, 'payload_too_large', message);
+      return new AppError('payload_too_large', message);
     case 'unrecognised_format':
-      return new AppError(422, 'unrecognised_format', message);
+      return new AppError('unrecognised_format', message);
     default:
-      return new AppError(422, 'unparseable_file', message);
+      return new AppError('unparseable_file', message);
   }
 }
 

@@ -51,13 +51,13 @@ export type Received = ({ ok: true } & JournaledFile) | { ok: false; error: unkn
 export function ingestRefusal(code: RefusalCode, message: string): AppError {
   switch (code) {
     case 'empty':
-      return new AppError(400, 'empty_body', message);
+      return new AppError('empty_body', message);
     case 'unrecognised_format':
-      return new AppError(422, 'unrecognised_format', message);
+      return new AppError('unrecognised_format', message);
     case 'too_large':
-      return new AppError(413, 'payload_too_large', message);
+      return new AppError('payload_too_large', message);
     default:
-      return new AppError(422, 'unparseable_file', message);
+      return new AppError('unparseable_file', message);
   }
 }
 

@@ -39,7 +39,7 @@ const ROUTE: Record<WsFamily, string> = { A: 'activate-op', B: 'activate-nordea'
 
 /** 400 validation_failed naming the field, in the shape schema failures have. */
 function invalidField(field: string, message: string): AppError {
-  return new AppError(400, 'validation_failed', `${field}: ${message}`, {
+  return new AppError('validation_failed', `${field}: ${message}`, {
     field,
     issues: [{ path: `body.${field}`, field, message }],
   });
@@ -62,7 +62,6 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
   const ws = webServicesProfile(connection.bankKey);
   if (ws?.family !== input.family) {
     throw new AppError(
-      400,
       'wrong_activation_family',
       ws
         ? `${connection.bankKey} is activated with POST /connections/{id}/${ws.activationRoute}, not ${ROUTE[input.family]}`
@@ -136,7 +135,7 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
       { ...patch, channelSealed: ctx.encryptor.encrypt(JSON.stringify(settings)), activatedAt: ctx.clock.now() },
       activeFrom(connection.status),
     );
-    if (!updated) throw new AppError(409, 'conflict', 'the connection changed during its activation; try again');
+    if (!updated) throw new AppError('conflict', 'the connection changed during its activation; try again');
     await recordEvent(ctx, tx, {
       ...about,
       type: 'connection.certificate_enrolled',
@@ -225,16 +224,16 @@ async function activationFailure(
     }),
   );
   if (failure.code === 'bank_refused' && failure.bank) {
-    return new AppError(400, 'activation_failed', `the bank refused the activation: ${failure.bank.text}`, {
+    return new AppError('activation_failed', `the bank refused the activation: ${failure.bank.text}`, {
       bankCode: failure.bank.code,
       bankMessage: failure.bank.text,
     });
   }
   if (failure.code === 'invalid_config' || failure.code === 'address_refused') {
-    return new AppError(400, 'activation_failed', failure.message, { reason: failure.code });
+    return new AppError('activation_failed', failure.message, { reason: failure.code });
   }
   // The bank could not be reached or answered something unusable: not the client's mistake.
-  return new AppError(502, 'bank_unavailable', `the bank's certificate service failed: ${failure.message}`, {
+  return new AppError('bank_unavailable', `the bank's certificate service failed: ${failure.message}`, {
     reason: failure.code,
     retryable: failure.retryable,
   });

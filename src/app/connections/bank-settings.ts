@@ -58,7 +58,6 @@ export async function putBankSettings(
     const rows = await listBankConnections(tx, scope, input.bankKey);
     if (rows.length === 0) {
       throw new AppError(
-        404,
         'connection_not_found',
         `the company has no connection to ${input.bankKey}; create one first`,
         {

@@ -50,7 +50,6 @@ async function refuseSandboxOnly(ctx: AppContext, scope: { platformId: string; c
   if (!company) throw notFound('company');
   if (company.sandboxOnly) {
     throw new AppError(
-      403,
       'sandbox_only',
       'this company is sandbox-only: production connections are refused; use the test environment',
     );

@@ -5,7 +5,7 @@ import { AppError } from '../errors.ts';
 export function ebicsMove(from: EbicsState | null, to: EbicsState): EbicsState {
   const moved = ebicsTransition(from ?? 'new', to);
   if (!moved.ok) {
-    throw new AppError(409, 'conflict', `the EBICS subscriber is ${from ?? 'new'}: ${moved.reason}`, {
+    throw new AppError('conflict', `the EBICS subscriber is ${from ?? 'new'}: ${moved.reason}`, {
       ebicsState: from ?? 'new',
     });
   }

@@ -30,7 +30,7 @@ const ID = /^[a-zA-Z0-9,=]{1,35}$/;
 const HOST = /^[A-Za-z0-9][A-Za-z0-9._-]{0,34}$/;
 
 function invalidField(field: string, message: string): AppError {
-  return new AppError(400, 'validation_failed', `${field}: ${message}`, {
+  return new AppError('validation_failed', `${field}: ${message}`, {
     field,
     issues: [{ path: `body.${field}`, field, message }],
   });
@@ -43,7 +43,6 @@ async function ebicsConnection(ctx: AppContext, principal: Principal, input: Sco
   if (!connection) throw notFound('connection');
   if (getProfile(connection.bankKey)?.channel !== 'EBICS') {
     throw new AppError(
-      400,
       'wrong_activation_family',
       `${connection.bankKey} does not connect over EBICS; it is not onboarded with the EBICS routes`,
       { bankKey: connection.bankKey, activationRoute: null },
@@ -64,15 +63,15 @@ async function ebicsConnection(ctx: AppContext, principal: Principal, input: Sco
 function ebicsFailure(error: unknown): AppError {
   const failure = channelFailureOf(error);
   if (failure.bank) {
-    return new AppError(400, 'ebics_refused', `the bank refused: ${failure.message}`, {
+    return new AppError('ebics_refused', `the bank refused: ${failure.message}`, {
       returnCode: failure.bank.code,
       reportText: failure.bank.text,
     });
   }
   if (failure.code === 'invalid_config' || failure.code === 'address_refused') {
-    return new AppError(400, 'ebics_refused', failure.message, { returnCode: null, reportText: failure.message });
+    return new AppError('ebics_refused', failure.message, { returnCode: null, reportText: failure.message });
   }
-  return new AppError(502, 'bank_unavailable', `the bank's EBICS server failed: ${failure.message}`, {
+  return new AppError('bank_unavailable', `the bank's EBICS server failed: ${failure.message}`, {
     reason: failure.code,
     retryable: failure.retryable,
   });
@@ -127,7 +126,7 @@ export async function initEbics(
     async (client) => {
       const versions = await client.hev();
       if (!versions.some((v) => v.protocol === 'H005')) {
-        throw new AppError(400, 'ebics_refused', 'the bank does not offer EBICS 3.0 (H005)', {
+        throw new AppError('ebics_refused', 'the bank does not offer EBICS 3.0 (H005)', {
           returnCode: null,
           reportText: `offered: ${versions.map((v) => v.protocol).join(', ') || 'none'}`,
         });
@@ -151,7 +150,7 @@ export async function initEbics(
       ebicsStateReason: null,
       ebicsCertsExpireAt: expires,
     });
-    if (!updated) throw new AppError(409, 'conflict', 'the connection changed during its onboarding; try again');
+    if (!updated) throw new AppError('conflict', 'the connection changed during its onboarding; try again');
     await recordEvent(ctx, tx, {
       ...about,
       type: 'connection.ebics_keys_sent',
@@ -178,8 +177,7 @@ export async function ebicsLetter(ctx: AppContext, principal: Principal, input: 
   const { scope, connection } = await ebicsConnection(ctx, principal, input);
   const target = channelTargetOf(ctx, connection);
   const config = target.config ?? {};
-  if (!target.ebics)
-    throw new AppError(409, 'conflict', 'no EBICS keys yet: run POST /connections/{id}/ebics/init first');
+  if (!target.ebics) throw new AppError('conflict', 'no EBICS keys yet: run POST /connections/{id}/ebics/init first');
   const company = await findCompany(ctx.db, { platformId: scope.platformId }, scope.companyId);
   const keys = target.ebics.keys;
   return initialisationLetter({
@@ -200,7 +198,7 @@ export async function ebicsLetter(ctx: AppContext, principal: Principal, input: 
 export async function fetchEbicsBankKeys(ctx: AppContext, principal: Principal, input: Scoped) {
   const { scope, connection, about } = await ebicsConnection(ctx, principal, input);
   if (!connection.ebicsKeysSealed)
-    throw new AppError(409, 'conflict', 'no EBICS keys yet: run POST /connections/{id}/ebics/init first');
+    throw new AppError('conflict', 'no EBICS keys yet: run POST /connections/{id}/ebics/init first');
   // A key change keeps its state until the admin confirms; otherwise HPB leads to confirming.
   const next = ebicsMove(
     connection.ebicsState,
@@ -242,7 +240,7 @@ export async function confirmEbicsBankKeys(
 ) {
   const { scope, connection, about } = await ebicsConnection(ctx, principal, input);
   if (!connection.ebicsPendingBankKeysSealed) {
-    throw new AppError(409, 'conflict', 'no bank keys to confirm: run POST /connections/{id}/ebics/bank-keys first');
+    throw new AppError('conflict', 'no bank keys to confirm: run POST /connections/{id}/ebics/bank-keys first');
   }
   const next = ebicsMove(connection.ebicsState, 'active');
   const pending = JSON.parse(ctx.encryptor.decrypt(connection.ebicsPendingBankKeysSealed)) as BankCertificates;
@@ -261,7 +259,6 @@ export async function confirmEbicsBankKeys(
       }),
     );
     throw new AppError(
-      400,
       'bank_key_mismatch',
       'the hashes do not match the bank keys received by HPB; nothing was changed',
       { mismatched },
@@ -281,7 +278,7 @@ export async function confirmEbicsBankKeys(
       },
       activeFrom(connection.status),
     );
-    if (!updated) throw new AppError(409, 'conflict', 'the connection changed during its activation; try again');
+    if (!updated) throw new AppError('conflict', 'the connection changed during its activation; try again');
     await recordEvent(ctx, tx, {
       ...about,
       type: 'connection.activated',

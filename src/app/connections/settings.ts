@@ -44,7 +44,7 @@ export type SettingsInput = {
 };
 
 function invalid(field: string, message: string): AppError {
-  return new AppError(400, 'validation_failed', `${field}: ${message}`, {
+  return new AppError('validation_failed', `${field}: ${message}`, {
     field,
     issues: [{ path: `body.${field}`, field, message }],
   });
@@ -71,7 +71,6 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
   const wanted = channel === 'SFTP' ? 'sftp' : channel === 'FI_WS' ? 'webServices' : null;
   if (!wanted) {
     throw new AppError(
-      400,
       'wrong_channel',
       `${connection.bankKey} connects over ${channel ?? 'no channel'}; it has no channel settings here`,
     );
@@ -80,7 +79,6 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
   const other = wanted === 'sftp' ? input.webServices : input.sftp;
   if (!given || other) {
     throw new AppError(
-      400,
       'wrong_channel',
       `${connection.bankKey} connects over ${channel}: send ${wanted} settings only`,
       {
@@ -117,7 +115,7 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
       },
       activates ? activeFrom(connection.status) : undefined,
     );
-    if (!updated) throw new AppError(409, 'conflict', 'the connection changed meanwhile; try again');
+    if (!updated) throw new AppError('conflict', 'the connection changed meanwhile; try again');
     await recordEvent(ctx, tx, {
       platformId: scope.platformId,
       companyId: scope.companyId,
@@ -164,7 +162,7 @@ async function guardHost(ctx: AppContext, field: string, host: string, url?: URL
     else await checkHostTarget(host, policy);
   } catch (error) {
     if (!(error instanceof SsrfError)) throw error;
-    throw new AppError(400, 'validation_failed', `${field}: ${error.message}`, {
+    throw new AppError('validation_failed', `${field}: ${error.message}`, {
       field,
       issues: [{ path: `body.${field}`, field, code: 'target_not_allowed', message: error.message }],
     });
@@ -190,7 +188,7 @@ async function tryChannel(ctx: AppContext, target: ChannelTarget): Promise<void>
     const at = ctx.clock.now().toISOString();
     const code = error instanceof ChannelError ? error.code : 'connection_failed';
     const message = (error as Error).message;
-    throw new AppError(400, 'channel_check_failed', `the connection check failed: ${message}`, {
+    throw new AppError('channel_check_failed', `the connection check failed: ${message}`, {
       field: 'sftp',
       check: { code, message, retryable: error instanceof ChannelError ? error.retryable : true },
       readiness: { ready: false, missing: ['channel'], channelError: { code, message, at } },

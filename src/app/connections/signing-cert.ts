@@ -18,7 +18,7 @@ function parseCertificate(text: string): X509Certificate {
     const der = Buffer.from(trimmed.replace(/\s+/g, ''), 'base64');
     return new X509Certificate(der);
   } catch {
-    throw new AppError(400, 'invalid_certificate', 'cert is not an X.509 certificate in PEM or base64 DER');
+    throw new AppError('invalid_certificate', 'cert is not an X.509 certificate in PEM or base64 DER');
   }
 }
 
@@ -38,7 +38,7 @@ export async function pinSigningCertificate(
   if (!connection) throw notFound('connection');
   const channel = getProfile(connection.bankKey)?.channel ?? '';
   if (!WEB_SERVICE_CHANNELS.has(channel)) {
-    throw new AppError(400, 'not_web_services', `${connection.bankKey} connects over ${channel}, not web services`);
+    throw new AppError('not_web_services', `${connection.bankKey} connects over ${channel}, not web services`);
   }
   const cert = parseCertificate(input.cert);
   const subject = cert.subject.replaceAll('\n', ', ');

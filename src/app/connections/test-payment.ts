@@ -25,12 +25,12 @@ export async function sendTestPayment(
   if (!connection) throw notFound('connection');
   const profile = getProfile(connection.bankKey);
   if (connection.environment !== 'test') {
-    throw new AppError(400, 'test_environment_only', 'test payments go through test-environment connections only', {
+    throw new AppError('test_environment_only', 'test payments go through test-environment connections only', {
       environment: connection.environment,
     });
   }
   if (profile?.deliveryMode !== 'host-to-host') {
-    throw new AppError(400, 'not_host_to_host', `${connection.bankKey} takes files by upload only; nothing to send`);
+    throw new AppError('not_host_to_host', `${connection.bankKey} takes files by upload only; nothing to send`);
   }
   const now = ctx.clock.now();
   const date = now.toISOString().slice(0, 10);

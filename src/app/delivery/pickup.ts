@@ -231,6 +231,6 @@ async function recordUnreadable(ctx: AppContext, connection: ConnectionRow, file
 /** Bank files come in their own encodings (UTF-8, Windows-1250/1252, ISO-8859-2 ...): decode as the parser would. */
 function textOf(bytes: Uint8Array): string {
   const decoded = decodeBytes(bytes);
-  if ('error' in decoded) throw new AppError(422, 'unparseable_file', decoded.error);
+  if ('error' in decoded) throw new AppError('unparseable_file', decoded.error);
   return decoded.text;
 }

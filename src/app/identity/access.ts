@@ -32,7 +32,7 @@ export function requireCompanyAdmin(principal: Principal, platformId: string, co
   assertPlatform(session, platformId);
   if (isCompanyAdmin(session, companyId)) return session;
   if (session.user.workspaceAdmin) {
-    throw new AppError(403, 'forbidden', 'select a company context first (POST /auth/company-context)');
+    throw new AppError('forbidden', 'select a company context first (POST /auth/company-context)');
   }
   throw forbidden('company admin required');
 }

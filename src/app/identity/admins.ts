@@ -62,7 +62,7 @@ export async function addWorkspaceAdmin(
   const email = normaliseEmail(input.email);
   const name = checkName(input.name);
   checkPassword(input.password);
-  if (await emailTaken(ctx.db, email)) throw new AppError(400, 'email_taken', 'a user with this email exists');
+  if (await emailTaken(ctx.db, email)) throw new AppError('email_taken', 'a user with this email exists');
   const passwordHash = await ctx.passwords.hash(input.password);
   try {
     const user = await ctx.db.transaction(async (tx) => {
@@ -95,7 +95,7 @@ export async function addWorkspaceAdmin(
     return { id: user.id, email: user.email, name: user.name };
   } catch (error) {
     if (isUniqueViolation(error)) {
-      throw new AppError(400, 'email_taken', 'a user with this email exists');
+      throw new AppError('email_taken', 'a user with this email exists');
     }
     throw error;
   }

@@ -24,7 +24,7 @@ export async function changePassword(
   const user = await findUser(ctx.db, scope, session.user.id);
   if (!user?.passwordHash) throw unauthorized();
   if (!(await ctx.passwords.verify(user.passwordHash, currentPassword))) {
-    throw new AppError(400, 'wrong_password', 'the current password is wrong', { field: 'currentPassword' });
+    throw new AppError('wrong_password', 'the current password is wrong', { field: 'currentPassword' });
   }
   checkPassword(newPassword);
   const passwordHash = await ctx.passwords.hash(newPassword);

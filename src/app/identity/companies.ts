@@ -58,7 +58,7 @@ export async function createCompany(ctx: AppContext, principal: Principal, platf
 export async function enterCompanyContext(ctx: AppContext, principal: Principal, companyId: string) {
   const session = requireWorkspaceAdmin(principal, principal.platformId);
   const company = await findCompany(ctx.db, { platformId: session.platformId }, companyId);
-  if (!company) throw new AppError(404, 'not_found', 'company not found in this platform');
+  if (!company) throw new AppError('not_found', 'company not found in this platform');
   await setSessionCompanyContext(ctx.db, { platformId: session.platformId }, session.sessionId, company.id);
   return { ok: true };
 }

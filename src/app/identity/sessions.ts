@@ -136,7 +136,7 @@ async function issueChallenge(ctx: AppContext, user: UserRow, client: ClientInfo
   return { twoFactorRequired: true, challengeToken: token, expiresAt: expiresAt.toISOString() };
 }
 
-const wrongCode = () => new AppError(401, 'invalid_code', 'the code is wrong or already used');
+const wrongCode = () => new AppError('invalid_code', 'the code is wrong or already used');
 
 /**
  * POST /auth/login/2fa: the challenge and a TOTP or recovery code open the session. A wrong code is

@@ -9,7 +9,7 @@ import { AppError } from '../errors.ts';
 import { enforce, SET_PASSWORD_PER_IP } from '../rate-limits.ts';
 import { checkPassword } from './validation.ts';
 
-const invalidToken = () => new AppError(400, 'invalid_token', 'the invite token is invalid or expired');
+const invalidToken = () => new AppError('invalid_token', 'the invite token is invalid or expired');
 
 /**
  * Redeems a one-time invite or reset token: sets the password, activates the user and ends every

@@ -93,9 +93,9 @@ function newRecoveryCode(): string {
   return `${out.slice(0, 5)}-${out.slice(5)}`;
 }
 
-const alreadyEnabled = () => new AppError(409, 'two_factor_already_enabled', '2FA is already enabled for this user');
-const notEnabled = () => new AppError(409, 'two_factor_not_enabled', '2FA is not enabled for this user');
-const invalidCode = () => new AppError(400, 'invalid_code', 'the code is wrong, expired or already used');
+const alreadyEnabled = () => new AppError('two_factor_already_enabled', '2FA is already enabled for this user');
+const notEnabled = () => new AppError('two_factor_not_enabled', '2FA is not enabled for this user');
+const invalidCode = () => new AppError('wrong_code', 'the code is wrong, expired or already used');
 
 /** POST /2fa/setup: a new pending secret (replacing a pending one); refused while 2FA is enabled. */
 export async function setupTwoFactor(ctx: AppContext, session: SessionPrincipal) {
@@ -118,7 +118,7 @@ export async function enableTwoFactor(ctx: AppContext, session: SessionPrincipal
   return withCodeLimits(ctx, stepUpSubject(session, 'POST /2fa/enable'), (verdict) =>
     ctx.db.transaction(async (tx) => {
       const enrolment = await findTwoFactor(tx, scope, session.user.id);
-      if (!enrolment) throw new AppError(409, 'two_factor_not_set_up', 'call POST /2fa/setup first');
+      if (!enrolment) throw new AppError('two_factor_not_set_up', 'call POST /2fa/setup first');
       if (enrolment.enabledAt) throw alreadyEnabled();
       const step = totpStep(ctx, enrolment.secretSealed, code, enrolment.lastTimeStep);
       const right = step !== null && (await claimTimeStep(tx, scope, session.user.id, step));

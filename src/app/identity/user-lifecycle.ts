@@ -33,7 +33,7 @@ export const RESET_TTL_MS = 24 * 60 * 60 * 1000;
 
 type Scope = { platformId: string; companyId: string };
 
-const lastAdmin = () => new AppError(409, 'last_admin', 'the last admin of a company cannot be removed or demoted');
+const lastAdmin = () => new AppError('last_admin', 'the last admin of a company cannot be removed or demoted');
 
 function actorOf(principal: Principal) {
   return principal.kind === 'session'
@@ -160,7 +160,7 @@ export async function eraseUser(ctx: AppContext, principal: Principal, scope: Sc
   return ctx.db.transaction(async (tx) => {
     const target = await lockTarget(tx, scope, userId);
     const move = userTransition(target.status, 'erased');
-    if (!move.ok) throw new AppError(409, 'conflict', move.reason);
+    if (!move.ok) throw new AppError('conflict', move.reason);
     await assertNotLastAdmin(tx, scope, target);
     const pf = { platformId: scope.platformId };
     if (!(await eraseCompanyUser(tx, scope, target.id))) throw notFound('user');

@@ -63,7 +63,7 @@ export async function createUser(ctx: AppContext, principal: Principal, input: N
   const email = normaliseEmail(input.email);
   const name = checkName(input.name);
   if (input.password !== undefined) checkPassword(input.password);
-  if (await emailTaken(ctx.db, email)) throw new AppError(400, 'email_taken', 'a user with this email exists');
+  if (await emailTaken(ctx.db, email)) throw new AppError('email_taken', 'a user with this email exists');
 
   const now = ctx.clock.now();
   const passwordHash = input.password === undefined ? null : await ctx.passwords.hash(input.password);
@@ -110,7 +110,7 @@ export async function createUser(ctx: AppContext, principal: Principal, input: N
     }
     return { id: user.id, email: user.email, name: user.name, roles: user.roles, invited: invite !== undefined };
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError(400, 'email_taken', 'a user with this email exists');
+    if (isUniqueViolation(error)) throw new AppError('email_taken', 'a user with this email exists');
     throw error;
   }
 }

@@ -21,21 +21,15 @@ export async function passBillingGates(
 ): Promise<void> {
   const now = ctx.clock.now();
   const billing = await lockBilling(tx, scope, now);
-  if (!billing) throw new AppError(404, 'not_found', 'company not found');
+  if (!billing) throw new AppError('not_found', 'company not found');
   if (billing.pastDueSince && now.getTime() - billing.pastDueSince.getTime() >= PAST_DUE_GRACE_DAYS * DAY_MS) {
-    throw new AppError(
-      402,
-      'billing_past_due',
-      'an invoice is 30 or more days past due; production submits are paused',
-      {
-        pastDueSince: billing.pastDueSince.toISOString(),
-        graceDays: PAST_DUE_GRACE_DAYS,
-      },
-    );
+    throw new AppError('billing_past_due', 'an invoice is 30 or more days past due; production submits are paused', {
+      pastDueSince: billing.pastDueSince.toISOString(),
+      graceDays: PAST_DUE_GRACE_DAYS,
+    });
   }
   if (!billing.activePackage && billing.productionPaymentsSent >= FREE_PRODUCTION_PAYMENTS) {
     throw new AppError(
-      402,
       'trial_payments_exhausted',
       `the ${FREE_PRODUCTION_PAYMENTS} free production payments are used; choose a package to continue`,
       {

@@ -21,7 +21,7 @@ import { companySubmitContext } from './submit-request.ts';
  */
 export async function cancelDocument(ctx: AppContext, principal: Principal, input: { companyId: string; id: string }) {
   // The API route takes an API key; the dashboard cancels for a company admin's browser session.
-  if (principal.kind === 'token') throw new AppError(403, 'forbidden', 'this route takes an API key');
+  if (principal.kind === 'token') throw new AppError('forbidden', 'this route takes an API key');
   if (principal.kind === 'session') requireCompanyAdmin(principal, principal.platformId, input.companyId);
   const { platformId } = principal;
   const actorUserId = principal.kind === 'session' ? principal.user.id : null;
@@ -53,7 +53,6 @@ export async function cancelDocument(ctx: AppContext, principal: Principal, inpu
   if (status === 'cancelled') return documentView(doc);
   const refusal = documentTransition(outboundOf(doc), { type: 'cancel' });
   throw new AppError(
-    409,
     'conflict',
     refusal.ok
       ? `${doc.journalNo} cannot be cancelled: its delivery has started (${doc.deliveryStatus})`

@@ -78,7 +78,7 @@ export async function listEvents(ctx: AppContext, principal: Principal, query: E
     query.documentId === undefined ? undefined : { documentId: query.documentId };
   if (query.connectionId !== undefined) {
     const connection = await findConnection(ctx.db, scope, query.connectionId);
-    if (!connection) throw new AppError(404, 'connection_not_found', 'not one of the company’s connections');
+    if (!connection) throw new AppError('connection_not_found', 'not one of the company’s connections');
     narrow = { connectionId: connection.id, bankKeys: [connection.bankKey], environment: connection.environment };
   }
   if (query.since !== undefined) {

@@ -37,11 +37,11 @@ function withPaymentType(issue: ValidationIssue, types: Array<string | undefined
 
 export async function previewPayment(ctx: AppContext, principal: Principal, input: SubmitInput) {
   const { platformId } = principal;
-  if (principal.kind === 'session') throw new AppError(403, 'forbidden', 'this route takes an API key or a token');
+  if (principal.kind === 'session') throw new AppError('forbidden', 'this route takes an API key or a token');
   assertTokenReaches(principal, input.companyId);
   const profile = getProfile(input.bankKey);
   if (!profile)
-    throw new AppError(404, 'not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {
+    throw new AppError('not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {
       bankKey: input.bankKey,
     });
   await companySubmitContext(ctx, platformId, input);

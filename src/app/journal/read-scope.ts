@@ -19,6 +19,6 @@ export async function exportScope(
     throw forbidden('the platform is outside this credential');
   const scope = await companyScope(ctx, principal, companyId);
   if (principal.kind === 'session' && !isCompanyAdmin(principal, companyId))
-    throw new AppError(403, 'admin_required', 'exporting the journal needs a company admin');
+    throw new AppError('admin_required', 'exporting the journal needs a company admin');
   return scope;
 }

@@ -17,7 +17,7 @@ export type SubmitInput = {
 /** `platformId` must not be sent (contract): the API key's platform is the only scope. */
 export function refusePlatformId(body: unknown): void {
   if (body !== null && typeof body === 'object' && 'platformId' in body) {
-    throw new AppError(400, 'bad_request', 'platformId must not be sent: the API key decides the platform', {
+    throw new AppError('bad_request', 'platformId must not be sent: the API key decides the platform', {
       field: 'platformId',
     });
   }

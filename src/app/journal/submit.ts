@@ -106,7 +106,6 @@ function connectionNotReady(input: SubmitInput, company: SubmitContext): AppErro
   if (company.connectionStatus === 'active') return undefined;
   const missing = company.connectionStatus === null ? ['connection'] : ['activation'];
   return new AppError(
-    409,
     'connection_not_ready',
     company.connectionStatus === null
       ? `the company has no ${input.environment} connection to ${input.bankKey}; create and activate one first`
@@ -141,7 +140,6 @@ function resolveEarlier(
   const byMessage = messageId === null ? undefined : earlier.find((d) => d.messageId === messageId);
   if (byMessage && endedForResubmit(outboundStatusOf(byMessage.status))) {
     throw new AppError(
-      409,
       'message_id_already_used',
       `payment.messageId ${JSON.stringify(messageId)} belongs to ${byMessage.journalNo}, which ended ${byMessage.status}; send the payment with a new messageId`,
       { originalJournalNo: byMessage.journalNo, originalStatus: byMessage.status, remedy: 'new_message_id' },
@@ -150,7 +148,7 @@ function resolveEarlier(
   const byKey = earlier.find((d) => d.idempotencyKey === idempotencyKey);
   if (byKey) {
     if (byKey.requestDigest === digest) return { kind: 'replayed', body: submitResponse(ctx, byKey) };
-    throw new AppError(409, 'conflict', 'this Idempotency-Key was already used with a different request', {
+    throw new AppError('conflict', 'this Idempotency-Key was already used with a different request', {
       journalNo: byKey.journalNo,
     });
   }
@@ -161,7 +159,7 @@ function resolveEarlier(
   if (byMessage.requestDigest === digest) {
     return { kind: 'replayed', body: submitResponse(ctx, byMessage) };
   }
-  throw new AppError(409, 'conflict', `payment.messageId is already used by ${byMessage.journalNo}`, {
+  throw new AppError('conflict', `payment.messageId is already used by ${byMessage.journalNo}`, {
     journalNo: byMessage.journalNo,
   });
 }
@@ -188,7 +186,7 @@ export function submitAs(ctx: AppContext, key: Submitter, input: SubmitInput): P
 async function journalSubmit(ctx: AppContext, key: Submitter, input: SubmitInput): Promise<SubmitOutcome> {
   const profile = getProfile(input.bankKey);
   if (!profile)
-    throw new AppError(404, 'not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {
+    throw new AppError('not_found', `no bank profile ${JSON.stringify(input.bankKey)}`, {
       bankKey: input.bankKey,
     });
   const request = submitRequestOf(key, input, profile);
@@ -209,7 +207,6 @@ async function journalSubmit(ctx: AppContext, key: Submitter, input: SubmitInput
     }
   }
   throw new AppError(
-    409,
     'conflict',
     "the company's bank settings or approval policies changed during this request; retry shortly",
   );
@@ -244,7 +241,6 @@ function submitRequestOf(principal: Submitter, input: SubmitInput, profile: Subm
   const idempotencyKey = input.idempotencyKey ?? messageId ?? undefined;
   if (idempotencyKey === undefined && profile.deliveryMode === 'host-to-host') {
     throw new AppError(
-      400,
       'idempotency_key_required',
       'a host-to-host submit needs an Idempotency-Key header (or idempotencyKey, or payment.messageId)',
     );
@@ -359,7 +355,6 @@ async function journalStage(
     }
     if (answer.claim === 'in-flight') {
       throw new AppError(
-        409,
         'conflict',
         'a request with this Idempotency-Key or messageId is still being processed; retry shortly',
       );
@@ -369,7 +364,7 @@ async function journalStage(
     const outcome = resolveEarlier(ctx, earlier, key, messageId, digest);
     if (outcome) return done({ ...outcome, keyConfirmed: true });
   }
-  throw new AppError(409, 'conflict', 'the journal changed during this request; retry shortly');
+  throw new AppError('conflict', 'the journal changed during this request; retry shortly');
 }
 
 /**

@@ -24,7 +24,7 @@ export type ConsentView = {
 
 export function requireConsentingAdmin(session: SessionPrincipal): void {
   if (!mayConsent(session.user)) {
-    throw new AppError(403, 'forbidden', 'only a company admin or a workspace admin may approve an application');
+    throw new AppError('forbidden', 'only a company admin or a workspace admin may approve an application');
   }
 }
 

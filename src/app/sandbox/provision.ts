@@ -31,7 +31,7 @@ export type ProvisionInput = {
  * active demo-bank connection in the test environment, all in one transaction.
  */
 export async function provisionSandbox(ctx: AppContext, input: ProvisionInput) {
-  if (!ctx.config.sandbox) throw new AppError(404, 'not_found', 'sandbox provisioning is not available here');
+  if (!ctx.config.sandbox) throw new AppError('not_found', 'sandbox provisioning is not available here');
   const bank = demoBank(input.bankKey ?? 'demo');
   if (!bank) throw badRequest(`bankKey must be a demo bank: ${DEMO_BANK_KEYS.join(', ')}`);
   const companyName = plainText(input.companyName ?? 'Sandbox Company', 'companyName');
@@ -104,7 +104,7 @@ export async function provisionSandbox(ctx: AppContext, input: ProvisionInput) {
       firstPayment: firstPaymentRequest({ baseUrl, apiKey: apiKey.key, companyId, bankKey: bank.key, today: now }),
     };
   } catch (error) {
-    if (isUniqueViolation(error)) throw new AppError(409, 'conflict', 'please retry');
+    if (isUniqueViolation(error)) throw new AppError('conflict', 'please retry');
     throw error;
   }
 }

@@ -15,7 +15,7 @@ const SANDBOX_BANK = 'demo';
  * and reconciliation). Each press is a new payment with its own message id.
  */
 export async function sendSandboxFirstPayment(ctx: AppContext, session: SessionPrincipal, companyId: string) {
-  if (!ctx.config.sandbox) throw new AppError(404, 'not_found', 'this is not a sandbox deployment');
+  if (!ctx.config.sandbox) throw new AppError('not_found', 'this is not a sandbox deployment');
   requireCompanyAdmin(session, session.platformId, companyId);
   const now = ctx.clock.now();
   const date = now.toISOString().slice(0, 10);

@@ -10,7 +10,6 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
 /** 503 `database_unavailable`: the request's transaction did not commit, or its commit was not confirmed. */
 export function databaseUnavailable(): AppError {
   return new AppError(
-    503,
     'database_unavailable',
     'the database is unavailable; nothing of this request is known to be committed: retry it with the same Idempotency-Key',
     undefined,

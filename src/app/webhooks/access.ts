@@ -44,5 +44,5 @@ export function actorOf(principal: Principal): string | null {
 }
 
 export function validationFailed(path: string, code: string, message: string): AppError {
-  return new AppError(400, 'validation_failed', message, { issues: [{ path, code, message }] });
+  return new AppError('validation_failed', message, { issues: [{ path, code, message }] });
 }

@@ -49,12 +49,12 @@ export function newSecret(): string {
 
 /** The contract's body rules, in its order: url presence first, then transport and the rest. */
 async function checkRegistration(ctx: AppContext, input: RegisterInput) {
-  if (input.url === undefined || input.url === '') throw new AppError(400, 'url_required', 'url is required');
+  if (input.url === undefined || input.url === '') throw new AppError('url_required', 'url is required');
   const unknown = Object.keys(input).filter((k) => !BODY_FIELDS.includes(k));
   const unknownFilter = Object.keys(input.filterPredicate ?? {}).filter((k) => k !== 'bankKey' && k !== 'minAmount');
   if (unknown.length > 0 || unknownFilter.length > 0) {
     const names = [...unknown, ...unknownFilter.map((k) => `filterPredicate.${k}`)];
-    throw new AppError(400, 'validation_failed', `unknown fields: ${names.join(', ')}`, {
+    throw new AppError('validation_failed', `unknown fields: ${names.join(', ')}`, {
       issues: names.map((name) => ({
         path: `body.${name}`,
         field: name,

@@ -57,19 +57,6 @@ export type DecisionRefusal =
   | 'not_an_approver'
   | 'out_of_order';
 
-/** 4xx status of each refusal (the error codes of DESIGN.md, Approvals). */
-export function refusalStatus(refusal: DecisionRefusal): 403 | 409 {
-  switch (refusal) {
-    case 'maker_cannot_approve':
-    case 'not_an_approver':
-      return 403;
-    case 'approval_not_pending':
-    case 'already_decided':
-    case 'out_of_order':
-      return 409;
-  }
-}
-
 export const DEFAULT_RULES: ApprovalRules = {
   requiredApprovals: 1,
   groups: [],

@@ -64,7 +64,7 @@ export function registerDashboardGuard(app: FastifyInstance): void {
 /** The signed-in frame of a guarded page: the session, its CSRF token and the company shown. */
 export async function dashboardView(ctx: AppContext, request: FastifyRequest): Promise<DashboardView> {
   const browser = request.browserSession;
-  if (!browser) throw new AppError(401, 'unauthorized', 'sign in first');
+  if (!browser) throw new AppError('unauthorized', 'sign in first');
   return {
     session: browser.principal,
     csrf: csrfTokenFor(browser.token),
@@ -76,7 +76,7 @@ export async function dashboardView(ctx: AppContext, request: FastifyRequest): P
 /** The company a page reads (a member's, checked by dashboardWorkspace), or a page asking to pick one. */
 export function currentCompanyId(view: DashboardView): string {
   const companyId = view.workspace.companyId;
-  if (companyId === null) throw new AppError(409, 'no_company', 'choose a company with the switcher first');
+  if (companyId === null) throw new AppError('no_company', 'choose a company with the switcher first');
   return companyId;
 }
 

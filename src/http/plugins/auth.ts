@@ -56,7 +56,7 @@ function bearerToken(request: FastifyRequest): string | undefined {
 function refuseKey(access: Credentialed): never {
   switch (access.key) {
     case 'admin_required':
-      throw new AppError(403, 'admin_required', 'an admin session is required; API keys cannot use this route');
+      throw new AppError('admin_required', 'an admin session is required; API keys cannot use this route');
     case 'unauthorized':
       throw unauthorized();
     default:
@@ -65,7 +65,7 @@ function refuseKey(access: Credentialed): never {
 }
 
 const invalidToken = () =>
-  new AppError(401, 'unauthorized', 'the access token is invalid, expired or revoked', undefined, {
+  new AppError('unauthorized', 'the access token is invalid, expired or revoked', undefined, {
     'www-authenticate': `${REALM}, error="invalid_token", error_description="the access token is invalid, expired or revoked"`,
   });
 
@@ -80,7 +80,6 @@ async function resolveBearer(ctx: AppContext, raw: string, access: Credentialed)
   const scope = access.token;
   if (!principal.scopes.includes(scope)) {
     throw new AppError(
-      403,
       'insufficient_scope',
       `this route needs the ${scope} scope`,
       { requiredScope: scope },
@@ -107,7 +106,7 @@ async function resolve(ctx: AppContext, request: FastifyRequest, access: Credent
   const sent = [key, session, bearer].filter((c) => c !== undefined).length;
   // One request, one credential (RFC 6750 §2: one method per request): which one would win is not guessed.
   if (sent > 1) {
-    throw new AppError(401, 'unauthorized', 'send one credential: X-API-Key, X-Session-Token or Authorization: Bearer');
+    throw new AppError('unauthorized', 'send one credential: X-API-Key, X-Session-Token or Authorization: Bearer');
   }
   if (key !== undefined) {
     const principal = await authenticateApiKey(ctx, key, { recent: access.recentKey === true });
@@ -129,7 +128,7 @@ async function resolve(ctx: AppContext, request: FastifyRequest, access: Credent
   }
   if (access.optional) return null;
   if (access.token !== 'never') {
-    throw new AppError(401, 'unauthorized', 'missing or invalid credentials', undefined, { 'www-authenticate': REALM });
+    throw new AppError('unauthorized', 'missing or invalid credentials', undefined, { 'www-authenticate': REALM });
   }
   throw unauthorized();
 }

@@ -41,7 +41,7 @@ export function registerBodyParsers(app: FastifyInstance): void {
   app.addContentTypeParser(/^application\/([a-z.+-]*\+)?json$/, { parseAs: 'string' }, (request, body, done) => {
     const text = body as string;
     if (jsonDepthExceeds(text, MAX_JSON_DEPTH)) {
-      done(new AppError(400, 'bad_request', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
+      done(new AppError('bad_request', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`), undefined);
       return;
     }
     parseJson(request, text, done);

@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type ErrorCode, statusOf } from '../../app/error-codes.ts';
 import { AppError } from '../../app/errors.ts';
 import { databaseUnavailableOf } from '../../app/system/database-unavailable.ts';
 import { lingerBeforeClose } from './lingering-close.ts';
@@ -7,19 +8,20 @@ import { lingerBeforeClose } from './lingering-close.ts';
  * Every failure answers the contract's envelope `{error: {code, message, details?}}`. Client
  * mistakes get a 4xx with a stable code; anything unexpected is a 500 that says nothing internal.
  */
-type Envelope = { error: { code: string; message: string; details?: Record<string, unknown> } };
+type Envelope = { error: { code: ErrorCode; message: string; details?: Record<string, unknown> } };
 
-const FRAMEWORK_CODES: Record<string, [number, string, string]> = {
-  FST_ERR_CTP_EMPTY_JSON_BODY: [400, 'invalid_json', 'the JSON body is empty'],
-  FST_ERR_CTP_INVALID_JSON_BODY: [400, 'invalid_json', 'the body is not valid JSON'],
-  FST_ERR_CTP_BODY_TOO_LARGE: [413, 'payload_too_large', 'the request body is larger than this route accepts'],
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: [415, 'unsupported_media_type', 'this content type is not accepted here'],
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: [400, 'bad_request', 'the content length does not match the body'],
-  FST_ERR_BAD_URL: [400, 'bad_request', 'the URL is not valid (a malformed percent-encoding)'],
-  FST_ERR_MAX_PARAM_LENGTH: [414, 'uri_too_long', 'a path parameter is longer than any id this API issues'],
+/** Fastify's own errors by its code; each answers its table status (error-codes.ts). */
+const FRAMEWORK_CODES: Record<string, [ErrorCode, string]> = {
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 'the JSON body is empty'],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 'the body is not valid JSON'],
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 'the request body is larger than this route accepts'],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 'this content type is not accepted here'],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['bad_request', 'the content length does not match the body'],
+  FST_ERR_BAD_URL: ['bad_request', 'the URL is not valid (a malformed percent-encoding)'],
+  FST_ERR_MAX_PARAM_LENGTH: ['uri_too_long', 'a path parameter is longer than any id this API issues'],
 };
 
-const CODE_BY_STATUS: Record<number, string> = {
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
   400: 'bad_request',
   401: 'unauthorized',
   403: 'forbidden',
@@ -30,7 +32,7 @@ const CODE_BY_STATUS: Record<number, string> = {
   429: 'rate_limited',
 };
 
-function envelope(code: string, message: string, details?: Record<string, unknown>): Envelope {
+function envelope(code: ErrorCode, message: string, details?: Record<string, unknown>): Envelope {
   return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
 }
 
@@ -59,13 +61,15 @@ function toEnvelope(error: FastifyError | AppError | Error): { status: number; b
     };
   }
   const known = e.code ? FRAMEWORK_CODES[e.code] : undefined;
-  if (known) return { status: known[0], body: envelope(known[1], known[2]) };
+  if (known) return { status: statusOf(known[0]), body: envelope(known[0], known[1]) };
   if (e instanceof SyntaxError && e.statusCode === 400) {
     return { status: 400, body: envelope('invalid_json', 'the body is not valid JSON') };
   }
   const status = e.statusCode ?? 500;
   if (status >= 400 && status < 500) {
-    return { status, body: envelope(CODE_BY_STATUS[status] ?? 'bad_request', e.message || 'bad request') };
+    // A 4xx of no code of its own answers as bad_request: a code has one status (error-codes.ts).
+    const code = CODE_BY_STATUS[status] ?? 'bad_request';
+    return { status: statusOf(code), body: envelope(code, e.message || 'bad request') };
   }
   return { status: 500, body: envelope('internal_error', 'internal error; quote the X-Request-ID when reporting it') };
 }

@@ -52,7 +52,7 @@ export function registerInputGuard(app: FastifyInstance): void {
       faultyTextPath(request.body, 'body');
     if (found) {
       const field = found.where.replace(/ \(a key\)$/, '');
-      throw new AppError(400, 'bad_request', `${found.where} contains ${found.fault}`, { field });
+      throw new AppError('bad_request', `${found.where} contains ${found.fault}`, { field });
     }
   });
   // After validation: schema coercion turns `limit=Infinity` or a JSON `1e309` into a number no
@@ -63,7 +63,7 @@ export function registerInputGuard(app: FastifyInstance): void {
       nonFinitePath(request.query, 'querystring') ??
       nonFinitePath(request.body, 'body');
     if (where) {
-      throw new AppError(400, 'validation_failed', `${where} is not a finite number`, {
+      throw new AppError('validation_failed', `${where} is not a finite number`, {
         issues: [{ path: where, message: 'must be a finite number' }],
       });
     }

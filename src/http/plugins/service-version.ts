@@ -33,7 +33,7 @@ export function registerServiceVersion(app: FastifyInstance): void {
     if (raw === undefined) return;
     const value = Array.isArray(raw) ? raw[0] : raw;
     if (value === undefined || !isCalendarDate(value.trim())) {
-      throw new AppError(400, 'invalid_service_version', 'Service-Version must be a date YYYY-MM-DD', {
+      throw new AppError('invalid_service_version', 'Service-Version must be a date YYYY-MM-DD', {
         baseline: BASELINE_VERSION,
       });
     }

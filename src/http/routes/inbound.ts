@@ -28,7 +28,7 @@ const RAW_TYPES = [
  */
 const streamRawBody: FastifyContentTypeParser = (request, payload, done) => {
   const tooLarge = () =>
-    new AppError(413, 'payload_too_large', `the request body is larger than ${STATEMENT_BODY_LIMIT} bytes`);
+    new AppError('payload_too_large', `the request body is larger than ${STATEMENT_BODY_LIMIT} bytes`);
   const declared = Number(request.headers['content-length'] ?? Number.NaN);
   if (declared > STATEMENT_BODY_LIMIT) {
     payload.resume();
@@ -80,11 +80,11 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
       },
       async (request, reply) => {
         const body = request.body as { upload?: unknown; content?: unknown } | undefined | null;
-        if (body === undefined || body === null) throw new AppError(400, 'empty_body', 'the file is empty');
+        if (body === undefined || body === null) throw new AppError('empty_body', 'the file is empty');
         // A raw file was streamed into the worker (its upload's number); a JSON client may wrap it as {content}.
         const content = typeof body.upload === 'number' ? body.upload : body.content;
         if (typeof content !== 'string' && typeof content !== 'number') {
-          throw new AppError(400, 'bad_request', 'send the raw file as the body');
+          throw new AppError('bad_request', 'send the raw file as the body');
         }
         // Parsed off the event loop; the JSON streams out (parse-statements.ts).
         return reply.type('application/json; charset=utf-8').send(await parseStatements(content));

@@ -22,7 +22,7 @@ export const journalIngestRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
   app.removeContentTypeParser(JSON_TYPES);
   app.addContentTypeParser(JSON_TYPES, (request, payload, done) => {
     const tooLarge = () =>
-      new AppError(413, 'payload_too_large', `the request body is larger than ${INGEST_BODY_LIMIT} bytes`);
+      new AppError('payload_too_large', `the request body is larger than ${INGEST_BODY_LIMIT} bytes`);
     const declared = Number(request.headers['content-length'] ?? Number.NaN);
     if (declared > INGEST_BODY_LIMIT) {
       payload.resume();

@@ -25,7 +25,7 @@ export const metricsRoutes: FastifyPluginAsync<{ endpoint: MetricsEndpoint }> = 
     },
     async (request, reply) => {
       if (endpoint.token !== undefined && !bearerMatches(request.headers.authorization, endpoint.token)) {
-        throw new AppError(401, 'unauthorized', 'missing or invalid metrics token', undefined, {
+        throw new AppError('unauthorized', 'missing or invalid metrics token', undefined, {
           'WWW-Authenticate': 'Bearer realm="metrics"',
         });
       }

@@ -43,7 +43,7 @@ const RegisterBody = Type.Object({
 function overlapOf(raw: unknown): number | undefined {
   if (raw === undefined || raw === null) return undefined;
   const issue = (message: string) =>
-    new AppError(400, 'validation_failed', message, { issues: [{ path: 'body', message }] });
+    new AppError('validation_failed', message, { issues: [{ path: 'body', message }] });
   if (typeof raw !== 'object' || Array.isArray(raw)) throw issue('the body must be an object');
   const extra = Object.keys(raw).filter((k) => k !== 'overlapHours');
   if (extra.length > 0) throw issue(`unknown fields: ${extra.join(', ')}`);

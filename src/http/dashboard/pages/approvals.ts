@@ -130,7 +130,7 @@ export const approvalPages: FastifyPluginAsync<HttpServices> = async (app, { ctx
         const done = await reject(ctx, view.session, id, { reason: params['reason'] ?? '' });
         return `${done.journalNo} is rejected and cancelled.`;
       }
-      throw new AppError(404, 'not_found', 'no such decision');
+      throw new AppError('not_found', 'no such decision');
     });
     return sendDashboardPage(reply, view, shown);
   });

@@ -187,7 +187,7 @@ export const connectionPages: FastifyPluginAsync<HttpServices> = async (app, { c
           return `Test payment ${sent.journalNo} sent; its outcome shows below as the bank answers.`;
         }
         default:
-          throw new AppError(404, 'not_found', 'no such connection action');
+          throw new AppError('not_found', 'no such connection action');
       }
     });
     return sendDashboardPage(reply, view, shown);

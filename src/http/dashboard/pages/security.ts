@@ -104,10 +104,10 @@ export const securityPages: FastifyPluginAsync<HttpServices> = async (app, { ctx
     const view = await dashboardView(ctx, request);
     const { area, id, action } = request.params as { area: string; id: string; action: string };
     try {
-      if (action !== 'revoke') throw new AppError(404, 'not_found', 'no such action');
+      if (action !== 'revoke') throw new AppError('not_found', 'no such action');
       if (area === 'sessions') await revokeMySession(ctx, view.session, id);
       else if (area === 'grants') await deleteGrant(ctx, view.session, id);
-      else throw new AppError(404, 'not_found', 'no such action');
+      else throw new AppError('not_found', 'no such action');
       const text = area === 'sessions' ? 'The session is signed out.' : 'The application no longer has access.';
       return sendDashboardPage(reply, view, await page(ctx, view, [{ kind: 'ok', text }]));
     } catch (error) {
@@ -144,7 +144,7 @@ export const securityPages: FastifyPluginAsync<HttpServices> = async (app, { ctx
           await disableTwoFactor(ctx, view.session, code);
           return sendDashboardPage(reply, view, await page(ctx, view, [{ kind: 'ok', text: '2FA is off.' }]));
         default:
-          throw new AppError(404, 'not_found', 'no such 2FA action');
+          throw new AppError('not_found', 'no such 2FA action');
       }
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;

@@ -132,7 +132,7 @@ export const userPages: FastifyPluginAsync<HttpServices> = async (app, { ctx }) 
             text: 'The user is erased: name, email, password, 2FA and sessions removed; the audit trail keeps the id.',
           };
         default:
-          throw new AppError(404, 'not_found', 'no such user action');
+          throw new AppError('not_found', 'no such user action');
       }
     });
     return sendDashboardPage(reply, view, shown);

@@ -173,7 +173,7 @@ export const webhookPages: FastifyPluginAsync<HttpServices> = async (app, { ctx 
       delete: () => removeEndpoint(ctx, view.session, id, companyId),
     };
     const run = actions[name];
-    if (!run) throw new AppError(404, 'not_found', 'no such webhook action');
+    if (!run) throw new AppError('not_found', 'no such webhook action');
     await run();
     if (name === 'delete') return reply.redirect('/dashboard/webhooks', 303);
     return reply.redirect(href(endpointPath(id), { done: name }), 303);
