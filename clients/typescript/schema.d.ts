@@ -699,26 +699,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/inbound/statement": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Raw camt.052/053/054 or MT940/MT942 file as the body (any text or XML content type)
-         * @description Raw camt.052/053/054 or MT940/MT942 file as the body (any text or XML content type). Stateless: nothing is stored.
-         */
-        post: operations["parseStatement"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/inbound/payment-status": {
         parameters: {
             query?: never;
@@ -733,6 +713,26 @@ export interface paths {
          * @description Journals a pain.002, matches it to the original payment (message id, then end-to-end ids) and advances its status. 200: the normalised report plus documentId, journalNo, status of the matched payment.
          */
         post: operations["ingestPaymentStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/inbound/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Raw camt.052/053/054 or MT940/MT942 file as the body (any text or XML content type)
+         * @description Raw camt.052/053/054 or MT940/MT942 file as the body (any text or XML content type). Stateless: nothing is stored.
+         */
+        post: operations["parseStatement"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4090,53 +4090,6 @@ export interface operations {
             };
         };
     };
-    parseStatement: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error400"];
-                };
-            };
-            /** @description unauthorized, invalid_code */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description payload_too_large */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error413"];
-                };
-            };
-            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error422"];
-                };
-            };
-        };
-    };
     ingestPaymentStatus: {
         parameters: {
             query?: never;
@@ -4189,6 +4142,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
+        };
+    };
+    parseStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
                 };
             };
             /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
