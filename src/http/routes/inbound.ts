@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyContentTypeParser } from 'fastify';
 import { Type } from 'typebox';
-import { releaseFile, startUpload } from '../../app/bank-files/file-worker.ts';
+import { releaseFile } from '../../app/bank-files/file-worker.ts';
 import { parseStatements } from '../../app/bank-files/parse-statements.ts';
 import { receivePaymentStatus } from '../../app/bank-files/receive-payment-status.ts';
 import { AppError } from '../../app/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { bodyToWorker } from '../plugins/body-to-worker.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
@@ -21,52 +21,16 @@ const RAW_TYPES = [
   'application/x-www-form-urlencoded',
 ];
 
-/**
- * A raw bank file's chunks go to the file worker as they arrive (at most a few MB unread there, else
- * the body waits in the socket), so the event loop never holds or joins a 50 MB body and three at
- * once are not 150 MB waiting in this thread (docs/adr/0064). Over the limit: 413 payload_too_large.
- */
-const streamRawBody: FastifyContentTypeParser = (request, payload, done) => {
-  const tooLarge = () =>
-    new AppError('payload_too_large', `the request body is larger than ${STATEMENT_BODY_LIMIT} bytes`);
-  const declared = Number(request.headers['content-length'] ?? Number.NaN);
-  if (declared > STATEMENT_BODY_LIMIT) {
-    payload.resume();
-    done(tooLarge(), undefined);
-    return;
-  }
-  const upload = startUpload(Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined, true);
-  let size = 0;
-  let finished = false;
-  const finish = (error: Error | null) => {
-    if (finished) return;
-    finished = true;
-    if (error) upload.abort();
-    done(error, error ? undefined : { upload: upload.file });
-  };
-  payload.on('data', (chunk: Buffer) => {
-    if (finished) return;
-    size += chunk.length;
-    if (size > STATEMENT_BODY_LIMIT) finish(tooLarge());
-    else if (!upload.push(chunk)) {
-      payload.pause();
-      upload.drained(() => payload.resume());
-    }
-  });
-  payload.on('end', () => finish(null));
-  payload.on('error', (error) => finish(error));
-};
-
 export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   // The statement route in a context of its own, where a raw file's bytes stream into the file worker.
   app.register(async (raw) => {
     raw.removeContentTypeParser(RAW_TYPES);
-    raw.addContentTypeParser(RAW_TYPES, streamRawBody);
+    raw.addContentTypeParser(RAW_TYPES, bodyToWorker(STATEMENT_BODY_LIMIT, true));
     raw.post(
       '/inbound/statement',
       {
         bodyLimit: STATEMENT_BODY_LIMIT,
-        // A raw body streamed into the worker (streamRawBody) that a refused request never parsed is dropped.
+        // A raw body streamed into the worker that a refused request never parsed is dropped.
         onResponse: async (request) => {
           const upload = (request.body as { upload?: unknown } | undefined)?.upload;
           if (typeof upload === 'number') releaseFile(upload);

@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { releaseFile, startUpload } from '../../app/bank-files/file-worker.ts';
+import { releaseFile } from '../../app/bank-files/file-worker.ts';
 import { ingestUploadedBody } from '../../app/bank-files/ingest-upload.ts';
-import { AppError } from '../../app/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { bodyToWorker } from '../plugins/body-to-worker.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
@@ -20,37 +20,7 @@ export const journalIngestRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
   // checks it (against the schema below, which stays the documented shape), never the event loop.
   app.removeContentTypeParser('application/json');
   app.removeContentTypeParser(JSON_TYPES);
-  app.addContentTypeParser(JSON_TYPES, (request, payload, done) => {
-    const tooLarge = () =>
-      new AppError('payload_too_large', `the request body is larger than ${INGEST_BODY_LIMIT} bytes`);
-    const declared = Number(request.headers['content-length'] ?? Number.NaN);
-    if (declared > INGEST_BODY_LIMIT) {
-      payload.resume();
-      done(tooLarge(), undefined);
-      return;
-    }
-    const upload = startUpload(Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined);
-    let size = 0;
-    let finished = false;
-    const finish = (error: Error | null) => {
-      if (finished) return;
-      finished = true;
-      if (error) upload.abort();
-      done(error, error ? undefined : { upload: upload.file });
-    };
-    payload.on('data', (chunk: Buffer) => {
-      if (finished) return;
-      size += chunk.length;
-      if (size > INGEST_BODY_LIMIT) finish(tooLarge());
-      else if (!upload.push(chunk)) {
-        // The worker is behind: the body waits in the socket, not in the worker's queue.
-        payload.pause();
-        upload.drained(() => payload.resume());
-      }
-    });
-    payload.on('end', () => finish(null));
-    payload.on('error', (error) => finish(error));
-  });
+  app.addContentTypeParser(JSON_TYPES, bodyToWorker(INGEST_BODY_LIMIT, false));
   app.post(
     '/journal/ingest',
     {
