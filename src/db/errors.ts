@@ -34,6 +34,7 @@ const UNAVAILABLE_MESSAGES = [
   'the database system is',
   'is not currently accepting connections',
   'LISTEN/NOTIFY connection ended',
+  'LISTEN/NOTIFY heartbeat timed out',
 ];
 
 function unavailableOne(error: unknown): boolean {

@@ -59,7 +59,7 @@ export async function workBatches<K extends JobKind>(
           results.push({ id: job.id, status: 'deadletter', output: { error: String(error) } });
         }
       }
-      const ends = valid.length > 0 ? await throughOutage(() => run(valid)) : [];
+      const ends = valid.length > 0 ? await throughOutage(ctx, kind, () => run(valid)) : [];
       valid.forEach((job, i) => {
         results.push({ id: job.id, status: ends[i] === 'completed' ? 'completed' : 'failed' });
       });
@@ -78,13 +78,25 @@ const OUTAGE_PATIENCE_MS = 45_000;
  * keeps such a failure from costing a job one of its attempts and the queue's backoff (5 s doubled
  * per attempt for a delivery), which the outage says nothing about.
  */
-async function throughOutage<T>(run: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + OUTAGE_PATIENCE_MS;
-  for (let pause = 250; ; pause = Math.min(pause * 2, 2_000)) {
+async function throughOutage<T>(ctx: AppContext, kind: JobKind, run: () => Promise<T>): Promise<T> {
+  const started = Date.now();
+  const deadline = started + OUTAGE_PATIENCE_MS;
+  for (let pause = 250, tries = 1; ; pause = Math.min(pause * 2, 2_000), tries++) {
     try {
-      return await run();
+      const result = await run();
+      if (tries > 1)
+        ctx.logger.warn({ queue: JOBS[kind].name, tries, ms: Date.now() - started }, 'job batch ran after an outage');
+      return result;
     } catch (error) {
-      if (!isDatabaseUnavailable(error) || Date.now() + pause > deadline) throw error;
+      const unavailable = isDatabaseUnavailable(error);
+      if (!unavailable || Date.now() + pause > deadline) {
+        // Why a batch gave its jobs back (their retries and backoff follow): an outage longer than the patience, or another error.
+        ctx.logger.warn(
+          { err: error, queue: JOBS[kind].name, tries, ms: Date.now() - started, unavailable },
+          'job batch failed',
+        );
+        throw error;
+      }
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
