@@ -11,13 +11,16 @@ const RETURN_SUB_FAMILIES = new Set(['RRTN', 'RPCR']);
  */
 const GERMAN_RETURN_GVC = '159';
 
-/** Whether the transaction is a return or reversal of an earlier booking, by any of the marks banks use. */
+/**
+ * Whether the transaction is a return or reversal of an earlier booking, by any of the marks banks use:
+ * the reversal indicator (camt RvslInd, MT940 RC/RD), return information, a return sub-family, the
+ * German return GVC. Only one that credits the account returns a payment of ours (isReturn); a debit
+ * with return information (a direct debit we collected, come back unpaid) is no booking of one either.
+ */
 export function isReturnOrReversal(tx: StatementTransaction): boolean {
-  if (tx.reversal) return true;
-  if (tx.direction !== 'credit') return false;
-  if (tx.returnReason !== null) return true;
+  if (tx.reversal || tx.returnReason !== null) return true;
   if (tx.txCodeSubFamily !== null && RETURN_SUB_FAMILIES.has(tx.txCodeSubFamily)) return true;
-  return tx.txCodeProprietary === GERMAN_RETURN_GVC && tx.detailsDialect === 'german';
+  return tx.direction === 'credit' && tx.txCodeProprietary === GERMAN_RETURN_GVC && tx.detailsDialect === 'german';
 }
 
 /**
