@@ -65,7 +65,9 @@ async function planOf(run: () => Promise<unknown>) {
 
 test('the lines a statement names by end-to-end id: an index lookup, whatever the history', async () => {
   const scope = { platformId: a.platformId, companyId: a.companyId };
-  const named = await listReconCandidates(t.ctx.db, scope, 'test', new Date(), NO_RETURNS, { openNamed: [inFlight[1]!] });
+  const named = await listReconCandidates(t.ctx.db, scope, 'test', new Date(), NO_RETURNS, {
+    openNamed: [inFlight[1]!],
+  });
   assert.deepEqual(
     named.map((c) => c.endToEndId),
     [inFlight[1]],

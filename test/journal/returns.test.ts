@@ -11,6 +11,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { insertDocument, insertPaymentLines, nextJournalNo } from '../../src/db/repositories/journal-documents.ts';
+import { get, signIn } from '../dashboard/support.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { deliverNow } from '../support/deliver.ts';
 import { camt054Returns, mt940Storno } from '../support/return-files.ts';
@@ -142,7 +143,9 @@ test('a return by end-to-end id after clearing: the line rejected with its reaso
 
   const day = daysAfter(doc.executionDate, 2);
   const first = await ingest(
-    camt054Returns('RET-N1', [{ amount: '40.00', day, ref: 'RET-REF-1', e2e: 'RET-E2E-1', iban: PAYEE, reason: 'AC04' }]),
+    camt054Returns('RET-N1', [
+      { amount: '40.00', day, ref: 'RET-REF-1', e2e: 'RET-E2E-1', iban: PAYEE, reason: 'AC04' },
+    ]),
   );
   let v = await view(doc.id);
   assert.equal(v.status, 'executed', 'one line of two came back: the document stays executed');
@@ -157,7 +160,11 @@ test('a return by end-to-end id after clearing: the line rejected with its reaso
   assert.equal(evidence['source'], 'camt.054');
   assert.equal(evidence['documentId'], first);
   assert.equal(evidence['bankRef'], 'RET-REF-1');
-  assert.equal((evidence['before'] as Record<string, unknown>)['rule'], 'end-to-end-id', 'the booking it undid is kept');
+  assert.equal(
+    (evidence['before'] as Record<string, unknown>)['rule'],
+    'end-to-end-id',
+    'the booking it undid is kept',
+  );
   const returned = await events('payment.returned', doc.id);
   assert.equal(returned.length, 1);
   assert.deepEqual(
@@ -172,9 +179,23 @@ test('a return by end-to-end id after clearing: the line rejected with its reaso
     { index: 0, endToEndId: 'RET-E2E-1', amount: '40.00', currency: 'EUR', reason: 'AC04', matchedBy: 'end-to-end-id' },
   ]);
 
+  // The dashboard's document page shows the returned line with its reason in words.
+  const browser = await signIn(t, sandbox.dashboardLogin.email, sandbox.dashboardLogin.password);
+  const page = await get(t, browser, `/dashboard/journal/${doc.id}`);
+  assert.equal(page.statusCode, 200);
+  assert.match(
+    page.body,
+    /<strong>Returned<\/strong>: <abbr title="Closed account number">AC04<\/abbr>: Closed account number/,
+  );
+  assert.match(page.body, /matched by end-to-end-id/);
+  assert.match(page.body, /Before the return: booked/);
+  assert.match(page.body, /payment\.returned/, 'the timeline names the return');
+
   // The second line comes back: every line returned, the document is rejected.
   await ingest(
-    camt054Returns('RET-N2', [{ amount: '60.00', day, ref: 'RET-REF-2', e2e: 'RET-E2E-2', iban: PAYEE, reason: 'MS03' }]),
+    camt054Returns('RET-N2', [
+      { amount: '60.00', day, ref: 'RET-REF-2', e2e: 'RET-E2E-2', iban: PAYEE, reason: 'MS03' },
+    ]),
   );
   v = await view(doc.id);
   assert.equal(v.status, 'rejected');
@@ -194,7 +215,9 @@ test('a return by end-to-end id after clearing: the line rejected with its reaso
 
   // The same return again (in another file): nothing moves, no second event.
   await ingest(
-    camt054Returns('RET-N2-AGAIN', [{ amount: '60.00', day, ref: 'RET-REF-2', e2e: 'RET-E2E-2', iban: PAYEE, reason: 'MS03' }]),
+    camt054Returns('RET-N2-AGAIN', [
+      { amount: '60.00', day, ref: 'RET-REF-2', e2e: 'RET-E2E-2', iban: PAYEE, reason: 'MS03' },
+    ]),
   );
   assert.equal((await events('payment.returned', doc.id)).length, 2);
   assert.equal((await events('payment.rejected', doc.id)).length, 1);
@@ -206,7 +229,13 @@ test('a return by instruction id only: the cleared line is rejected, matched by 
   await book(doc, lines);
   await ingest(
     camt054Returns('RET-N3', [
-      { amount: '33.10', day: daysAfter(doc.executionDate, 3), ref: 'RET-REF-3', instructionId: 'RET-INSTR-1', reason: 'AC01' },
+      {
+        amount: '33.10',
+        day: daysAfter(doc.executionDate, 3),
+        ref: 'RET-REF-3',
+        instructionId: 'RET-INSTR-1',
+        reason: 'AC01',
+      },
     ]),
   );
   const v = await view(doc.id);
@@ -225,13 +254,22 @@ test('a return naming no identifier: by amount and counterparty account within t
   await book(doc, lines);
   // Outside the window (15 days after execution): nothing.
   await ingest(
-    camt054Returns('RET-N4-LATE', [{ amount: '77.70', day: daysAfter(doc.executionDate, 15), ref: 'RET-REF-4L', iban, reason: 'AC04' }]),
+    camt054Returns('RET-N4-LATE', [
+      { amount: '77.70', day: daysAfter(doc.executionDate, 15), ref: 'RET-REF-4L', iban, reason: 'AC04' },
+    ]),
   );
   assert.equal((await view(doc.id)).payments[0]!.recon.state, 'cleared');
   // Within it, booked net of charges with the instructed amount given: the line.
   await ingest(
     camt054Returns('RET-N4', [
-      { amount: '75.20', originalAmount: '77.70', day: daysAfter(doc.executionDate, 5), ref: 'RET-REF-4', iban, reason: 'AC04' },
+      {
+        amount: '75.20',
+        originalAmount: '77.70',
+        day: daysAfter(doc.executionDate, 5),
+        ref: 'RET-REF-4',
+        iban,
+        reason: 'AC04',
+      },
     ]),
   );
   const v = await view(doc.id);
@@ -254,7 +292,9 @@ test('a return naming no identifier with two candidates: nothing moves, no event
   const b = await submit('RET-MSG-4B', [{ e2e: 'RET-AMB-B', amount: '50.00', iban }]);
   await book(b, [{ e2e: 'RET-AMB-B', amount: '50.00', iban }]);
   await ingest(
-    camt054Returns('RET-N5', [{ amount: '50.00', day: daysAfter(a.executionDate, 2), ref: 'RET-REF-5', iban, reason: 'AC04' }]),
+    camt054Returns('RET-N5', [
+      { amount: '50.00', day: daysAfter(a.executionDate, 2), ref: 'RET-REF-5', iban, reason: 'AC04' },
+    ]),
   );
   for (const doc of [a, b]) {
     const v = await view(doc.id);
@@ -296,7 +336,9 @@ test('an MT940 storno naming no identifier: by amount and the payee account', as
   const lines = [{ e2e: 'RET-940B-E2E', amount: '21.50', iban }];
   const doc = await submit('RET-MSG-6', lines);
   await book(doc, lines);
-  await ingest(mt940Storno('RET940B', { amount: '21.50', day: daysAfter(doc.executionDate, 1), iban, bankRef: 'RET940BREF' }));
+  await ingest(
+    mt940Storno('RET940B', { amount: '21.50', day: daysAfter(doc.executionDate, 1), iban, bankRef: 'RET940BREF' }),
+  );
   const v = await view(doc.id);
   assert.deepEqual(
     [v.status, v.payments[0]!.recon.state, v.payments[0]!.recon.evidence!['matchedBy']],

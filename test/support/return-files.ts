@@ -51,7 +51,10 @@ const yymmdd = (day: string) => day.slice(2).replaceAll('-', '');
  * An MT940 with one storno line: `:61:` mark RD (a reversed debit: the money comes back), German
  * :86: with the return GVC 159, the end-to-end id (EREF+) when given, and the payee's IBAN.
  */
-export function mt940Storno(ref: string, e: { amount: string; day: string; e2e?: string; iban: string; bankRef: string }) {
+export function mt940Storno(
+  ref: string,
+  e: { amount: string; day: string; e2e?: string; iban: string; bankRef: string },
+) {
   const amount = e.amount.replace('.', ',');
   const purpose = e.e2e ? `?20EREF+${e.e2e}?21SVWZ+RUECKUEBERWEISUNG` : '?20SVWZ+RUECKUEBERWEISUNG';
   return [

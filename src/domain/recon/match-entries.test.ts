@@ -165,7 +165,11 @@ test('a return without identifiers: outside the window, in another currency or o
     returned({ counterpartyIban: 'DE89370400440532013000' }),
     returned({ bookingDate: null }),
   ])
-    assert.deepEqual(matchEntries(lines, [e]).matches, [], JSON.stringify(e, (_, v) => String(v)));
+    assert.deepEqual(
+      matchEntries(lines, [e]).matches,
+      [],
+      JSON.stringify(e, (_, v) => String(v)),
+    );
   // At the window's last day it still matches.
   assert.equal(matchEntries(lines, [returned({ bookingDate: '2026-12-04' })]).matches.length, 1);
 });
@@ -186,9 +190,10 @@ test('a return naming an identifier is matched by it or not at all; a debit reve
   assert.deepEqual(matchEntries(lines, [returned({ endToEndId: 'OTHER' })]).matches, []);
   assert.deepEqual(matchEntries(lines, [returned({ instructionId: 'I-OTHER' })]).matches, []);
   assert.deepEqual(matchEntries(lines, [returned({ direction: 'debit', endToEndId: 'E1' })]).matches, []);
-  assert.deepEqual(matchEntries([line({ instructionId: 'I1', settled: true })], [returned({ instructionId: 'I1' })]).matches, [
-    { line: 0, entry: 0, rule: 'return', by: 'instruction-id' },
-  ]);
+  assert.deepEqual(
+    matchEntries([line({ instructionId: 'I1', settled: true })], [returned({ instructionId: 'I1' })]).matches,
+    [{ line: 0, entry: 0, rule: 'return', by: 'instruction-id' }],
+  );
 });
 
 test('a line already returned: the same return again is matched to it, another return never is', () => {

@@ -1,12 +1,4 @@
-import type {
-  Ambiguity,
-  MatchRule,
-  ReconEntry,
-  ReconLine,
-  ReconMatch,
-  ReconResult,
-  ReturnMatchedBy,
-} from './types.ts';
+import type { Ambiguity, MatchRule, ReconEntry, ReconLine, ReconMatch, ReconResult, ReturnMatchedBy } from './types.ts';
 
 /**
  * One-to-one matching of statement entries to outbound payment lines (issue 6, Reconciliation):

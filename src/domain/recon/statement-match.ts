@@ -104,7 +104,8 @@ export function returnLookupsOf(entries: readonly ReconEntry[]): ReturnLookups {
     if (instr) out.instructionIds.push(e.instructionId!);
     if (e2e || instr || e.counterpartyIban === null || e.bookingDate === null || e.bookingDate.length < 10) continue;
     const amountsMinor = [e.amountMinor];
-    if (e.originalAmountMinor != null && e.originalAmountMinor !== e.amountMinor) amountsMinor.push(e.originalAmountMinor);
+    if (e.originalAmountMinor != null && e.originalAmountMinor !== e.amountMinor)
+      amountsMinor.push(e.originalAmountMinor);
     out.unidentified.push({
       counterpartyIban: e.counterpartyIban,
       currency: e.currency,
