@@ -88,3 +88,22 @@ test('every open line: the lines in flight through payment_lines_open_idx, not t
   const later = new Date(Date.now() + 400 * 86_400_000);
   assert.deepEqual(await listReconCandidates(t.ctx.db, scope, 'test', later, NO_RETURNS), []);
 });
+
+test('what returns name (instruction ids, amount and payee account): index lookups, whatever the history', async () => {
+  const scope = { platformId: a.platformId, companyId: a.companyId };
+  const today = new Date().toISOString().slice(0, 10);
+  const returns = {
+    endToEndIds: ['E2E-1-1'],
+    instructionIds: ['NO-SUCH-INSTR'],
+    // The payments in flight: 125.50 EUR to the sandbox payee; the history pays other amounts to another account.
+    unidentified: [{ counterpartyIban: 'FI5542345670000081', currency: 'EUR', amountsMinor: [12550n], bookingDate: today }],
+  };
+  const found = await listReconCandidates(t.ctx.db, scope, 'test', new Date(Date.now() + 400 * 86_400_000), returns);
+  assert.deepEqual(found.map((c) => c.endToEndId).sort(), [...inFlight].sort());
+  const recording = recordStatements(t.ctx.db.$client);
+  await listReconCandidates(t.ctx.db, scope, 'test', new Date(), returns);
+  const statements = recording.stop();
+  assert.equal(statements.length, 2, 'the lines named by identifiers, then those by amount and account');
+  for (const statement of statements)
+    assert.deepEqual(findings(await explain(client, statement), COMPANY_ROWS, LIMITS), [], statement.text);
+});
