@@ -443,3 +443,20 @@ test('a corpus camt.054 of returns rejects the cleared line it returns, with its
     [['EndToEndId-004-01-01', 'AC01']],
   );
 });
+
+test('a return before any booking: the pending line rejected, the sent document rejected with it', async () => {
+  const doc = await submit('RET-MSG-8', [{ e2e: 'RET-PEND-E2E', amount: '19.99' }]);
+  assert.equal((await view(doc.id)).status, 'sent');
+  await ingest(
+    camt054Returns('RET-N8', [
+      { amount: '19.99', day: daysAfter(doc.executionDate, 1), ref: 'RET-REF-8', e2e: 'RET-PEND-E2E', reason: 'AC04' },
+    ]),
+  );
+  const v = await view(doc.id);
+  assert.deepEqual(
+    [v.status, v.payments[0]!.recon.state, v.payments[0]!.recon.evidence!['reason']],
+    ['rejected', 'rejected', 'AC04'],
+  );
+  assert.equal((await events('payment.returned', doc.id)).length, 1);
+  assert.equal((await events('payment.rejected', doc.id)).length, 1);
+});
