@@ -96,7 +96,9 @@ test('what returns name (instruction ids, amount and payee account): index looku
     endToEndIds: ['E2E-1-1'],
     instructionIds: ['NO-SUCH-INSTR'],
     // The payments in flight: 125.50 EUR to the sandbox payee; the history pays other amounts to another account.
-    unidentified: [{ counterpartyIban: 'FI5542345670000081', currency: 'EUR', amountsMinor: [12550n], bookingDate: today }],
+    unidentified: [
+      { counterpartyIban: 'FI5542345670000081', currency: 'EUR', amountsMinor: [12550n], bookingDate: today },
+    ],
   };
   const found = await listReconCandidates(t.ctx.db, scope, 'test', new Date(Date.now() + 400 * 86_400_000), returns);
   assert.deepEqual(found.map((c) => c.endToEndId).sort(), [...inFlight].sort());

@@ -82,7 +82,9 @@ export type StatementEntries = {
  * transaction: booked debits clear their lines, returns and reversals reject them, and a rule with more
  * than one candidate matches nothing: those lines stay pending with the reason as a note, and their
  * documents are neither moved nor announced (no audit or payment event). Documents whose lines moved
- * get their status from the state machine (documentTransition, event `evidence`) and a payment event.
+ * get their status from the state machine (documentTransition, event `evidence`) and a payment event;
+ * each returned line also gets `payment.returned`, and its document an audit event of its returns
+ * (docs/adr/0070).
  *
  * Lock order (docs/adr/0012): the documents concerned, in id order, then their lines; the audit events
  * are pushed onto `audit`, which the caller records last. Line states are read again under the locks:
@@ -138,10 +140,11 @@ function returnsOf(
   changes: LineWrite[],
   moved: LineNews[],
 ): ReturnEvent[] {
+  const evidenceAt = new Map(changes.map((c) => [c.index, c.evidence]));
   return moved
     .filter((m) => m.event?.type === 'reversed')
     .map((m) => {
-      const evidence = changes.find((c) => c.index === m.index)?.evidence ?? {};
+      const evidence = evidenceAt.get(m.index) ?? {};
       return {
         doc,
         line: { index: m.index, endToEndId: m.endToEndId, amount: m.amount, currency: m.currency },
