@@ -10,6 +10,7 @@ import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { generateJournal } from '../../bench/support/journal-generator.ts';
 import { listReconCandidates } from '../../src/db/repositories/recon-lines.ts';
+import { NO_RETURNS } from '../../src/domain/recon/statement-match.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { deliverNow } from '../support/deliver.ts';
 import { explain, findings, recordStatements } from '../support/query-plans.ts';
@@ -64,24 +65,47 @@ async function planOf(run: () => Promise<unknown>) {
 
 test('the lines a statement names by end-to-end id: an index lookup, whatever the history', async () => {
   const scope = { platformId: a.platformId, companyId: a.companyId };
-  const named = await listReconCandidates(t.ctx.db, scope, 'test', new Date(), [], { openNamed: [inFlight[1]!] });
+  const named = await listReconCandidates(t.ctx.db, scope, 'test', new Date(), NO_RETURNS, {
+    openNamed: [inFlight[1]!],
+  });
   assert.deepEqual(
     named.map((c) => c.endToEndId),
     [inFlight[1]],
   );
   const found = await planOf(() =>
-    listReconCandidates(t.ctx.db, scope, 'test', new Date(), [], { openNamed: [inFlight[1]!] }),
+    listReconCandidates(t.ctx.db, scope, 'test', new Date(), NO_RETURNS, { openNamed: [inFlight[1]!] }),
   );
   assert.deepEqual(found, []);
 });
 
 test('every open line: the lines in flight through payment_lines_open_idx, not the settled history', async () => {
   const scope = { platformId: a.platformId, companyId: a.companyId };
-  const open = await listReconCandidates(t.ctx.db, scope, 'test', new Date(), []);
+  const open = await listReconCandidates(t.ctx.db, scope, 'test', new Date(), NO_RETURNS);
   assert.deepEqual(open.map((c) => c.endToEndId).sort(), [...inFlight].sort());
-  const found = await planOf(() => listReconCandidates(t.ctx.db, scope, 'test', new Date(), []));
+  const found = await planOf(() => listReconCandidates(t.ctx.db, scope, 'test', new Date(), NO_RETURNS));
   assert.deepEqual(found, []);
   // Lines past their answer window are no candidates either.
   const later = new Date(Date.now() + 400 * 86_400_000);
-  assert.deepEqual(await listReconCandidates(t.ctx.db, scope, 'test', later, []), []);
+  assert.deepEqual(await listReconCandidates(t.ctx.db, scope, 'test', later, NO_RETURNS), []);
+});
+
+test('what returns name (instruction ids, amount and payee account): index lookups, whatever the history', async () => {
+  const scope = { platformId: a.platformId, companyId: a.companyId };
+  const today = new Date().toISOString().slice(0, 10);
+  const returns = {
+    endToEndIds: ['E2E-1-1'],
+    instructionIds: ['NO-SUCH-INSTR'],
+    // The payments in flight: 125.50 EUR to the sandbox payee; the history pays other amounts to another account.
+    unidentified: [
+      { counterpartyIban: 'FI5542345670000081', currency: 'EUR', amountsMinor: [12550n], bookingDate: today },
+    ],
+  };
+  const found = await listReconCandidates(t.ctx.db, scope, 'test', new Date(Date.now() + 400 * 86_400_000), returns);
+  assert.deepEqual(found.map((c) => c.endToEndId).sort(), [...inFlight].sort());
+  const recording = recordStatements(t.ctx.db.$client);
+  await listReconCandidates(t.ctx.db, scope, 'test', new Date(), returns);
+  const statements = recording.stop();
+  assert.equal(statements.length, 2, 'the lines named by identifiers, then those by amount and account');
+  for (const statement of statements)
+    assert.deepEqual(findings(await explain(client, statement), COMPANY_ROWS, LIMITS), [], statement.text);
 });

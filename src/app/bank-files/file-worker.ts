@@ -1,4 +1,4 @@
-import type { StatementMatchOutcome } from '../../domain/recon/statement-match.ts';
+import { NO_RETURNS, type StatementMatchOutcome } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
 import type { StatementLeftovers } from '../../domain/recon/unmatched-entries.ts';
 import { collectYoung } from '../../platform/collect.ts';
@@ -99,7 +99,7 @@ async function prepareFileId(
       let afterMatch = false;
       return {
         hasEntries: ok?.hasEntries ?? false,
-        returned: ok?.returned ?? [],
+        returned: ok?.returned ?? NO_RETURNS,
         named: ok?.named ?? null,
         match: (lines: ReconLine[], context: { source: string; documentId: string }) => {
           afterMatch = true;

@@ -10,7 +10,7 @@ import type {
   StatementTransaction,
 } from '../../domain/inbound/types.ts';
 import { type EvidenceSource, entryOf, evidenceSourceOf } from '../../domain/recon/statement-entries.ts';
-import { NamedEndToEndIds, returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
+import { NamedEndToEndIds, type ReturnLookups, returnLookupsOf } from '../../domain/recon/statement-match.ts';
 import type { ReconEntry } from '../../domain/recon/types.ts';
 import { type EntryDetails, entryDetailsOf, worthListing } from '../../domain/recon/unmatched-entries.ts';
 import { sealCompressed } from '../../platform/encryption.ts';
@@ -34,7 +34,8 @@ export type PreparedBlock =
       /** That JSON, gzipped and sealed. */
       payloadSealed: string;
       hasEntries: boolean;
-      returned: string[];
+      /** What the block's returns name: lines already cleared or returned are read by these. */
+      returned: ReturnLookups;
       /** The end-to-end ids the entries carry, looked up first (NamedEndToEndIds); null: every open line. */
       named: string[] | null;
     }
@@ -276,7 +277,7 @@ function preparedBlock(
     statementKey,
     payloadSealed,
     hasEntries: unkept.booked[b.index] === true,
-    returned: returnedEndToEndIds(entries),
+    returned: returnLookupsOf(entries),
     named: unkept.named[b.index]?.list() ?? null,
   };
 }

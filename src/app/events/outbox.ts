@@ -91,3 +91,43 @@ export async function emitPaymentEvents(ctx: AppContext, tx: Executor, events: P
   });
   await insertOutboxEvents(tx, rows);
 }
+
+/** A line a statement returned (docs/adr/0070): its document, the line, and the return's reason and entry. */
+export type ReturnEvent = {
+  doc: JournalDocumentRow;
+  line: { index: number; endToEndId: string | null; amount: string; currency: string };
+  reason: string | null;
+  matchedBy: string | null;
+  evidenceDocumentId: string;
+};
+
+/**
+ * `payment.returned` for each returned line, in one statement (DESIGN.md, Receivables, returns and
+ * exceptions): the document, the line's end-to-end id, amount and currency (what a webhook's
+ * minAmount filter compares), and the return's reason code.
+ */
+export async function emitReturnEvents(ctx: AppContext, tx: Executor, events: ReturnEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map(({ doc, line, reason, matchedBy, evidenceDocumentId }) =>
+    outboxRow(ctx, {
+      type: 'payment.returned',
+      platformId: doc.platformId,
+      companyId: doc.companyId,
+      data: {
+        documentId: doc.id,
+        journalNo: doc.journalNo,
+        messageId: doc.messageId,
+        bankKey: doc.bankKey,
+        environment: doc.environment,
+        lineIndex: line.index,
+        endToEndId: line.endToEndId,
+        amount: line.amount,
+        currency: line.currency,
+        reason,
+        matchedBy,
+        evidenceDocumentId,
+      },
+    }),
+  );
+  await insertOutboxEvents(tx, rows);
+}

@@ -15,11 +15,11 @@ import {
   lineSettled,
   lineTransition,
 } from '../../domain/lifecycle/index.ts';
-import type { StatementMatchOutcome } from '../../domain/recon/statement-match.ts';
+import type { ReturnLookups, StatementMatchOutcome } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
+import { emitPaymentEvents, emitReturnEvents, type PaymentEvent, type ReturnEvent } from '../events/outbox.ts';
 
 /** Statement evidence names a statement format as its source (camt.05x, mt940 ...). */
 function bookedByStatement(c: ReconCandidate): boolean {
@@ -40,13 +40,19 @@ function linesOf(candidates: ReconCandidate[]): ReconLine[] {
     // Cleared by a statement already: settled. Cleared by a status report only: a booking may still
     // confirm it, so the line ends with evidence from both files.
     settled: c.state === 'cleared' && bookedByStatement(c),
+    // Returned already (read for a return without identifiers): known by that return's bank reference.
+    ...(c.state === 'rejected' ? { returned: { bankRef: textOf(c.evidence?.['bankRef']) } } : {}),
   }));
 }
+
+const textOf = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 /** What one statement entry says of one line: a booking, a return, or an ambiguity note. */
 type LineNews = {
   index: number;
   endToEndId: string | null;
+  amount: string;
+  currency: string;
   event: LineEvent | null;
   evidence: (previous: Record<string, unknown> | null) => Record<string, unknown>;
 };
@@ -61,8 +67,8 @@ export type StatementRecon = { cleared: number; reversed: number; ambiguous: num
 export type StatementEntries = {
   /** Whether any entry is booked (nothing to match otherwise). */
   hasEntries: boolean;
-  /** End-to-end ids of returns and reversals: lines a booking already cleared may be named by them. */
-  returned: string[];
+  /** What the returns and reversals name: lines a booking already cleared may be named by them. */
+  returned: ReturnLookups;
   /**
    * The end-to-end ids the entries carry (NamedEndToEndIds): the open lines they name are the first
    * candidates; null when there are none or too many to look up one by one.
@@ -76,7 +82,9 @@ export type StatementEntries = {
  * transaction: booked debits clear their lines, returns and reversals reject them, and a rule with more
  * than one candidate matches nothing: those lines stay pending with the reason as a note, and their
  * documents are neither moved nor announced (no audit or payment event). Documents whose lines moved
- * get their status from the state machine (documentTransition, event `evidence`) and a payment event.
+ * get their status from the state machine (documentTransition, event `evidence`) and a payment event;
+ * each returned line also gets `payment.returned`, and its document an audit event of its returns
+ * (docs/adr/0070).
  *
  * Lock order (docs/adr/0012): the documents concerned, in id order, then their lines; the audit events
  * are pushed onto `audit`, which the caller records last. Line states are read again under the locks:
@@ -103,7 +111,7 @@ export async function reconcileStatement(
   const states = await lineStatesOf(tx, scope, [...news.keys()]);
   const evidenceOf = new Map(candidates.map((c) => [`${c.documentId}\u0000${c.lineIndex}`, c.evidence]));
   // The writes of every document in one statement each (docs/adr/0051): lines, statuses, events.
-  const writes: DocumentWrites = { lines: [], statusMoves: [], paymentEvents: [] };
+  const writes: DocumentWrites = { lines: [], statusMoves: [], paymentEvents: [], returnEvents: [] };
   for (const doc of documents) {
     const current = states.get(doc.id) ?? new Map<number, LineState>();
     const previous = (index: number) => evidenceOf.get(`${doc.id}\u0000${index}`) ?? null;
@@ -111,18 +119,79 @@ export async function reconcileStatement(
     if (changes.length === 0) continue;
     writes.lines.push(...changes.map((c) => ({ documentId: doc.id, ...c })));
     if (moved.length === 0) continue;
+    const returned = returnsOf(input, doc, changes, moved);
+    if (returned.length > 0) {
+      writes.returnEvents.push(...returned);
+      audit.push(returnedAudit(scope, input, doc, returned));
+    }
     audit.push(documentMoved(scope, input, doc, [...current.values()], { changes, moved }, writes));
   }
   await updateLinesOfDocuments(tx, scope, writes.lines, now);
   await updateDocumentStatuses(tx, scope, writes.statusMoves, now);
+  await emitReturnEvents(ctx, tx, writes.returnEvents);
   await emitPaymentEvents(ctx, tx, writes.paymentEvents);
   return counts;
+}
+
+/** The document's lines this statement returned, as `payment.returned` events (docs/adr/0070). */
+function returnsOf(
+  input: StatementInput,
+  doc: ReturnEvent['doc'],
+  changes: LineWrite[],
+  moved: LineNews[],
+): ReturnEvent[] {
+  const evidenceAt = new Map(changes.map((c) => [c.index, c.evidence]));
+  return moved
+    .filter((m) => m.event?.type === 'reversed')
+    .map((m) => {
+      const evidence = evidenceAt.get(m.index) ?? {};
+      return {
+        doc,
+        line: { index: m.index, endToEndId: m.endToEndId, amount: m.amount, currency: m.currency },
+        reason: textOf(evidence['reason']),
+        matchedBy: textOf(evidence['matchedBy']),
+        evidenceDocumentId: input.documentId,
+      };
+    });
+}
+
+/** The audit trail's record of a document's returned lines (one event per document and statement). */
+function returnedAudit(
+  scope: CompanyScope,
+  input: StatementInput,
+  doc: ReturnEvent['doc'],
+  returned: ReturnEvent[],
+): AuditEvent {
+  const reasons = [...new Set(returned.map((r) => r.reason ?? 'no reason given'))].join(', ');
+  return {
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    type: 'payment.returned',
+    message: `${doc.journalNo} ${returned.length} line(s) returned (${reasons}) by ${input.source} ${input.documentId}`,
+    metadata: {
+      documentId: doc.id,
+      journalNo: doc.journalNo,
+      evidenceDocumentId: input.documentId,
+      lines: returned.slice(0, 100).map((r) => ({
+        index: r.line.index,
+        endToEndId: r.line.endToEndId,
+        amount: r.line.amount,
+        currency: r.line.currency,
+        reason: r.reason,
+        matchedBy: r.matchedBy,
+      })),
+      lineCount: returned.length,
+    },
+    bankKey: doc.bankKey,
+    environment: doc.environment,
+  };
 }
 
 type DocumentWrites = {
   lines: Array<LineWrite & { documentId: string }>;
   statusMoves: Array<{ id: string; from: DocumentStatus; to: DocumentStatus }>;
   paymentEvents: PaymentEvent[];
+  returnEvents: ReturnEvent[];
 };
 type StatementInput = { documentId: string; entries: StatementEntries; source: string; environment: string };
 
@@ -164,16 +233,20 @@ function newsOf(
   input: StatementInput,
 ): Map<string, LineNews[]> {
   const news = new Map<string, LineNews[]>();
-  const add = (c: ReconCandidate, item: Omit<LineNews, 'index' | 'endToEndId'>) => {
+  const add = (c: ReconCandidate, item: Omit<LineNews, 'index' | 'endToEndId' | 'amount' | 'currency'>) => {
     const list = news.get(c.documentId) ?? [];
-    list.push({ index: c.lineIndex, endToEndId: c.endToEndId, ...item });
+    list.push({ index: c.lineIndex, endToEndId: c.endToEndId, amount: c.amount, currency: c.currency, ...item });
     news.set(c.documentId, list);
   };
   for (const m of result.matches) {
     const c = candidates[m.line]!;
     const evidence = m.evidence;
-    if (m.rule === 'reversal') {
-      add(c, { event: { type: 'reversed' }, evidence: () => ({ ...evidence, reversal: true }) });
+    if (m.rule === 'return') {
+      // The evidence the line had (its booking, a status report) stays beside the return that undid it.
+      add(c, {
+        event: { type: 'reversed' },
+        evidence: (previous) => ({ ...evidence, reversal: true, ...(previous ? { before: previous } : {}) }),
+      });
     } else {
       // A line a status report cleared keeps that report beside the booking that confirms it.
       add(c, {
@@ -244,7 +317,8 @@ function documentMoved(
 ): AuditEvent {
   const { changes, moved } = moves;
   const outbound = outboundOf(doc);
-  const transition = documentTransition(outbound, { type: 'evidence', lines });
+  const returned = moved.some((m) => m.event?.type === 'reversed');
+  const transition = documentTransition(outbound, { type: 'evidence', lines, returned });
   const to = transition.ok ? transition.to : outbound.status;
   if (to !== outbound.status) {
     writes.statusMoves.push({ id: doc.id, from: outbound.status, to });

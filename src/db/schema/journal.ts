@@ -202,6 +202,10 @@ export const paymentLines = pgTable(
     primaryKey({ columns: [t.documentId, t.lineIndex] }),
     index('payment_lines_e2e_idx').on(t.companyId, t.endToEndId),
     index('payment_lines_open_idx').on(t.companyId, t.openUntil).where(sql`open_until IS NOT NULL`),
+    // Returns name settled lines (docs/adr/0070): by instruction id, or failing any identifier, by the
+    // account paid and the amount.
+    index('payment_lines_instr_idx').on(t.companyId, t.instructionId).where(sql`instruction_id IS NOT NULL`),
+    index('payment_lines_payee_idx').on(t.companyId, t.payeeIban, t.amountMinor).where(sql`payee_iban IS NOT NULL`),
     check('payment_lines_state_ck', oneOf('state', LINE_STATES)),
   ],
 );

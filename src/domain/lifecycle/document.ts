@@ -13,7 +13,9 @@ import { moveTo, refuse, type Transition, unknownStatus } from './transition.ts'
  *                                      converted-only: matched bank evidence shows the bank has the file
  *   converted | sent -> executed       every line settled, at least one cleared
  *   converted | sent -> rejected       every line rejected
- *   executed                           stays executed: a later rejection or reversal is news on its line
+ *   executed         -> rejected       a statement returned a line and now every line came back
+ *                                      rejected (docs/adr/0070); until then a return is news on its
+ *                                      line, and a late pain.002 rejection stays news on its line
  *   rejected, cancelled                final
  * A host-to-host document that was never delivered takes no bank evidence at all: a booking or a report
  * that seems to name it is about some other payment (a reused end-to-end id), never proof of this one.
@@ -90,8 +92,11 @@ export type DocumentEvent =
   | { type: 'cancel' }
   /** The channel confirmed the upload of a host-to-host document. */
   | { type: 'delivery-confirmed' }
-  /** Bank evidence matched the document one to one; `lines` are its line states after applying it. */
-  | { type: 'evidence'; lines: readonly LineState[] };
+  /**
+   * Bank evidence matched the document one to one; `lines` are its line states after applying it;
+   * `returned`: the evidence returned one of its lines (a statement's return or reversal).
+   */
+  | { type: 'evidence'; lines: readonly LineState[]; returned?: boolean };
 
 export type OutboundDocument = { status: OutboundStatus; deliveryMode: DeliveryMode };
 
@@ -112,7 +117,7 @@ export function documentTransition(doc: OutboundDocument, event: DocumentEvent):
     case 'evidence': {
       const why = evidenceRefusal(doc);
       if (why !== undefined) return refuse(why);
-      if (from === 'executed') return moveTo(from, from);
+      if (from === 'executed') return moveTo(from, event.returned && allRejected(event.lines) ? 'rejected' : from);
       return moveTo(from, statusFromLines(event.lines, from === 'converted' ? 'sent' : from));
     }
     default:
@@ -142,9 +147,11 @@ export function evidenceRefusal(doc: OutboundDocument): string | undefined {
   }
 }
 
+const allRejected = (lines: readonly LineState[]) => lines.length > 0 && lines.every((s) => s === 'rejected');
+
 /** Every line rejected: rejected; none pending and one cleared: executed; otherwise `otherwise`. */
 function statusFromLines(lines: readonly LineState[], otherwise: OutboundStatus): OutboundStatus {
-  if (lines.length > 0 && lines.every((s) => s === 'rejected')) return 'rejected';
+  if (allRejected(lines)) return 'rejected';
   if (!lines.includes('pending') && lines.includes('cleared')) return 'executed';
   return otherwise;
 }

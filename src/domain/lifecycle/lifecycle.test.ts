@@ -65,6 +65,15 @@ test('evidence moves a document by its lines; executed stays; terminal and unapp
     changed: true,
   });
   assert.deepEqual(evidence('executed', ['rejected'], 'host-to-host'), { ok: true, to: 'executed', changed: false });
+  // A return (docs/adr/0070): executed becomes rejected only when every line came back.
+  const returned = (lines: Array<'pending' | 'cleared' | 'rejected'>) =>
+    documentTransition(
+      { status: 'executed', deliveryMode: 'host-to-host' },
+      { type: 'evidence', lines, returned: true },
+    );
+  assert.deepEqual(returned(['rejected', 'rejected']), { ok: true, to: 'rejected', changed: true });
+  assert.deepEqual(returned(['rejected', 'cleared']), { ok: true, to: 'executed', changed: false });
+  assert.deepEqual(returned([]), { ok: true, to: 'executed', changed: false });
   for (const status of ['rejected', 'cancelled', 'pending-approval'] as const) {
     assert.equal(evidence(status, ['cleared'], 'converted-only').ok, false, status);
     assert.equal(typeof evidenceRefusal({ status, deliveryMode: 'converted-only' }), 'string');

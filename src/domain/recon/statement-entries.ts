@@ -1,7 +1,27 @@
 import type { StatementTransaction } from '../inbound/types.ts';
 import { currencyExponent } from '../money/currencies.ts';
 import { decimalToMinor } from '../money/decimal.ts';
-import type { ReconEntry } from './types.ts';
+import type { ReconEntry, ReturnMatchedBy } from './types.ts';
+
+/** Bank transaction sub-families of a reversal (domain.md 5.1): due to a return, due to a cancellation. */
+const RETURN_SUB_FAMILIES = new Set(['RRTN', 'RPCR']);
+/**
+ * German GVC (the DK :86: of an MT940) of a returned SEPA credit transfer. domain.md names the GVC
+ * without listing its codes; this one comes from the issue's brief (docs/adr/0070).
+ */
+const GERMAN_RETURN_GVC = '159';
+
+/**
+ * Whether the transaction is a return or reversal of an earlier booking, by any of the marks banks use:
+ * the reversal indicator (camt RvslInd, MT940 RC/RD), return information, a return sub-family, the
+ * German return GVC. Only one that credits the account returns a payment of ours (isReturn); a debit
+ * with return information (a direct debit we collected, come back unpaid) is no booking of one either.
+ */
+export function isReturnOrReversal(tx: StatementTransaction): boolean {
+  if (tx.reversal || tx.returnReason !== null) return true;
+  if (tx.txCodeSubFamily !== null && RETURN_SUB_FAMILIES.has(tx.txCodeSubFamily)) return true;
+  return tx.direction === 'credit' && tx.txCodeProprietary === GERMAN_RETURN_GVC && tx.detailsDialect === 'german';
+}
 
 /**
  * One transaction as a matcher entry, or undefined: pending and information-only entries prove nothing
@@ -29,10 +49,21 @@ export function entryOf(tx: StatementTransaction): ReconEntry | undefined {
     direction: tx.direction,
     counterpartyIban: tx.counterpartyIban,
     bookingDate: tx.bookingDate ?? tx.valueDate,
-    // A return of our payment comes back as a reversal or as a credit with a return reason.
-    reversal: tx.reversal || (tx.direction === 'credit' && tx.returnReason !== null),
+    // A return of our payment comes back as a reversal, or as a credit with a return reason, a return
+    // sub-family or the German return GVC.
+    reversal: isReturnOrReversal(tx),
+    originalAmountMinor: originalMinor(tx, currency),
+    bankRef: tx.acctSvcrRef ?? tx.bankRef,
     batchWithoutDetails,
   };
+}
+
+/** The instructed amount in the booked currency, when the bank gives one (a return may be booked net of charges). */
+function originalMinor(tx: StatementTransaction, currency: string): bigint | null {
+  if (tx.originalAmount === null || tx.originalCurrency !== currency) return null;
+  const exponent = currencyExponent(currency);
+  const minor = exponent === undefined ? undefined : decimalToMinor(tx.originalAmount, exponent);
+  return minor === undefined ? null : minor < 0n ? -minor : minor;
 }
 
 /** The fields of a transaction its booking evidence quotes (bookingEvidence): all a matched entry needs kept. */
@@ -61,13 +92,15 @@ export type BookingEvidence = {
   documentId: string;
   bankRef: string | null;
   rule: string;
+  /** A return's: what it was matched by (docs/adr/0070). */
+  matchedBy?: ReturnMatchedBy;
 };
 
 /** The evidence a matched statement transaction gives its line: which document and entry proved it. */
 export function bookingEvidence(
   tx: EvidenceSource,
   entry: ReconEntry,
-  context: { source: string; documentId: string; rule: string },
+  context: { source: string; documentId: string; rule: string; matchedBy?: ReturnMatchedBy },
 ): BookingEvidence {
   const amount = tx.amount ?? tx.entryAmount;
   const ref = tx.acctSvcrRef ?? tx.bankRef;
@@ -75,7 +108,7 @@ export function bookingEvidence(
   return {
     source: context.source,
     summary:
-      `${verb} ${entry.bookingDate ?? ''} ${amount} ${entry.currency}${ref ? ` ref ${ref}` : ''} (matched by ${context.rule})`
+      `${verb} ${entry.bookingDate ?? ''} ${amount} ${entry.currency}${ref ? ` ref ${ref}` : ''} (matched by ${context.matchedBy ?? context.rule})`
         .replace(/\s+/g, ' ')
         .trim(),
     date: entry.bookingDate,
@@ -86,5 +119,6 @@ export function bookingEvidence(
     documentId: context.documentId,
     bankRef: ref,
     rule: context.rule,
+    ...(context.matchedBy ? { matchedBy: context.matchedBy } : {}),
   };
 }

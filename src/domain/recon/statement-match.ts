@@ -1,4 +1,4 @@
-import { matchEntries } from './match-entries.ts';
+import { isReturn, matchEntries } from './match-entries.ts';
 import { type BookingEvidence, bookingEvidence, type EvidenceSource } from './statement-entries.ts';
 import type { MatchRule, ReconEntry, ReconLine } from './types.ts';
 
@@ -37,7 +37,11 @@ export function matchStatement(
     matches: result.matches.map((m) => ({
       line: m.line,
       rule: m.rule,
-      evidence: bookingEvidence(sources[m.entry]!, entries[m.entry]!, { ...context, rule: m.rule }),
+      evidence: bookingEvidence(sources[m.entry]!, entries[m.entry]!, {
+        ...context,
+        rule: m.rule,
+        ...(m.by ? { matchedBy: m.by } : {}),
+      }),
     })),
     ambiguous: result.ambiguous.map((a) => ({ line: a.line, reason: a.reason })),
     left: result.unmatchedEntries.some((e) => {
@@ -71,6 +75,45 @@ export class NamedEndToEndIds {
   }
 }
 
-/** The end-to-end ids the statement returns or reverses: lines already cleared may be named by them. */
-export const returnedEndToEndIds = (entries: readonly ReconEntry[]): string[] =>
-  entries.filter((e) => e.reversal && e.endToEndId !== null).map((e) => e.endToEndId!);
+/** A return that names no identifier: what its candidate lines are looked up by (docs/adr/0070). */
+export type UnidentifiedReturn = {
+  counterpartyIban: string;
+  currency: string;
+  /** The booked amount, and the instructed one when it differs. */
+  amountsMinor: bigint[];
+  /** YYYY-MM-DD: the booking date; candidates were executed within RETURN_WINDOW_DAYS before it. */
+  bookingDate: string;
+};
+
+/**
+ * What the statement's returns name, for the candidate lookup: lines already cleared (or returned)
+ * are not open, so they are read by these (reconcileStatement, listReconCandidates).
+ */
+export type ReturnLookups = { endToEndIds: string[]; instructionIds: string[]; unidentified: UnidentifiedReturn[] };
+
+const usableId = (id: string | null): id is string => id !== null && id !== '' && id !== 'NOTPROVIDED';
+
+/** The statement's returns as lookups: by their identifiers, and the ones without any by amount and account. */
+export function returnLookupsOf(entries: readonly ReconEntry[]): ReturnLookups {
+  const out: ReturnLookups = { endToEndIds: [], instructionIds: [], unidentified: [] };
+  for (const e of entries) {
+    if (!isReturn(e) || e.batchWithoutDetails) continue;
+    const e2e = usableId(e.endToEndId);
+    const instr = usableId(e.instructionId);
+    if (e2e) out.endToEndIds.push(e.endToEndId!);
+    if (instr) out.instructionIds.push(e.instructionId!);
+    if (e2e || instr || e.counterpartyIban === null || e.bookingDate === null || e.bookingDate.length < 10) continue;
+    const amountsMinor = [e.amountMinor];
+    if (e.originalAmountMinor != null && e.originalAmountMinor !== e.amountMinor)
+      amountsMinor.push(e.originalAmountMinor);
+    out.unidentified.push({
+      counterpartyIban: e.counterpartyIban,
+      currency: e.currency,
+      amountsMinor,
+      bookingDate: e.bookingDate.slice(0, 10),
+    });
+  }
+  return out;
+}
+
+export const NO_RETURNS: ReturnLookups = { endToEndIds: [], instructionIds: [], unidentified: [] };

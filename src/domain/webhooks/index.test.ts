@@ -10,6 +10,7 @@ import {
   standardSignatureHeader,
   standardWebhookKey,
   verifySignature,
+  WEBHOOK_EVENT_TYPES,
 } from './index.ts';
 
 test('signature header: t and one v1 per secret; a receiver accepts any live secret', () => {
@@ -86,4 +87,13 @@ test('endpoint filter: event types, bankKey, minAmount over any total; auto-disa
   assert.ok(!endpointTakes({ eventTypes: null, filter: { minAmount: '10.01' } }, event));
   assert.ok(!endpointTakes({ eventTypes: null, filter: { bankKey: 'other' } }, event));
   assert.ok(!endpointTakes({ eventTypes: null, filter: null }, { type: 'webhook.auto-disabled', data: {} }));
+});
+
+test('payment.returned: subscribable, and its filter compares the returned line amount and bank', () => {
+  assert.ok((WEBHOOK_EVENT_TYPES as readonly string[]).includes('payment.returned'));
+  const event = { type: 'payment.returned', data: { bankKey: 'demo', amount: '40.00', currency: 'EUR' } };
+  assert.ok(endpointTakes({ eventTypes: ['payment.returned'], filter: { bankKey: 'demo', minAmount: '40' } }, event));
+  assert.ok(!endpointTakes({ eventTypes: null, filter: { minAmount: '40.01' } }, event));
+  assert.ok(!endpointTakes({ eventTypes: null, filter: { bankKey: 'other' } }, event));
+  assert.ok(!endpointTakes({ eventTypes: ['payment.rejected'], filter: null }, event));
 });

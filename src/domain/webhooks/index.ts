@@ -119,7 +119,12 @@ export function endpointTakes(
   if (!filter) return true;
   if (filter.bankKey !== undefined && event.data.bankKey !== filter.bankKey) return false;
   if (filter.minAmount !== undefined) {
-    const totals = Array.isArray(event.data.totals) ? (event.data.totals as unknown[]) : [];
+    // A document's events carry its totals; a line's (payment.returned) its own amount.
+    const totals = Array.isArray(event.data.totals)
+      ? (event.data.totals as unknown[])
+      : typeof event.data.amount === 'string'
+        ? [{ amount: event.data.amount }]
+        : [];
     const reaches = totals.some((total) => {
       const amount = (total as { amount?: unknown } | null)?.amount;
       if (typeof amount !== 'string') return false;
@@ -159,7 +164,10 @@ export function eventSummary(event: EventEnvelope): string {
       .map((t) => `${String(t.amount)} ${String(t.currency)}`)
       .join(', ');
     if (totals) parts.push(totals);
+  } else if (typeof d.amount === 'string') {
+    parts.push(`${d.amount} ${String(d.currency ?? '')}`.trim());
   }
+  if (typeof d.endToEndId === 'string' && event.type === 'payment.returned') parts.push(`line ${d.endToEndId}`);
   if (typeof d.reason === 'string') parts.push(`reason ${d.reason}`);
   return parts.join(' | ');
 }
@@ -169,6 +177,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'payment.sent',
   'payment.executed',
   'payment.rejected',
+  'payment.returned',
   'approval.requested',
   'approval.approved',
   'approval.rejected',

@@ -34,6 +34,12 @@ function evidence(e: Record<string, unknown> | null): Html {
   const text = (key: string) => (typeof e[key] === 'string' || typeof e[key] === 'number' ? String(e[key]) : undefined);
   const file = text('documentId');
   const facts: Html[] = [];
+  const returned = text('rule') === 'return';
+  // A return (docs/adr/0070): said first, with its reason in words, and what the line had before.
+  if (returned)
+    facts.push(
+      html`<div class="returned"><strong>Returned</strong>${text('reason') && text('reason') !== 'reversal' ? html`: ${reasonInWords(text('reason'))}` : ' (no reason given)'}${text('matchedBy') ? html` <span class="muted">(matched by ${text('matchedBy')})</span>` : ''}</div>`,
+    );
   if (text('summary')) facts.push(html`<div>${text('summary')}</div>`);
   if (file)
     facts.push(html`<div>File: <a href="${documentPath(file)}">${text('source') ?? 'bank file'} ${file}</a></div>`);
@@ -46,8 +52,18 @@ function evidence(e: Record<string, unknown> | null): Html {
     .join(' · ');
   if (entry) facts.push(html`<div>Entry: ${entry}</div>`);
   if (text('rule')) facts.push(html`<div>Rule: ${text('rule')}</div>`);
-  if (text('reason')) facts.push(html`<div>Reason: ${reasonInWords(text('reason'))}</div>`);
+  if (text('reason') && !returned) facts.push(html`<div>Reason: ${reasonInWords(text('reason'))}</div>`);
   if (text('addtlInf')) facts.push(html`<div class="muted">${text('addtlInf')}</div>`);
+  const before = e['before'];
+  if (
+    returned &&
+    typeof before === 'object' &&
+    before !== null &&
+    typeof (before as Record<string, unknown>)['summary'] === 'string'
+  )
+    facts.push(
+      html`<div class="muted">Before the return: ${String((before as Record<string, unknown>)['summary'])}</div>`,
+    );
   return html`${facts}`;
 }
 

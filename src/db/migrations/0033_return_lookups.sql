@@ -1,0 +1,2 @@
+CREATE INDEX "payment_lines_instr_idx" ON "payment_lines" USING btree ("company_id","instruction_id") WHERE instruction_id IS NOT NULL;--> statement-breakpoint
+CREATE INDEX "payment_lines_payee_idx" ON "payment_lines" USING btree ("company_id","payee_iban","amount_minor") WHERE payee_iban IS NOT NULL;
