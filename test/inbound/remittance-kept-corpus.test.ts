@@ -228,10 +228,16 @@ test('the parts of a :86: no field holds are kept as written, in additionalInfo'
       additionalInfo: 'RETOURE; ?10 0399; ?34 914',
     },
   );
-  // German: CRED+ and OAMT+ have no field; a KREF+ beside the :61: customer reference neither.
-  assert.equal(
-    txOf('sandermarechal-jejik-mt940__commerzbank.txt', 0, 0).additionalInfo,
-    'SEPA-LASTSCHR. RETOURE CORE; /OCMT/EUR11,85//CHGS/EUR0,50/; CRED+DE41EON00000129793; OAMT+11,85; ?10 9075/629; KREF+SEPA-DA20200601221740-34972000-P1',
+  // German: CRED+ and OAMT+ have no field. Commerzbank writes a space before the :61: type code
+  // ("D12,35 NRTIKREF+"): type NRTI, and the reference KREF+ is the :86:'s KREF+ value.
+  assert.deepEqual(
+    pick(txOf('sandermarechal-jejik-mt940__commerzbank.txt', 0, 0), ['swiftTypeCode', 'customerRef', 'additionalInfo']),
+    {
+      swiftTypeCode: 'NRTI',
+      customerRef: 'SEPA-DA20200601221740-34972000-P1',
+      additionalInfo:
+        'SEPA-LASTSCHR. RETOURE CORE; /OCMT/EUR11,85//CHGS/EUR0,50/; CRED+DE41EON00000129793; OAMT+11,85; ?10 9075/629',
+    },
   );
   // SWIFT tags: /CSID/ (no creditor id field); ING wraps "/MARF/MND-EV01" leaving "-" alone on a line,
   // which continues the :86: (the next tag is a :61:, no message opens with one) instead of ending it.
