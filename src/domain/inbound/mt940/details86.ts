@@ -33,6 +33,12 @@ export type Details = {
   purposeCode: string | null;
   creditorReference: string | null;
   creditorReferenceType: string | null;
+  /**
+   * What the field says that no field of the transaction holds (a German ?10 primanota or ?34, a CRED+
+   * creditor id, a /ISDT/ date, mBank's TNR), in the bank's own notation, joined with "; ": every
+   * character of a :86: lands in exactly one field (issue 38). Null when everything was read.
+   */
+  unread: string | null;
 };
 
 /** Clears `d` for a field of `dialect` (a fresh Details, or the one reused by parseDetails86At). */
@@ -57,6 +63,7 @@ function empty(dialect: Details['dialect'], d: Details | null): Details {
     d.purposeCode = null;
     d.creditorReference = null;
     d.creditorReferenceType = null;
+    d.unread = null;
     return d;
   }
   return {
@@ -79,7 +86,13 @@ function empty(dialect: Details['dialect'], d: Details | null): Details {
     purposeCode: null,
     creditorReference: null,
     creditorReferenceType: null,
+    unread: null,
   };
+}
+
+/** Keeps `text` (in the bank's notation) as what no field of the transaction holds. */
+function keepUnread(d: Details, text: string): void {
+  d.unread = d.unread === null ? text : `${d.unread}; ${text}`;
 }
 
 const IBAN_SHAPE = /^[A-Z]{2}\d{2}[A-Z0-9]{8,30}$/;
@@ -212,10 +225,19 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     if (text !== null) d.remittance = d.remittance === null ? text : `${d.remittance} ${text}`;
     if (kw.IBAN) d.counterpartyIban = nonEmpty(kw.IBAN);
     if (kw.BIC) d.counterpartyBic = nonEmpty(kw.BIC);
+    // Keywords no field of the transaction holds (the creditor id, the ultimate parties, the original
+    // amounts), and purpose text before SVWZ+'s, are kept as written.
+    if (kw.SVWZ !== undefined && kw.PREFIX) keepUnread(d, kw.PREFIX);
+    for (const key of UNREAD_KEYWORDS) {
+      const v = kw[key];
+      if (v !== undefined) keepUnread(d, `${key}+${v}`);
+    }
   } else d.remittance = nonEmpty(purpose);
   const bank = nonEmpty(fields.get(30));
-  const account =
-    nonEmpty(fields.get(31)) ?? nonEmpty(fields.get(38)) ?? (mark === '?' ? null : nonEmpty(fields.get(29)));
+  const own31 = nonEmpty(fields.get(31));
+  const own38 = nonEmpty(fields.get(38));
+  const from29 = own31 === null && own38 === null && mark !== '?';
+  const account = own31 ?? own38 ?? (from29 ? nonEmpty(fields.get(29)) : null);
   const name = `${fields.get(32) ?? ''}${fields.get(33) ?? ''}`.trim();
   d.counterpartyName = name === '' ? null : name;
   if (account) {
@@ -223,13 +245,37 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     d.counterpartyAccount = compact;
     if (IBAN_SHAPE.test(compact)) d.counterpartyIban = compact;
   }
-  const iban38 = nonEmpty(fields.get(38))?.replace(/\s+/g, '');
+  const iban38 = own38?.replace(/\s+/g, '');
   if (iban38 && IBAN_SHAPE.test(iban38)) d.counterpartyIban = iban38;
+  let bankRead = true;
   if (bank) {
     if (/^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/.test(bank)) d.counterpartyBic = bank;
     else if (!d.counterpartyAccount) d.counterpartyAccount = bank;
+    else bankRead = false;
+  }
+  // Subfields no field holds (?10 primanota, ?34 text key extension, a bank code beside an account,
+  // a ?38 that is no IBAN beside a ?31 ...) are kept as "?NN value", so no character of the :86: is lost.
+  for (const [n, v] of fields) {
+    if (readSubfield(n, mark, from29)) {
+      if (n === 30 && !bankRead) keepUnread(d, `${mark}30 ${v.trim()}`);
+      else if (n === 38 && own31 !== null && !(iban38 !== undefined && IBAN_SHAPE.test(iban38)))
+        keepUnread(d, `${mark}38 ${v.trim()}`);
+      continue;
+    }
+    const value = v.trim();
+    if (value !== '') keepUnread(d, `${mark}${n < 10 ? '0' : ''}${n} ${value}`);
   }
   return d;
+}
+
+/** The SEPA keywords of a German purpose no field of the transaction holds. */
+const UNREAD_KEYWORDS = ['CRED', 'DEBT', 'ABWA', 'ABWE', 'COAM', 'OAMT'] as const;
+
+/** Whether subfield `n` is read into a field: ?00, the purpose, ?30-?33, ?38 (and ~29, Polish, when it is the account). */
+function readSubfield(n: number, mark: string, from29: boolean): boolean {
+  if (n === 0 || (n >= 30 && n <= 33) || n === 38 || (n >= 60 && n <= 63)) return true;
+  if (n >= 20 && n <= 28) return true;
+  return n === 29 && (mark === '?' || from29);
 }
 
 /**
@@ -254,6 +300,12 @@ function triodos(fields: Map<number, string>, d: Details): Details {
   let text = '';
   for (let n = first; n <= 29; n++) text += fields.get(n) ?? '';
   d.remittance = nonEmpty(text);
+  // >31 is the holder's own account (the statement's :25:); any other subfield is kept as written.
+  for (const [n, v] of fields) {
+    if (n === 10 || n === 31 || (n >= 20 && n <= 29)) continue;
+    const value = v.trim();
+    if (value !== '') keepUnread(d, `>${n < 10 ? '0' : ''}${n} ${value}`);
+  }
   return d;
 }
 
@@ -396,21 +448,23 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
   if (value === null) return;
   switch (key) {
     case EREF:
-      d.endToEndId ??= value;
+      setOnce(d, 'endToEndId', key, value);
       break;
     case MARF:
     case MNDT:
-      d.mandateId ??= value;
+      setOnce(d, 'mandateId', key, value);
       break;
     case CSID:
+      // The creditor id has no field of the transaction: it is kept as written too.
       d.creditorId ??= value;
+      keepUnread(d, `/CSID/${value}`);
       break;
     case PREF:
-      d.paymentInfoId ??= value;
+      setOnce(d, 'paymentInfoId', key, value);
       break;
     case TRTP:
     case CODE:
-      d.txCode ??= value;
+      setOnce(d, 'txCode', key, value);
       break;
     case REMI:
     case USTD: {
@@ -439,32 +493,33 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
     }
     case CDTRREF:
       // Rabobank: "/REMI//CDTRREFTP//CD/SCOR/ISSR/CUR/CDTRREF/1234567899874563/".
-      d.creditorReference ??= value;
+      setOnce(d, 'creditorReference', key, value);
       break;
     case CD:
-      d.creditorReferenceType ??= value;
+      setOnce(d, 'creditorReferenceType', key, value);
       break;
     case RTRN:
-      d.returnReason ??= value;
+      setOnce(d, 'returnReason', key, value);
       break;
     case PURP:
       d.purposeCode ??= value;
+      keepUnread(d, `/PURP/${value}`);
       break;
     case NAME:
-      d.counterpartyName ??= value;
+      setOnce(d, 'counterpartyName', key, value);
       break;
     case ADDR:
-      d.counterpartyAddress ??= value;
+      setOnce(d, 'counterpartyAddress', key, value);
       break;
     case IBAN:
-      d.counterpartyIban ??= value;
+      setOnce(d, 'counterpartyIban', key, value);
       break;
     case BIC:
-      d.counterpartyBic ??= value;
+      setOnce(d, 'counterpartyBic', key, value);
       break;
     case ACCW:
     case ACNO:
-      d.counterpartyAccount ??= value;
+      setOnce(d, 'counterpartyAccount', key, value);
       break;
     case CNTP: {
       // Rabobank/ING: /CNTP/account/BIC/name/city/
@@ -478,8 +533,33 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       break;
     }
     default:
+      // A known key whose value no field of the transaction holds (/ISDT/, /ULTD/, /BUSP/ ...).
+      keepUnread(d, `/${SWIFT_KEYS[key]}/${value}`);
       break;
   }
+}
+
+type OnceField =
+  | 'endToEndId'
+  | 'mandateId'
+  | 'creditorId'
+  | 'paymentInfoId'
+  | 'txCode'
+  | 'creditorReference'
+  | 'creditorReferenceType'
+  | 'returnReason'
+  | 'purposeCode'
+  | 'counterpartyName'
+  | 'counterpartyAddress'
+  | 'counterpartyIban'
+  | 'counterpartyBic'
+  | 'counterpartyAccount';
+
+/** The first value of a key sets its field; a later different one (a second /NAME/) is kept as written. */
+function setOnce(d: Details, field: OnceField, key: number, value: string): void {
+  const before = d[field];
+  if (before === null) d[field] = value;
+  else if (before !== value) keepUnread(d, `/${SWIFT_KEYS[key]}/${value}`);
 }
 
 /**
@@ -697,6 +777,11 @@ function parseSwiftTags(text: string, start: number, end: number, into: Details 
     }
     if (key === ORDP || key === BENM) readParty(d, partyValue(valueStart, valueEnd(valueStart, slash, end)));
     else if (key >= 0) assignSwiftTag(d, key, valueAt(valueStart, valueEnd(valueStart, slash, end)));
+    else if (slash > start) {
+      // Text before the first known key (an unknown "/BAI/469/..." key and its value) is kept as written.
+      const head = valueAt(start, slash);
+      if (head !== null) keepUnread(d, head);
+    }
     if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
     key = k;
     valueStart = keyClose + 1;
@@ -706,6 +791,9 @@ function parseSwiftTags(text: string, start: number, end: number, into: Details 
   else if (key >= 0) {
     assignSwiftTag(d, key, valueAt(valueStart, valueEnd(valueStart, end, end)));
     if (key === REMI && remiFirst < 0 && d.remittance !== null) remiFirst = valueFirst;
+  } else {
+    const all = valueAt(start, end);
+    if (all !== null) keepUnread(d, all);
   }
   d.counterpartyAccount ??= d.counterpartyIban;
   // The remittance's first character, taken from the field (reading it from a value joined across a line
@@ -723,6 +811,9 @@ function parseSwiftTags(text: string, start: number, end: number, into: Details 
 
 // --- free text ------------------------------------------------------------------------------
 
+/** The labels of mBank's semi-free text read into fields (the title, the counterparty and its account). */
+const MBANK_READ = /^(TYT\.:|OD:|DO:|Z RACH\.:|NA RACH\.:)/;
+
 function parseFreeText(text: string, into: Details | null): Details {
   const d = empty('free-text', into);
   const flat = text.replace(/\s*\r?\n\s*/g, ' ').trim();
@@ -734,11 +825,32 @@ function parseFreeText(text: string, into: Details | null): Details {
       const m = new RegExp(`${label}\\s*([^;]*)`).exec(flat);
       return nonEmpty(m?.[1]);
     };
-    d.remittance = part('TYT\\.:') ?? flat;
+    const title = part('TYT\\.:');
     d.counterpartyName = part('(?:^|;)\\s*OD:') ?? part('(?:^|;)\\s*DO:');
     const acct = part('Z RACH\\.:') ?? part('NA RACH\\.:');
     if (acct) d.counterpartyAccount = acct.replace(/\s+/g, '');
-    d.bookingText = nonEmpty(flat.split(';')[0]);
+    const parts = flat.split(';');
+    d.bookingText = nonEmpty(parts[0]);
+    // The parts no label above read (ID IPH:, DATA STEMPLA:, TNR:, a second OD: ...) are kept as written:
+    // after the title as what no field holds, or as the remittance when there is no title.
+    const seen = new Set<string>();
+    for (let i = 1; i < parts.length; i++) {
+      const p = (parts[i] as string).trim();
+      if (p === '') continue;
+      const label = MBANK_READ.exec(p)?.[1];
+      if (
+        label !== undefined &&
+        !seen.has(label) &&
+        !(label === 'DO:' && seen.has('OD:')) &&
+        !(label === 'NA RACH.:' && seen.has('Z RACH.:'))
+      ) {
+        seen.add(label);
+        continue;
+      }
+      if (title === null) d.remittance = d.remittance === null ? p : `${d.remittance}; ${p}`;
+      else keepUnread(d, p);
+    }
+    if (title !== null) d.remittance = title;
     return d;
   }
   d.remittance = flat === '' ? null : flat;

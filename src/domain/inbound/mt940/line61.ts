@@ -148,7 +148,7 @@ export const scanned: ScannedLine61 = {
 /**
  * Reads the :61: field text.slice(start, end), whose first line feed is at `nl` (`end` when it has none),
  * into `scanned`, with the same result as the regular
- * expression /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:[,.]\d*)?)([NFS][A-Z0-9]{2}[A-Z0-9 ])?(.*)$/ on its
+ * expression /^(\d{6})(\d{4})?(RC|RD|EC|ED|C|D)([A-Z])?(\d{1,15}(?:[,.]\d*)?)(?: (?=[NFS]))?([NFS][A-Z0-9]{2}[A-Z0-9 ])?(.*)$/ on its
  * trimmed first line (no backtracking can change its match: each optional part is taken whenever it can
  * be), by index in the source text: no line, match array or capture strings are cut per statement line.
  * False when the line does not match (line61Error gives the message).
@@ -221,6 +221,12 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
     } else amount = `${text.slice(amountStart, comma)}.${text.slice(comma + 1, i)}`;
   } else amount = text.slice(amountStart, i);
   let typeCode: string | null = null;
+  // Commerzbank and Deutsche Bank exports put a space before the type code ("D12,35 NRTIKREF+"): the
+  // type is NRTI and the reference KREF+, not one reference "NRTIKREF+".
+  if (i + 5 <= n && u[i - o] === 32) {
+    const x = u[i + 1 - o] as number;
+    if (x === 78 || x === 70 || x === 83) i++;
+  }
   const t = i < n ? (u[i - o] as number) : -1;
   if ((t === 78 || t === 70 || t === 83) && i + 4 <= n) {
     let ok = true;

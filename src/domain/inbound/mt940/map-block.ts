@@ -475,8 +475,12 @@ function applyDetails(t: StatementTransaction, d: Details): void {
   t.detailsDialect = d.dialect;
   if (d.endToEndId) t.endToEndId = d.endToEndId;
   // :61: writes "KREF+" (or NONREF) where the customer reference is the :86:'s KREF+.
-  if (d.customerRef !== null && (t.customerRef === null || t.customerRef === 'NONREF' || t.customerRef === 'KREF+'))
-    t.customerRef = d.customerRef;
+  let keptRef: string | null = null;
+  if (d.customerRef !== null) {
+    if (t.customerRef === null || t.customerRef === 'NONREF' || t.customerRef === 'KREF+')
+      t.customerRef = d.customerRef;
+    else if (t.customerRef !== d.customerRef) keptRef = `KREF+${d.customerRef}`;
+  }
   t.mandateId = d.mandateId;
   t.paymentInfoId = d.paymentInfoId;
   t.remittance = d.remittance;
@@ -492,4 +496,8 @@ function applyDetails(t: StatementTransaction, d: Details): void {
   // The :86: transaction code (German GVC, NL TRTP) is the bank's own code; the :61: SWIFT type stays in customerRef's line.
   if (d.txCode) t.txCodeProprietary = d.txCode;
   if (d.bookingText) t.additionalInfo = t.additionalInfo ? `${d.bookingText}; ${t.additionalInfo}` : d.bookingText;
+  // What no field holds (a German ?10, a /ISDT/ date, mBank's TNR) follows, as the bank wrote it.
+  if (d.unread !== null) t.additionalInfo = t.additionalInfo ? `${t.additionalInfo}; ${d.unread}` : d.unread;
+  // A KREF+ beside another :61: customer reference has no field of its own.
+  if (keptRef !== null) t.additionalInfo = t.additionalInfo ? `${t.additionalInfo}; ${keptRef}` : keptRef;
 }

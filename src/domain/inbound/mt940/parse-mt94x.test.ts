@@ -38,6 +38,16 @@ describe(':61: statement line', () => {
     });
     assert.equal(typeof parseLine61('garbage'), 'string');
   });
+
+  test('a space before the type code (Commerzbank, Deutsche Bank) separates it from the reference', () => {
+    const l = parseLine61('2006080608D12,35 NRTIKREF+//2016021783252833');
+    assert.ok(typeof l !== 'string');
+    assert.deepEqual([l.amount, l.typeCode, l.customerRef, l.bankRef], ['12.35', 'NRTI', 'KREF+', '2016021783252833']);
+    // A space before anything else is still part of the reference subfield, trimmed.
+    const other = parseLine61('2006080608D12,35 KREF+');
+    assert.ok(typeof other !== 'string');
+    assert.deepEqual([other.typeCode, other.customerRef], [null, 'KREF+']);
+  });
 });
 
 describe(':61: amounts with a decimal point', () => {

@@ -105,6 +105,30 @@ function tagAt(text: string, pos: number, end: number): string | null {
   return null;
 }
 
+/**
+ * Whether a lone "-" line inside a :86: is a wrapped line of its text rather than the end of the message
+ * (ING wraps "/MARF/MND-EV01" at 65 columns, leaving "-" alone on a line): text follows it, and the next
+ * tag is one that continues a message (":61:", ":62F:" ...), which no message may open with. `from` is the
+ * start of the line after the "-". Looks at most a few lines ahead, only on "-" lines inside a :86:.
+ */
+function dashWrapped(text: string, from: number, n: number): boolean {
+  let pos = from;
+  for (let lines = 0; lines < 8 && pos < n; lines++) {
+    let lineEnd = text.indexOf('\n', pos);
+    if (lineEnd < 0) lineEnd = n;
+    const c = text.charCodeAt(pos);
+    const empty = lineEnd === pos || (lineEnd === pos + 1 && c === 13);
+    if (lines === 0 && (empty || c === 123 || c === 125 || c === 45 || c === COLON)) return false;
+    if (empty || c === 123 /* { */ || c === 45 /* - */) return false;
+    if (c === COLON) {
+      const tag = tagAt(text, pos, lineEnd);
+      if (tag !== null && KNOWN_TAGS.has(tag)) return tag !== '20';
+    }
+    pos = lineEnd + 1;
+  }
+  return false;
+}
+
 /** Framing-only lines: SWIFT headers and trailers, the Rabobank ":940:" line. */
 function isFramingLine(line: string): boolean {
   if (line === '' || line === '-' || line === '}') return true;
@@ -246,7 +270,8 @@ export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): 
     }
     if (
       c0 === 45 /* - */ &&
-      (end - start === 1 || text.charCodeAt(start + 1) === 125 || text.slice(start, end).trim() === '-')
+      (end - start === 1 || text.charCodeAt(start + 1) === 125 || text.slice(start, end).trim() === '-') &&
+      !(fieldTag === '86' && end - start === 1 && dashWrapped(text, next, n))
     ) {
       // End of message: a continuation can no longer follow.
       flush();
