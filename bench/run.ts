@@ -21,14 +21,17 @@
  * target is read from (docs/adr/0043).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const harness = path.resolve(process.env['BENCH_HARNESS'] || path.resolve(repoRoot, '..', 'shared', 'bench'));
+// The real path: the harness runs only when it is its own main module (argv[1] against import.meta.url,
+// which Node resolves through symlinks), so a worktree whose ../shared is a symlink would run nothing.
+const harnessPath = path.resolve(process.env['BENCH_HARNESS'] || path.resolve(repoRoot, '..', 'shared', 'bench'));
+const harness = existsSync(harnessPath) ? realpathSync(harnessPath) : harnessPath;
 const impl = path.join(repoRoot, 'bench', 'ours.mjs');
 
 if (!existsSync(path.join(harness, 'run.mjs'))) {

@@ -1782,6 +1782,13 @@ export interface components {
             painVersions: string[];
             deliveryMode: string;
             channel: string | null;
+            /** @description The bank's batch booking (one debit per payment block, or one per transaction) */
+            batchBooking: {
+                /** @description true: a payment may set payments[].batchBooking (PmtInf/BtchBookg); false: the bank books as agreed with the account holder and a payment that sets it is refused (batch_booking_not_allowed) */
+                choice: boolean;
+                /** @description BtchBookg written when the payment does not set batchBooking; null: none is written */
+                default: boolean | null;
+            };
             unsupported?: {
                 reason: string;
             };
@@ -5187,7 +5194,7 @@ export interface operations {
                 "application/json": {
                     companyId: string;
                     bankKey: string;
-                    /** @description The canonical payment (see POST /validate/{bankKey}) */
+                    /** @description The canonical payment (see POST /validate/{bankKey}; its fields beyond the contract are in the README). payments[].batchBooking (boolean) asks for PmtInf/BtchBookg where the bank's profile has batchBooking.choice (GET /profiles); elsewhere it is the validation error batch_booking_not_allowed */
                     payment: unknown;
                     environment?: "test" | "production";
                     validate?: boolean;
@@ -5282,7 +5289,7 @@ export interface operations {
                 "application/json": {
                     companyId: string;
                     bankKey: string;
-                    /** @description The canonical payment (see POST /validate/{bankKey}) */
+                    /** @description The canonical payment (see POST /validate/{bankKey}; its fields beyond the contract are in the README). payments[].batchBooking (boolean) asks for PmtInf/BtchBookg where the bank's profile has batchBooking.choice (GET /profiles); elsewhere it is the validation error batch_booking_not_allowed */
                     payment: unknown;
                     environment?: "test" | "production";
                     validate?: boolean;

@@ -81,6 +81,40 @@ describe('conversion', () => {
     assert.ok(codes.includes('invalid_iban@payments[0].transactions[0].creditor.account.iban'), codes.join());
   });
 
+  test('batchBooking: written where the profile offers the choice, else 422 with the bank-level issue', async () => {
+    const asked = structuredClone(payment) as { payments: Array<Record<string, unknown>> };
+    asked.payments[0]!.batchBooking = false;
+    const profiles = (await t.request({ method: 'GET', url: '/profiles', headers: auth() })).json() as {
+      items: Array<{ key: string; batchBooking: { choice: boolean; default: boolean | null } }>;
+    };
+    const choice = new Map(profiles.items.map((p) => [p.key, p.batchBooking]));
+    assert.deepEqual(choice.get('demo'), { choice: true, default: true });
+    assert.deepEqual(choice.get('nordea-fi'), { choice: false, default: null });
+
+    const demo = await t.request({ method: 'POST', url: '/convert/demo', headers: auth(), payload: asked });
+    assert.equal(demo.statusCode, 200, demo.body);
+    assert.deepEqual(
+      [...demo.body.matchAll(/<BtchBookg>([^<]*)</g)].map((m) => m[1]),
+      ['false'],
+    );
+
+    const nordea = await t.request({ method: 'POST', url: '/convert/nordea-fi', headers: auth(), payload: asked });
+    assert.equal(nordea.statusCode, 422);
+    const body = nordea.json() as {
+      error: {
+        code: string;
+        details: { issues: Array<{ code: string; path: string; level: string; severity: string }> };
+      };
+    };
+    assert.equal(body.error.code, 'invalid_payment');
+    assert.deepEqual(
+      body.error.details.issues
+        .filter((i) => i.code === 'batch_booking_not_allowed')
+        .map((i) => [i.path, i.level, i.severity]),
+      [['payments[0].batchBooking', 'bank', 'error']],
+    );
+  });
+
   test('malformed JSON 400, unknown bank 404, unknown painVersion 400', async () => {
     const malformed = await t.request({ method: 'POST', url: '/convert/demo', headers: auth(), payload: '{"a":' });
     assert.equal((malformed.json() as { error: { code: string } }).error.code, 'invalid_json');

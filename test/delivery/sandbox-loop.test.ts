@@ -137,3 +137,38 @@ test('REJECT:<code> rejects that line with its reason while the other is booked;
   assert.equal(rejectedLines.status, 'rejected');
   assert.equal(rejectedLines.payments[0]!.recon.evidence!['reason'], 'AM04');
 });
+
+test('NOTPROVIDED lines (EPC132-08 AT-41): each is told apart by its generated InstrId in the pain.002 and the camt.053', async () => {
+  const { sandbox, first } = await sandboxWithFirstPayment();
+  const payment = structuredClone(first.body.payment) as {
+    messageId: string;
+    payments: Array<{ transactions: Array<Record<string, unknown>> }>;
+  };
+  payment.messageId = 'NOTPROVIDED-1';
+  const base = payment.payments[0]!.transactions[0]!;
+  delete base['instructionId'];
+  payment.payments[0]!.transactions = [
+    { ...base, endToEndId: 'NOTPROVIDED', amount: '10.00' },
+    { ...base, endToEndId: 'NOTPROVIDED', amount: '20.00', remittance: { unstructured: 'REJECT:AC04 closed' } },
+    { ...base, endToEndId: 'NOTPROVIDED', amount: '30.00' },
+  ];
+  const doc = await submit(sandbox, { ...first.body, payment }, 'loop-notprovided');
+  const lines = await waitForStatus(sandbox, doc.id, ['executed', 'rejected'], (l) =>
+    [0, 2].every((n) => l.payments[n]?.recon.evidence?.['source'] === 'camt.053'),
+  );
+  assert.equal(lines.status, 'executed');
+  assert.deepEqual(
+    lines.payments.map((p) => [
+      p.endToEndId,
+      p.recon.state,
+      p.recon.evidence?.['source'],
+      p.recon.evidence?.['amount'],
+    ]),
+    [
+      ['NOTPROVIDED', 'cleared', 'camt.053', '10.00'],
+      ['NOTPROVIDED', 'rejected', 'pain.002', '20.00'],
+      ['NOTPROVIDED', 'cleared', 'camt.053', '30.00'],
+    ],
+  );
+  assert.equal(lines.payments[1]!.recon.evidence!['reason'], 'AC04');
+});

@@ -1,11 +1,12 @@
 /**
  * Issue 38 item 10: `batchBooking` on a canonical payment asks for PmtInf/BtchBookg (true: one debit for
  * the payment; false: one per transaction) where the bank honours it (its profile's batchBooking is not
- * "omit": Nordea DK/NO, Danske, the German banks); a bank that ignores it gets none and a warning.
+ * "omit": Nordea DK/NO, Danske, the German banks); a bank that books as agreed with the holder refuses it
+ * (batch_booking_not_allowed, ADR 0073) and its profile view says so (batchBooking.choice).
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { convertPayment } from '../../src/domain/conversion/index.ts';
+import { convertPayment, listProfiles } from '../../src/domain/conversion/index.ts';
 import { samplePayment } from './fixtures.ts';
 
 const now = new Date('2026-11-21T08:55:00Z');
@@ -31,14 +32,19 @@ for (const fused of [true, false]) {
     }
   });
 
-  test(`a bank that ignores BtchBookg writes none and warns (${fused ? 'fused' : 'full'} path)`, () => {
-    const r = convertPayment(withBatchBooking('FI', false), 'nordea-fi', { now, fused });
+  test(`a bank that books as agreed refuses batchBooking with the contract's issue (${fused ? 'fused' : 'full'} path)`, () => {
+    for (const value of [true, false]) {
+      const r = convertPayment(withBatchBooking('FI', value), 'nordea-fi', { now, fused });
+      assert.ok(r.ok && !r.value.ok, `batchBooking ${value}`);
+      assert.deepEqual(
+        r.value.issues.filter((i) => i.severity === 'error').map((i) => [i.code, i.path, i.level, i.bank]),
+        [['batch_booking_not_allowed', 'payments[0].batchBooking', 'bank', 'nordea-fi']],
+      );
+    }
+    // Without batchBooking the file carries none, as before.
+    const r = convertPayment(withBatchBooking('FI', undefined), 'nordea-fi', { now, fused });
     assert.ok(r.ok && r.value.ok);
     assert.deepEqual(batchTags(r.value.xml), []);
-    assert.deepEqual(
-      r.value.warnings.filter((w) => w.code === 'batch_booking_ignored').map((w) => [w.path, w.severity]),
-      [['payments[0].batchBooking', 'warning']],
-    );
   });
 }
 
@@ -49,4 +55,19 @@ test('batchBooking that is not a boolean is refused', () => {
     r.value.issues.filter((i) => i.severity === 'error').map((i) => [i.code, i.path]),
     [['invalid_type', 'payments[0].batchBooking']],
   );
+});
+
+test('the profile view tells a client where batchBooking may be set', () => {
+  const views = new Map(listProfiles().map((p) => [p.key, p.batchBooking]));
+  assert.deepEqual(views.get('deutsche-bank-de'), { choice: true, default: true });
+  assert.deepEqual(views.get('nordea-fi'), { choice: false, default: null });
+  // Every bank that writes BtchBookg offers the choice, and only those.
+  let checked = 0;
+  for (const p of listProfiles()) {
+    const r = convertPayment(samplePayment('SEPA_CT', p.countryCode), p.key, { now });
+    if (!r.ok || !r.value.ok) continue;
+    assert.equal(/<BtchBookg>/.test(r.value.xml), p.batchBooking.choice, p.key);
+    checked++;
+  }
+  assert.ok(checked >= 10, `only ${checked} banks converted the sample`);
 });

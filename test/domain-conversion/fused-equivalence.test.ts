@@ -131,6 +131,74 @@ test('every field rule of the table: the fused path declines or reports what the
   assert.ok(cases > 100 && declined >= cases / 2, `${declined} of ${cases} declined`);
 });
 
+/**
+ * The rules of issue 38 reach both paths: NOTPROVIDED end-to-end ids (shared, with and without the
+ * client's instruction id, beside a real duplicate, at a bank that fills InstrId from the end-to-end id),
+ * batchBooking (asked, absent, not a boolean) at banks that offer the choice and banks that refuse it,
+ * and pain.001.001.11. Each case is byte- and issue-identical, and the cases the fast reader takes are
+ * taken by it (so the equality is not vacuous).
+ */
+test('issue 38 rules (NOTPROVIDED, batchBooking, pain.001.001.11): fused = full, and the fused path takes the valid ones', () => {
+  type Case = {
+    bank: string;
+    country: string;
+    version?: string;
+    batch?: unknown;
+    ids: Array<string | null>;
+    instr?: Record<number, string>;
+  };
+  const cases: Case[] = [];
+  const idSets: Array<Array<string | null>> = [
+    ['NOTPROVIDED', 'NOTPROVIDED', 'NOTPROVIDED'],
+    ['NOTPROVIDED', 'E2E-2', 'NOTPROVIDED'],
+    ['E2E-1', 'NOTPROVIDED', 'E2E-1'],
+  ];
+  for (const [bank, country] of [
+    ['nordea-fi', 'FI'],
+    ['deutsche-bank-de', 'DE'],
+    ['demo', 'FI'],
+    ['mbank-pl', 'PL'],
+  ] as const) {
+    const profile = findBankProfile(bank);
+    assert.ok(profile, bank);
+    for (const version of profile.painVersions) {
+      for (const batch of [undefined, true, false, 'yes']) {
+        for (const ids of idSets) cases.push({ bank, country, version, batch, ids });
+        cases.push({ bank, country, version, batch, ids: idSets[0] as string[], instr: { 1: 'CLIENT-I-2' } });
+      }
+    }
+  }
+  let fused = 0;
+  let valid = 0;
+  for (const c of cases) {
+    const raw = samplePayment(c.bank === 'demo' ? 'INTRA_COMPANY' : 'SEPA_CT', c.country, { transactions: 3 });
+    const payment = (raw['payments'] as Array<Record<string, unknown>>)[0] as Record<string, unknown>;
+    if (c.batch !== undefined) payment['batchBooking'] = c.batch;
+    const txs = payment['transactions'] as Array<Record<string, unknown>>;
+    txs.forEach((tx, j) => {
+      tx['endToEndId'] = c.ids[j];
+      if (c.instr?.[j] !== undefined) tx['instructionId'] = c.instr[j];
+      else delete tx['instructionId'];
+    });
+    const label = `${c.bank} ${c.version} batchBooking=${String(c.batch)} ${c.ids.join(',')}`;
+    const r = same(raw, c.bank, c.version);
+    const full = convertPayment(raw, c.bank, { now, fused: false, ...(c.version ? { painVersion: c.version } : {}) });
+    const duplicate = c.ids[0] === 'E2E-1';
+    const choice = findBankProfile(c.bank)?.flavour.batchBooking !== 'omit';
+    const expectValid = !duplicate && (c.batch === undefined || (typeof c.batch === 'boolean' && choice));
+    assert.equal(r.ok, expectValid, `${label}: ${JSON.stringify(full.ok && !full.value.ok ? full.value.issues : '')}`);
+    if (r.ok) valid++;
+    if (r.fused) fused++;
+    if (r.ok && full.ok && full.value.ok && c.instr === undefined) {
+      // Every NOTPROVIDED transaction has an InstrId of its own in the file.
+      const instrIds = [...full.value.xml.matchAll(/<InstrId>([^<]*)<\/InstrId>/g)].map((m) => m[1]);
+      const need = c.ids.filter((id) => id === 'NOTPROVIDED').length;
+      assert.ok(new Set(instrIds).size >= need, `${label}: InstrIds ${instrIds.join(',')}`);
+    }
+  }
+  assert.ok(valid > 20 && fused >= valid * 0.75, `fused ${fused} of ${valid} valid (${cases.length} cases)`);
+});
+
 const SEPA_IBANS = [
   IBANS['DE'],
   IBANS['FI'],
@@ -233,6 +301,17 @@ const txArb = fc.record(
 const paymentArb = fc.record({
   paymentType: fc.constantFrom('SEPA_CT', 'SEPA_INST', 'URGENT', 'SALARY', 'INTRA_COMPANY', 'XB_SWIFT', undefined),
   executionDate: fc.constantFrom('2026-11-25', '2026-03-02'),
+  // Issue 38: mostly absent (most banks book as agreed and refuse it), sometimes asked, rarely not a boolean.
+  batchBooking: fc.oneof(
+    { weight: 12, arbitrary: fc.constant(undefined) },
+    { weight: 4, arbitrary: fc.boolean() },
+    { weight: 1, arbitrary: fc.constant('yes') },
+  ),
+  // Issue 38: transactions without a reference of their own (EndToEndId NOTPROVIDED, EPC132-08 AT-41).
+  notProvided: fc.oneof(
+    { weight: 3, arbitrary: fc.constant(0) },
+    { weight: 1, arbitrary: fc.integer({ min: 1, max: 6 }) },
+  ),
   transactions: fc.array(fc.oneof({ weight: 5, arbitrary: txArb.filter((t) => !('unknownField' in t)) }, txArb), {
     minLength: 1,
     maxLength: 6,
@@ -241,7 +320,7 @@ const paymentArb = fc.record({
 
 const docArb = fc.record({
   bank: fc.constantFrom(...supported.map((p) => p.key)),
-  v03: fc.boolean(),
+  version: fc.constantFrom('pain.001.001.03', 'pain.001.001.11', undefined),
   payments: fc.array(paymentArb, { minLength: 1, maxLength: 3 }),
   duplicate: fc.nat({ max: 100 }),
 });
@@ -251,7 +330,7 @@ test('fused = full on generated payments (text, escaping, groups, errors)', () =
   let valid = 0;
   let runs = 0;
   fc.assert(
-    fc.property(docArb, ({ bank, v03, payments, duplicate }) => {
+    fc.property(docArb, ({ bank, version: asked, payments, duplicate }) => {
       const profile = supported.find((p) => p.key === bank);
       if (!profile) return;
       let n = 0;
@@ -263,20 +342,23 @@ test('fused = full on generated payments (text, escaping, groups, errors)', () =
           paymentId: `PMT-${i + 1}`,
           ...(p.paymentType ? { paymentType: p.paymentType } : {}),
           executionDate: p.executionDate,
+          ...(p.batchBooking === undefined ? {} : { batchBooking: p.batchBooking }),
           debtor: {
             name: 'ACME Group',
             country: 'DE',
             postalAddress: { streetName: 'Hauptstraße', buildingNumber: '1', postCode: '50735', townName: 'Köln' },
             account: { iban: IBANS['DE'] },
           },
-          // endToEndIds are unique unless `duplicate` picks an earlier one.
-          transactions: p.transactions.map((t) => {
+          // endToEndIds are unique unless `duplicate` picks an earlier one; the first `notProvided` of a
+          // payment are NOTPROVIDED (several may share it).
+          transactions: p.transactions.map((t, j) => {
             n++;
-            return { endToEndId: duplicate === n && n > 1 ? 'E2E-1' : `E2E-${n}`, ...t };
+            const id = j < p.notProvided ? 'NOTPROVIDED' : duplicate === n && n > 1 ? 'E2E-1' : `E2E-${n}`;
+            return { endToEndId: id, ...t };
           }),
         })),
       };
-      const version = v03 && profile.painVersions.includes('pain.001.001.03') ? 'pain.001.001.03' : undefined;
+      const version = asked && profile.painVersions.includes(asked) ? asked : undefined;
       const r = same(raw, bank, version);
       runs++;
       if (r.fused) fused++;

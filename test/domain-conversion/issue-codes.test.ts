@@ -28,7 +28,8 @@ function fusedDeclinesOrAgrees(doc: unknown, bank: string, painVersion?: string)
   assert.deepEqual(convertPayment(doc, bank, opts), full, 'the fused path answers as the full path');
   const profile = findBankProfile(bank);
   const version = painVersion ?? profile?.painVersion;
-  if (!profile || (version !== 'pain.001.001.03' && version !== 'pain.001.001.09')) return;
+  if (!profile || (version !== 'pain.001.001.03' && version !== 'pain.001.001.09' && version !== 'pain.001.001.11'))
+    return;
   const fused = convertFused(doc, profile, version, now, undefined, () => '');
   if (fused !== undefined) assert.ok(full.ok && full.value.ok, 'the fused path took a payment the full path refuses');
 }
@@ -297,6 +298,18 @@ test('charge_bearer_not_allowed', () => {
   const d = sample('INTRA_COMPANY', 'FI');
   d.payments[0].chargeBearer = 'DEBT';
   expectOnly(d, 'demo', 'charge_bearer_not_allowed', `${P0}.chargeBearer`, 'bank');
+});
+
+test('batch_booking_not_allowed', () => {
+  const d = sample('SEPA_CT', 'FI');
+  d.payments[0].batchBooking = false;
+  expectOnly(d, 'nordea-fi', 'batch_booking_not_allowed', `${P0}.batchBooking`, 'bank');
+});
+
+test('pain.001.001.11 takes the same rules: charge_bearer_not_allowed', () => {
+  const d = sample('INTRA_COMPANY', 'FI');
+  d.payments[0].chargeBearer = 'DEBT';
+  expectOnly(d, 'demo', 'charge_bearer_not_allowed', `${P0}.chargeBearer`, 'bank', 'error', 'pain.001.001.11');
 });
 
 test('address_not_structured (from 15 November 2026)', () => {

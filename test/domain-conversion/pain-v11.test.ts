@@ -31,6 +31,28 @@ function v11Files(): { name: string; xml: string }[] {
       );
       out.push({ name: `${profile.key} ${type.code}`, xml: r.value.xml });
     }
+    // Issue 38's other parts in a .11 file: NOTPROVIDED with generated InstrIds, and batchBooking asked.
+    if (profile.batchBooking.choice) {
+      const raw = samplePayment(profile.paymentTypes[0]?.code ?? 'SEPA_CT', profile.countryCode, { transactions: 3 });
+      const payment = (raw.payments as Array<Record<string, unknown>>)[0] as Record<string, unknown>;
+      payment.batchBooking = false;
+      for (const tx of payment.transactions as Array<Record<string, unknown>>) {
+        tx.endToEndId = 'NOTPROVIDED';
+        delete tx.instructionId;
+        tx.instructionForDebtorAgent = 'Call the creditor before crediting';
+      }
+      const r = convertPayment(raw, profile.key, { now, painVersion: V11 });
+      assert.ok(
+        r.ok && r.value.ok,
+        `${profile.key} NOTPROVIDED: ${JSON.stringify(r.ok && !r.value.ok ? r.value.issues : r)}`,
+      );
+      assert.match(r.value.xml, /<BtchBookg>false<\/BtchBookg>/);
+      assert.equal(
+        new Set([...r.value.xml.matchAll(/<InstrId>(NP[0-9A-F]{32})<\/InstrId>/g)].map((m) => m[1])).size,
+        3,
+      );
+      out.push({ name: `${profile.key} NOTPROVIDED, batchBooking false`, xml: r.value.xml });
+    }
   }
   return out;
 }

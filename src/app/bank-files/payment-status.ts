@@ -17,6 +17,7 @@ import {
   updateDocumentStatus,
   updatePaymentLineStates,
 } from '../../db/repositories/journal-documents.ts';
+import { NOT_PROVIDED } from '../../domain/canonical/generated-instruction-id.ts';
 import type { NormalisedStatusReport } from '../../domain/inbound/index.ts';
 import {
   applyStatusReport,
@@ -96,12 +97,14 @@ function lifecycleReportOf(report: NormalisedStatusReport): LifecycleReport {
   };
 }
 
+/** The end-to-end ids a report names; NOTPROVIDED (EPC132-08 AT-41) names no document and is left out. */
 function endToEndIdsOf(report: NormalisedStatusReport): string[] {
   const ids = new Set<string>();
   for (const g of report.paymentGroups) for (const t of g.transactions) if (t.endToEndId) ids.add(t.endToEndId);
   for (const t of [...report.rejectedTransactions, ...report.acceptedTransactions, ...report.pendingTransactions]) {
     if (t.endToEndId) ids.add(t.endToEndId);
   }
+  ids.delete(NOT_PROVIDED);
   return [...ids];
 }
 

@@ -238,9 +238,20 @@ export type ProfileView = {
   painVersions: PainVersion[];
   deliveryMode: BankProfile['deliveryMode'];
   channel: BankProfile['channel'];
+  /**
+   * Whether a payment may ask for PmtInf/BtchBookg (`payments[].batchBooking`), and what the file says when
+   * it does not ask; `{choice: false, default: null}`: the bank books as agreed with the account holder,
+   * the file carries none and a payment's batchBooking is the error batch_booking_not_allowed.
+   */
+  batchBooking: { choice: boolean; default: boolean | null };
   unsupported?: { reason: string };
   paymentTypes: Array<Pick<PaymentTypeEntry, 'code' | 'label' | 'description' | 'requires' | 'channel'>>;
 };
+
+function batchBookingOf(p: BankProfile): ProfileView['batchBooking'] {
+  const b = p.flavour.batchBooking;
+  return b === 'omit' ? { choice: false, default: null } : { choice: true, default: b === 'true' };
+}
 
 function view(p: BankProfile): ProfileView {
   const v: ProfileView = {
@@ -252,6 +263,7 @@ function view(p: BankProfile): ProfileView {
     painVersions: p.painVersions,
     deliveryMode: p.deliveryMode,
     channel: p.channel,
+    batchBooking: batchBookingOf(p),
     paymentTypes: bankTypes(p),
   };
   if (p.unsupported) v.unsupported = p.unsupported;

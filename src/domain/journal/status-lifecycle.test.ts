@@ -202,3 +202,29 @@ test('statement gaps: balance differences in exact minor units and sequence skip
     ],
   );
 });
+
+test('NOTPROVIDED lines are told apart by their instruction ids: each verdict reaches its own line', () => {
+  // Three lines without a reference of their own (EPC132-08 AT-41), each with its InstrId (the one the
+  // engine generated for it); the bank echoes EndToEndId NOTPROVIDED with OrgnlInstrId.
+  const lines = [0, 1, 2].map((n) => ({ ...line(n), endToEndId: 'NOTPROVIDED', instructionId: `NP${n}` }));
+  const echo = (instr: string, code: string, reason?: string): ReportTransaction => ({
+    ...tx('NOTPROVIDED', code, reason),
+    instructionId: instr,
+  });
+  const out = applyStatusReport(
+    doc('sent'),
+    lines,
+    report(null, [echo('NP0', 'RJCT', 'AC04'), echo('NP2', 'ACSC'), tx('NOTPROVIDED', 'RJCT', 'AM04')]),
+    ctx,
+  );
+  assert.deepEqual(
+    out.transitions.map((c) => [c.index, c.to, c.evidence.reason]),
+    [
+      [0, 'rejected', 'AC04'],
+      [2, 'cleared', null],
+    ],
+  );
+  // A NOTPROVIDED without an instruction id names no line: counted, never applied to one by guess.
+  assert.equal(out.unmatchedTransactions, 1);
+  assert.equal(out.to, 'sent');
+});

@@ -1,3 +1,4 @@
+import { NOT_PROVIDED } from '../canonical/generated-instruction-id.ts';
 import {
   documentTransition,
   evidenceRefusal,
@@ -182,14 +183,16 @@ export function applyStatusReport(
   report: LifecycleReport,
   context: { documentId: string; date: string | null },
 ): LifecycleOutcome {
+  // NOTPROVIDED (EPC132-08 AT-41) names no line: several share it, and the bank's echo of it says which
+  // line only through its OrgnlInstrId (the client's or the one generated for it, generatedInstructionId).
   const byE2e = new Map<string, LifecycleLine>();
   const byInstr = new Map<string, LifecycleLine>();
   for (const line of lines) {
-    if (line.endToEndId) byE2e.set(line.endToEndId, line);
+    if (line.endToEndId && line.endToEndId !== NOT_PROVIDED) byE2e.set(line.endToEndId, line);
     if (line.instructionId) byInstr.set(line.instructionId, line);
   }
   const lineOf = (tx: ReportTransaction) =>
-    (tx.endToEndId ? byE2e.get(tx.endToEndId) : undefined) ??
+    (tx.endToEndId && tx.endToEndId !== NOT_PROVIDED ? byE2e.get(tx.endToEndId) : undefined) ??
     (tx.instructionId ? byInstr.get(tx.instructionId) : undefined);
 
   // The most specific verdict per line.

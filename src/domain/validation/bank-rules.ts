@@ -155,14 +155,15 @@ export function checkBankPayment(sink: IssueSink, profile: BankProfile, plan: Pa
       type,
     );
   }
+  // Only a bank whose profile writes BtchBookg lets the payment choose (ADR 0073): elsewhere the bank
+  // books as it agreed with the account holder, and a file could not do what the payment asks.
   if (f.batchBooking === 'omit' && p.batchBooking !== undefined) {
     sink.add(
       'bank',
-      'batch_booking_ignored',
+      'batch_booking_not_allowed',
       `${base}.batchBooking`,
-      `${profile.bankName} does not honour BtchBookg: the bank books as it agreed with the account holder, and the file carries none`,
+      `${profile.bankName} does not take BtchBookg: the bank books as it agreed with the account holder; leave batchBooking out`,
       type,
-      'warning',
     );
   }
   // A flavour that splits a payment into several PmtInf suffixes `-<n>` to PmtInfId (Max35Text).

@@ -60,7 +60,7 @@ export class IssueSink {
  * bank          bank_unsupported, pain_version_unsupported, payment_type_not_offered, bic_required,
  *               currency_not_supported, charge_bearer_not_allowed, address_not_structured, bank_too_long,
  *               remittance_not_allowed, regulatory_reporting_required (NO/SE cross-border thresholds),
- *               batch_booking_ignored (warning: batchBooking asked of a bank that ignores BtchBookg)
+ *               batch_booking_not_allowed (batchBooking asked of a bank whose profile writes no BtchBookg)
  * payment-type  unknown_payment_type, payment_type_requires, payment_type_currency,
  *               payment_type_charge_bearer, invalid_reference, invalid_account, invalid_amount (VAT > gross)
  */

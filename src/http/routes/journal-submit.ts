@@ -13,7 +13,10 @@ import type { HttpServices } from '../services.ts';
 const SubmitBody = Type.Object({
   companyId: Type.String({ minLength: 1, maxLength: 64 }),
   bankKey: Type.String({ minLength: 1, maxLength: 64 }),
-  payment: Type.Unknown({ description: 'The canonical payment (see POST /validate/{bankKey})' }),
+  payment: Type.Unknown({
+    description:
+      "The canonical payment (see POST /validate/{bankKey}; its fields beyond the contract are in the README). payments[].batchBooking (boolean) asks for PmtInf/BtchBookg where the bank's profile has batchBooking.choice (GET /profiles); elsewhere it is the validation error batch_booking_not_allowed",
+  }),
   environment: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('production')])),
   validate: Type.Optional(Type.Boolean()),
   idempotencyKey: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),

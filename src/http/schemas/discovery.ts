@@ -28,6 +28,18 @@ export const BankProfile = Type.Object(
     painVersions: Type.Array(Type.String()),
     deliveryMode: Type.String(),
     channel: Type.Union([Type.String(), Type.Null()]),
+    batchBooking: Type.Object(
+      {
+        choice: Type.Boolean({
+          description:
+            'true: a payment may set payments[].batchBooking (PmtInf/BtchBookg); false: the bank books as agreed with the account holder and a payment that sets it is refused (batch_booking_not_allowed)',
+        }),
+        default: Type.Union([Type.Boolean(), Type.Null()], {
+          description: 'BtchBookg written when the payment does not set batchBooking; null: none is written',
+        }),
+      },
+      { description: "The bank's batch booking (one debit per payment block, or one per transaction)" },
+    ),
     unsupported: Type.Optional(Type.Object({ reason: Type.String() })),
     paymentTypes: Type.Array(Type.Ref('PaymentType')),
   },
