@@ -671,7 +671,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** POST /convert-async/:bankKey */
+        /**
+         * Queue a conversion of a canonical payment
+         * @description Queue a conversion of a canonical payment; poll GET /convert-jobs/{id}.
+         */
         post: operations["startConversion"];
         delete?: never;
         options?: never;
@@ -1789,6 +1792,230 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ValidationIssue: {
+            code: string;
+            /** @description generic, bank or payment-type */
+            level: string;
+            /** @description error or warning */
+            severity: string;
+            message: string;
+            path?: string;
+            bank?: string;
+            paymentType?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        WebhookEndpoint: {
+            /** @description wh_... */
+            id: string;
+            companyId: string;
+            /** @description the destination, its secret parts masked */
+            url: string;
+            eventTypes: string[] | null;
+            enabled: boolean;
+            status: "enabled" | "disabled" | "auto-disabled";
+            /** @description https, slack or email */
+            transport: string;
+            emailTo: string | null;
+            filterPredicate: ({
+                bankKey?: string;
+                minAmount?: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            consecutiveFailures: number;
+            createdAt: string;
+        };
+        WebhookDelivery: {
+            /** @description del_... */
+            id: string;
+            eventId: string;
+            eventType: string;
+            sequence: number;
+            attempt: number;
+            /** @description pending, succeeded or failed */
+            status: string;
+            responseStatus: number | null;
+            error: string | null;
+            durationMs: number | null;
+            createdAt: string;
+            nextAttemptAt: string | null;
+        };
+        /** @description A bank connection with its readiness */
+        Connection: {
+            /** @description conn_... */
+            id: string;
+            platformId: string;
+            companyId: string;
+            bankKey: string;
+            bankName: string;
+            channel: string | null;
+            /** @description test or production */
+            environment: string;
+            status: string;
+            /** @description converted-only or host-to-host */
+            deliveryMode: string;
+            createdAt: string;
+            activatedAt: string | null;
+            signingCertSubject: string | null;
+            signingCertExpiry: string | null;
+            settings: {
+                [key: string]: unknown;
+            } | null;
+            readiness: {
+                ready: boolean;
+                missing: string[];
+                channelError: {
+                    code: string;
+                    message: string;
+                    at: string;
+                } | null;
+                activation?: {
+                    [key: string]: unknown;
+                };
+                certificate?: {
+                    [key: string]: unknown;
+                } | null;
+                bankCertificate?: {
+                    [key: string]: unknown;
+                } | null;
+                sandboxActivation?: {
+                    [key: string]: unknown;
+                };
+                ebics?: {
+                    [key: string]: unknown;
+                };
+                lastTestPayment: {
+                    [key: string]: unknown;
+                } | null;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        JournalDocument: {
+            /** @description doc_... */
+            id: string;
+            /** @description OUT-<n> or IN-<n> */
+            journalNo: string;
+            platformId: string;
+            companyId: string;
+            bankKey: string | null;
+            bankName: string | null;
+            environment: string;
+            /** @description inbound or outbound */
+            direction: string;
+            type: string;
+            sourceFormat: string | null;
+            summary: string | null;
+            status: string;
+            messageId: string | null;
+            importSource: string | null;
+            transactionCount: number;
+            totals: {
+                currency: string;
+                /** @description exact decimal string */
+                amount: string;
+            }[];
+            paymentType: string | null;
+            idempotencyKey: string | null;
+            deliveryMode: string | null;
+            delivery: ({
+                status: string;
+                /** @description why the last attempt failed */
+                reason?: string;
+                /** @description the channel's error code */
+                code?: string;
+                retryable?: boolean;
+                attempts?: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            accountIban: string | null;
+            accountCurrency: string | null;
+            collected: boolean;
+            collectedAt: string | null;
+            createdAt: string;
+            expiresAt: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        Approval: {
+            /** @description appr_... */
+            id: string;
+            documentId: string;
+            journalNo: string;
+            status: string;
+            policyId: string | null;
+            policyName: string | null;
+            paymentRef: string;
+            payeeName: string | null;
+            currency: string | null;
+            maxTransaction: string | null;
+            maxTransactionPayee: string | null;
+            journalTotal: string | null;
+            requiredApprovals: number;
+            requireOneFromEachGroup: boolean;
+            orderedApproval: boolean;
+            groupCount: number;
+            groups: {
+                name: string;
+                satisfied: boolean;
+            }[];
+            approvals: {
+                userId: string;
+                userName: string;
+                at: string;
+            }[];
+            rejections: {
+                userId: string;
+                userName: string;
+                at: string;
+                reason: string | null;
+            }[];
+            makerUserId: string | null;
+            canApprove: boolean;
+            blockReason: string | null;
+            twoFactorRequired: boolean;
+            closedReason: string | null;
+            createdAt: string;
+            decidedAt: string | null;
+            expiresAt: string | null;
+        };
+        ApprovalPolicy: {
+            /** @description apol_... */
+            id: string;
+            platformId: string;
+            companyId: string;
+            name: string;
+            enabled: boolean;
+            environment: string;
+            currency: string | null;
+            minAmount: string;
+            bankKeys: string[] | null;
+            requiredApprovals: number;
+            groups: {
+                name: string;
+                userIds: string[];
+            }[];
+            requireOneFromEachGroup: boolean;
+            orderedApproval: boolean;
+            twoFactorRequired: boolean;
+            createdAt: string;
+            updatedAt: string;
+        };
+        ConversionJob: {
+            jobId: string;
+            /** @description pending, running, succeeded or dead */
+            status: string;
+            bankKey?: string;
+            createdAt?: string;
+            updatedAt?: string;
+            failure?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * @description bad_request: the request is malformed in a way no more specific code names
          *     validation_failed: the request does not match the route schema (unknown fields, missing or ill-typed values)
@@ -1986,6 +2213,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
         };
     };
     getVersion: {
@@ -2006,6 +2242,15 @@ export interface operations {
                     "application/json": {
                         version: string;
                     };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
         };
@@ -2034,6 +2279,15 @@ export interface operations {
                             stalled: string[];
                         };
                     };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description Default Response */
@@ -2078,6 +2332,15 @@ export interface operations {
                         };
                         asOf: string | null;
                     };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
         };
@@ -2934,6 +3197,15 @@ export interface operations {
                             price: string;
                         }[];
                     };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
         };
@@ -3913,6 +4185,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
         };
     };
     validatePayment: {
@@ -3924,8 +4205,50 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    schemaVersion?: string;
+                    messageId: string;
+                    creationDateTime?: string;
+                    initiatingParty: {
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    payments: ({
+                        paymentId?: string;
+                        paymentType?: string;
+                        /** @description YYYY-MM-DD */
+                        executionDate?: string;
+                        debtor?: {
+                            [key: string]: unknown;
+                        };
+                        transactions?: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        valid: boolean;
+                        issues: components["schemas"]["ValidationIssue"][];
+                        unknownFieldsDropped: string[];
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -3967,8 +4290,46 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    schemaVersion?: string;
+                    messageId: string;
+                    creationDateTime?: string;
+                    initiatingParty: {
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    payments: ({
+                        paymentId?: string;
+                        paymentType?: string;
+                        /** @description YYYY-MM-DD */
+                        executionDate?: string;
+                        debtor?: {
+                            [key: string]: unknown;
+                        };
+                        transactions?: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
+            /** @description the bank's pain.001 XML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4019,8 +4380,46 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    schemaVersion?: string;
+                    messageId: string;
+                    creationDateTime?: string;
+                    initiatingParty: {
+                        name: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    payments: ({
+                        paymentId?: string;
+                        paymentType?: string;
+                        /** @description YYYY-MM-DD */
+                        executionDate?: string;
+                        debtor?: {
+                            [key: string]: unknown;
+                        };
+                        transactions?: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    })[];
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionJob"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4070,6 +4469,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description the XML of a succeeded job, or the job with its `failure` once dead */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                    "application/json": components["schemas"]["ConversionJob"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionJob"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -4108,6 +4526,34 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        messageId: string | null;
+                        originalMessageId: string | null;
+                        sourceFormat: string;
+                        groupStatus: string | null;
+                        paymentGroups: {
+                            [key: string]: unknown;
+                        }[];
+                        rejectedTransactions: {
+                            [key: string]: unknown;
+                        }[];
+                        acceptedTransactions: {
+                            [key: string]: unknown;
+                        }[];
+                        documentId: string | null;
+                        journalNo: string | null;
+                        status: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4162,8 +4608,43 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "text/plain": string;
+                "application/xml": string;
+                "text/xml": string;
+                "application/octet-stream": string;
+            };
+        };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
+                            messageId: string | null;
+                            sourceFormat: string;
+                            accountIban: string | null;
+                            accountCurrency: string | null;
+                            fromDate: string | null;
+                            toDate: string | null;
+                            balances: {
+                                [key: string]: unknown;
+                            }[];
+                            transactions: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4214,6 +4695,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Connection"][];
+                    };
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -4252,6 +4744,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A bank connection with its readiness */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4304,6 +4805,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A bank connection with its readiness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -4425,6 +4935,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A bank connection with its readiness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4500,6 +5019,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A bank connection with its readiness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4661,6 +5189,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A bank connection with its readiness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5196,6 +5733,64 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        /** @description the generated pain.001 */
+                        xml: string;
+                        warnings?: components["schemas"]["ValidationIssue"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5291,6 +5886,41 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        xml: string;
+                        painVersion: string;
+                        preview: boolean;
+                        warnings: components["schemas"]["ValidationIssue"][];
+                        autoSelected: {
+                            [key: string]: unknown;
+                        }[];
+                        autoFilled: string[];
+                        unknownFieldsDropped: string[];
+                        whitelist: {
+                            applicable: boolean;
+                            outcome: string;
+                            checks: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        schemaValidation?: {
+                            ran: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5349,8 +5979,23 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    companyId?: string;
+                };
+            };
+        };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JournalDocument"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5417,6 +6062,222 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        deduped: boolean;
+                        ingest: {
+                            statementCount: number;
+                            ingested: number;
+                            deduped: number;
+                            quarantined: number;
+                            partial: boolean;
+                            statements: {
+                                [key: string]: unknown;
+                            }[];
+                            alerts: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        statusReport?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        deduped: boolean;
+                        ingest: {
+                            statementCount: number;
+                            ingested: number;
+                            deduped: number;
+                            quarantined: number;
+                            partial: boolean;
+                            statements: {
+                                [key: string]: unknown;
+                            }[];
+                            alerts: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        statusReport?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        deduped: boolean;
+                        ingest: {
+                            statementCount: number;
+                            ingested: number;
+                            deduped: number;
+                            quarantined: number;
+                            partial: boolean;
+                            statements: {
+                                [key: string]: unknown;
+                            }[];
+                            alerts: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        statusReport?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5495,6 +6356,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["JournalDocument"][];
+                        nextCursor: string | null;
+                        total: number;
+                        totalExact?: boolean;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5549,6 +6424,37 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        uncollected: number;
+                        countsExact?: boolean;
+                        nextCursor: string | null;
+                        items: ({
+                            journalNo: string;
+                            direction: string;
+                            type: string;
+                            sourceFormat: string | null;
+                            bankKey: string | null;
+                            summary: string | null;
+                            status: string;
+                            collected: boolean;
+                            collectedAt: string | null;
+                            createdAt: string;
+                            expiresAt: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5608,6 +6514,54 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        exported: ({
+                            journalNo: string;
+                            documentId: string;
+                            direction: string;
+                            type: string;
+                            sourceFormat: string | null;
+                            bankKey: string | null;
+                            createdAt: string;
+                            wasAlreadyCollected: boolean;
+                            transactionCount: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        notFound: string[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        exported: ({
+                            journalNo: string;
+                            documentId: string;
+                            direction: string;
+                            type: string;
+                            sourceFormat: string | null;
+                            bankKey: string | null;
+                            createdAt: string;
+                            wasAlreadyCollected: boolean;
+                            transactionCount: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        notFound: string[];
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5659,6 +6613,63 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        /** @description the decrypted canonical or normalised payload */
+                        payload: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -5701,6 +6712,61 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        documentId: string;
+                        journalNo: string;
+                        messageId: string | null;
+                        status: string;
+                        deliveryMode: string | null;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        createdAt: string;
+                        payments: ({
+                            index: number;
+                            payee: string | null;
+                            amount: string;
+                            currency: string;
+                            endToEndId: string | null;
+                            recon: {
+                                /** @description cleared, rejected or pending */
+                                state: string;
+                                evidence: {
+                                    [key: string]: unknown;
+                                } | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        approval: components["schemas"]["Approval"] | null;
+                        recon: {
+                            state: string;
+                            evidence: {
+                                [key: string]: unknown;
+                            } | null;
+                            lines: {
+                                total: number;
+                                cleared: number;
+                                rejected: number;
+                                pending: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -5743,6 +6809,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description the pain.001 file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -5783,6 +6858,21 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counts: {
+                            [key: string]: number;
+                        };
+                        total: number;
+                        sampled: boolean;
+                    };
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -5825,6 +6915,37 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
+                            documentId: string;
+                            journalNo: string;
+                            messageId: string | null;
+                            bankKey: string | null;
+                            summary: string | null;
+                            totals: {
+                                currency: string;
+                                /** @description exact decimal string */
+                                amount: string;
+                            }[];
+                            status: string;
+                            createdAt: string;
+                            state: string;
+                            evidence: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5879,6 +7000,35 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
+                            id: string;
+                            platformId: string;
+                            companyId: string | null;
+                            type: string;
+                            message: string;
+                            actorUserId: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            createdAt: string;
+                            expiresAt: string | null;
+                            prevHash: string;
+                            hash: string;
+                            seq: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5930,6 +7080,38 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
+                            id: string;
+                            platformId: string;
+                            companyId: string;
+                            iban: string | null;
+                            accountOther: unknown;
+                            country: string | null;
+                            currency: string | null;
+                            bankKey: string | null;
+                            bankName: string | null;
+                            connected: boolean;
+                            lastReceivedData: string | null;
+                            latestBalance: string | null;
+                            latestBalanceCurrency: string | null;
+                            latestBalanceDate: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        nextCursor: string | null;
+                        total: number;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5980,6 +7162,44 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            id: string;
+                            platformId: string;
+                            companyId: string;
+                            iban: string | null;
+                            accountOther: unknown;
+                            country: string | null;
+                            currency: string | null;
+                            bankKey: string | null;
+                            bankName: string | null;
+                            connected: boolean;
+                            lastReceivedData: string | null;
+                            latestBalance: string | null;
+                            latestBalanceCurrency: string | null;
+                            latestBalanceDate: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        statements: {
+                            [key: string]: unknown;
+                        }[];
+                        gaps: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6031,6 +7251,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookEndpoint"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6092,6 +7324,19 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: components["schemas"]["WebhookEndpoint"];
+                        /** @description whsec_...: shown once */
+                        secret: string;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6143,6 +7388,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6185,6 +7439,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6227,6 +7488,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6269,6 +7539,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6311,6 +7590,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6353,6 +7641,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveryId: string;
+                        eventId: string;
+                    };
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6397,6 +7697,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6449,6 +7761,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveryId: string;
+                        eventId: string;
+                    };
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6492,6 +7816,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6541,8 +7876,27 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description default 24, clamped to 1..72 */
+                    overlapHours?: number;
+                };
+            };
+        };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        overlapUntil: string;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6593,6 +7947,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ApprovalPolicy"][];
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6655,6 +8020,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6719,6 +8093,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6771,6 +8154,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6815,6 +8205,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Approval"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6855,6 +8257,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6893,7 +8304,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     code?: string;
@@ -6901,6 +8312,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6965,6 +8385,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -7026,7 +8455,29 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        issuer: string;
+                        authorization_endpoint: string;
+                        token_endpoint: string;
+                        revocation_endpoint: string;
+                        scopes_supported: string[];
+                        response_types_supported: string[];
+                        grant_types_supported: string[];
+                        code_challenge_methods_supported: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
             };
         };
     };
@@ -7037,7 +8488,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    grant_type: "authorization_code" | "refresh_token";
+                    client_id: string;
+                    code?: string;
+                    redirect_uri?: string;
+                    code_verifier?: string;
+                    refresh_token?: string;
+                    scope?: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -7088,7 +8551,15 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    token: string;
+                    token_type_hint?: string;
+                    client_id?: string;
+                };
+            };
+        };
         responses: {
             /** @description empty body */
             200: {
@@ -7120,12 +8591,30 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description the sign-in or consent page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description to the redirect URI with error and state */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
+            };
+            /** @description an unknown client or an unregistered redirect_uri: never redirected */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
         };
     };
@@ -7136,14 +8625,79 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    response_type?: string;
+                    client_id?: string;
+                    redirect_uri?: string;
+                    scope?: string;
+                    state?: string;
+                    code_challenge?: string;
+                    code_challenge_method?: string;
+                    email?: string;
+                    password?: string;
+                    challenge_token?: string;
+                    code?: string;
+                    /** @description the sign-in page's token (also in its cookie) */
+                    sign_in_token: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
-            /** @description Default Response */
+            /** @description the code page of a user with 2FA */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description signed in: back to the consent page (GET /oauth/authorize) */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
+            };
+            /** @description an untrusted authorization request, or a form that is not one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: wrong email, password or code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: the form expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: too many attempts (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
         };
     };
@@ -7154,14 +8708,79 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    response_type?: string;
+                    client_id?: string;
+                    redirect_uri?: string;
+                    scope?: string;
+                    state?: string;
+                    code_challenge?: string;
+                    code_challenge_method?: string;
+                    email?: string;
+                    password?: string;
+                    challenge_token?: string;
+                    code?: string;
+                    /** @description the sign-in page's token (also in its cookie) */
+                    sign_in_token: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
-            /** @description Default Response */
+            /** @description never: a right code returns to the consent page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description signed in: back to the consent page (GET /oauth/authorize) */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
+            };
+            /** @description an untrusted authorization request, or a form that is not one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: wrong email, password or code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: the form expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: too many attempts (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
             };
         };
     };
@@ -7172,8 +8791,31 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientId: string;
+                    redirectUri: string;
+                    scope: string;
+                    state?: string;
+                    codeChallenge: string;
+                    /** @enum {string} */
+                    codeChallengeMethod: "S256";
+                    decision: "approve" | "deny";
+                };
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+            };
+        };
         responses: {
+            /** @description to the redirect URI with code and state, or error=access_denied */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {

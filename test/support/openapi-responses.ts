@@ -9,6 +9,7 @@
  * A violation fails the request's test (the harness's request() throws).
  */
 
+import { appendFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 
@@ -30,6 +31,12 @@ export function responseChecker(app: FastifyInstance) {
     if (!routeUrl) return;
     const method = res.raw.req.method?.toLowerCase() ?? 'get';
     const path = pathOf(routeUrl);
+    if (process.env.OPENAPI_SAMPLES) {
+      appendFileSync(
+        process.env.OPENAPI_SAMPLES,
+        `${JSON.stringify({ key: `${method.toUpperCase()} ${path}`, status: res.statusCode, type: res.headers['content-type'], body: String(res.headers['content-type'] ?? '').includes('json') ? JSON.parse(res.body || 'null') : null })}\n`,
+      );
+    }
     const operation = doc.paths[path]?.[method === 'head' ? 'get' : method];
     if (!operation || method === 'head') return;
     const status = String(res.statusCode);

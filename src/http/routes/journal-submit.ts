@@ -7,6 +7,7 @@ import { previewPayment } from '../../app/journal/preview.ts';
 import { submitPayment } from '../../app/journal/submit.ts';
 import { refusePlatformId, type SubmitInput } from '../../app/journal/submit-request.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { Preview, SubmittedDocument } from '../schemas/responses.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
@@ -74,7 +75,7 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
         description:
           'Validate, convert with the company bank settings and journal a payment (idempotent: Idempotency-Key header, body idempotencyKey or payment.messageId).',
         body: SubmitBody,
-        response: errorResponses(400, 401, 402, 403, 404, 409, 422, 429),
+        response: { 201: SubmittedDocument, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 429) },
       },
     },
     async (request, reply) => {
@@ -100,7 +101,7 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
         description:
           'What a submit would produce (xml, warnings, auto-selection, Polish white list); journals nothing.',
         body: SubmitBody,
-        response: errorResponses(400, 401, 403, 404, 422),
+        response: { 200: Preview, ...errorResponses(400, 401, 403, 404, 422) },
       },
     },
     async (request) => previewPayment(ctx, principalOf(request), submitInput(request)),
@@ -114,7 +115,10 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
         description: 'Cancel a converted or pending-approval outbound document before delivery.',
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         querystring: Type.Object({ companyId: Type.Optional(Type.String({ maxLength: 64 })) }),
-        response: errorResponses(400, 401, 403, 404, 409),
+        // Described, not validated: the company may come in the body or the query.
+        bodyOptional: true,
+        documentedBody: Type.Object({ companyId: Type.Optional(Type.String({ maxLength: 64 })) }),
+        response: { 200: Type.Ref('JournalDocument'), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {

@@ -34,6 +34,12 @@ function summaryOf(description: string | undefined, fallback: string): string {
 }
 
 type RouteSchema = Record<string, unknown> & {
+  /**
+   * The request body a route reads itself (a raw file, a form, an optional body): described here,
+   * while Fastify validates nothing (a `body` schema would).
+   */
+  documentedBody?: unknown;
+  bodyOptional?: boolean;
   description?: string;
   summary?: string;
   tags?: string[];
@@ -49,12 +55,25 @@ export function describeRoute(input: {
   const schema: RouteSchema = { ...(input.schema ?? {}) };
   const method = (Array.isArray(input.route.method) ? input.route.method[0] : input.route.method) ?? 'GET';
   if (schema.hide) return { schema, url };
+  if (schema.documentedBody !== undefined) {
+    schema['body'] ??= schema.documentedBody;
+    delete schema.documentedBody;
+  }
+  // @fastify/swagger marks every request body required; finishDocument clears it for these.
+  if (schema.bodyOptional) schema['x-body-optional'] = true;
+  delete schema.bodyOptional;
   const key = `${method === 'HEAD' ? 'GET' : method} ${url}`;
   const operationId = OPERATION_IDS[key];
   if (operationId) schema['operationId'] = operationId;
   schema.summary ??= summaryOf(schema.description, key);
   const segment = url.split('/')[1] ?? 'system';
   schema.tags ??= [segment.replace(/^\./, '') || 'system'];
+  // Every route can answer 400 invalid_service_version (a malformed Service-Version header, checked
+  // before routing); a route that documents no other refusal documents that one.
+  const response = (schema['response'] ?? {}) as Record<string, unknown>;
+  if (!Object.keys(response).some((status) => status.startsWith('4'))) {
+    schema['response'] = { ...response, 400: { $ref: 'ErrorEnvelope#' } };
+  }
   const { access, listed } = accessOf(method, url);
   if (listed) schema['security'] = securityOf(method, url, access);
   return { schema, url };
@@ -83,7 +102,13 @@ function errorSchemaOf(status: number) {
 
 type Doc = {
   servers?: { url: string }[];
-  paths?: Record<string, Record<string, { responses?: Record<string, ResponseObject> }>>;
+  paths?: Record<
+    string,
+    Record<
+      string,
+      { responses?: Record<string, ResponseObject>; requestBody?: { required?: boolean }; 'x-body-optional'?: true }
+    >
+  >;
   components?: { schemas?: Record<string, unknown> };
 };
 type ResponseObject = { description?: string; content?: Record<string, { schema?: { $ref?: string } }> };
@@ -102,6 +127,10 @@ export function finishDocument(doc: Doc, publicBaseUrl: string): Doc {
   doc.components = components;
   for (const operations of Object.values(doc.paths ?? {})) {
     for (const operation of Object.values(operations)) {
+      if (operation['x-body-optional']) {
+        if (operation.requestBody) operation.requestBody.required = false;
+        delete operation['x-body-optional'];
+      }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const n = Number(status);
         const envelope = Object.values(response.content ?? {}).some((c) => c.schema?.$ref === ENVELOPE_REF);
@@ -118,4 +147,13 @@ export function finishDocument(doc: Doc, publicBaseUrl: string): Doc {
   // Every envelope is now one of a status; the generic one stays only if something still names it.
   if (!JSON.stringify(doc.paths ?? {}).includes(ENVELOPE_REF)) delete schemas['ErrorEnvelope'];
   return doc;
+}
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** A request body the route reads itself: in /openapi.json, never validated by Fastify (describeRoute). */
+    documentedBody?: unknown;
+    /** The request body may be left out (no body is valid): requestBody.required false. */
+    bodyOptional?: boolean;
+  }
 }
