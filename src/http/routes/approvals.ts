@@ -185,7 +185,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
           Type.Object({ code: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }),
         ),
         bodyOptional: true,
-        response: { 200: Type.Ref('Approval'), ...errorResponses(400, 401, 403, 404, 409) },
+        response: { 200: Type.Ref('Approval'), ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request) => approve(ctx, principalOf(request), request.params.id, { code: request.body?.code }),

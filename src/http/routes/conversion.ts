@@ -5,7 +5,7 @@ import { getConversionJob, submitConversionJob } from '../../app/conversion/conv
 import { badRequest } from '../../app/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { warningsHeader } from '../plugins/warnings-header.ts';
-import { CanonicalPayment, mediaResponse, ValidationResult } from '../schemas/responses.ts';
+import { mediaResponse, ValidationResult } from '../schemas/responses.ts';
 import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
@@ -29,7 +29,7 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         tags: ['conversion'],
         description: 'Validate a canonical payment for a bank: always 200 with every issue at once.',
         params: BankParams,
-        documentedBody: { content: { 'application/json': { schema: CanonicalPayment } } },
+        documentedBody: { content: { 'application/json': { schema: Type.Ref('CanonicalPayment') } } },
         response: { 200: ValidationResult, ...errorResponses(400, 401, 404) },
       },
     },
@@ -47,7 +47,7 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         description: "The bank's pain.001 XML; X-Validation-Warnings lists warnings of a valid payment.",
         params: BankParams,
         querystring: ConvertQuery,
-        documentedBody: { content: { 'application/json': { schema: CanonicalPayment } } },
+        documentedBody: { content: { 'application/json': { schema: Type.Ref('CanonicalPayment') } } },
         response: {
           200: mediaResponse('application/xml', "the bank's pain.001 XML"),
           ...errorResponses(400, 401, 404, 422),
@@ -70,7 +70,7 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         description: 'Queue a conversion of a canonical payment; poll GET /convert-jobs/{id}.',
         params: BankParams,
         querystring: ConvertQuery,
-        documentedBody: { content: { 'application/json': { schema: CanonicalPayment } } },
+        documentedBody: { content: { 'application/json': { schema: Type.Ref('CanonicalPayment') } } },
         response: { 202: Type.Ref('ConversionJob'), ...errorResponses(400, 401, 404, 422) },
       },
     },

@@ -68,15 +68,35 @@ export function describeRoute(input: {
   schema.summary ??= summaryOf(schema.description, key);
   const segment = url.split('/')[1] ?? 'system';
   schema.tags ??= [segment.replace(/^\./, '') || 'system'];
-  // Every route can answer 400 invalid_service_version (a malformed Service-Version header, checked
-  // before routing); a route that documents no other refusal documents that one.
-  const response = (schema['response'] ?? {}) as Record<string, unknown>;
-  if (!Object.keys(response).some((status) => status.startsWith('4'))) {
-    schema['response'] = { ...response, 400: { $ref: 'ErrorEnvelope#' } };
-  }
   const { access, listed } = accessOf(method, url);
+  schema['response'] = withCommonErrors(
+    (schema['response'] ?? {}) as Record<string, unknown>,
+    method,
+    url,
+    listed && !isPublic(access),
+  );
   if (listed) schema['security'] = securityOf(method, url, access);
   return { schema, url };
+}
+
+/** The token and revocation endpoints answer OAuth's own flat error shape, from their own handler. */
+const OWN_ERROR_SHAPE = new Set(['/oauth/token', '/oauth/revoke']);
+
+/**
+ * The refusals any route can give whatever its use case, added where a route does not name them:
+ * 400 invalid_service_version (the Service-Version header, checked before routing), 500 and 503
+ * database_unavailable; on an authenticated route 401 and 403 (the auth plugin: no or a wrong kind
+ * of credential, a token without the scope); on a route that takes a body 413 and 415 (the body
+ * parsers). A status a route documents itself keeps its own schema.
+ */
+function withCommonErrors(response: Record<string, unknown>, method: string, url: string, authenticated: boolean) {
+  if (OWN_ERROR_SHAPE.has(url)) return response;
+  const statuses = [400, 500, 503];
+  if (authenticated) statuses.push(401, 403);
+  if (method === 'POST' || method === 'PUT' || method === 'PATCH') statuses.push(413, 415);
+  const out = { ...response };
+  for (const status of statuses) out[status] ??= { $ref: 'ErrorEnvelope#' };
+  return out;
 }
 
 /** The envelope of one status: its `code` is one of the table's codes of that status. */

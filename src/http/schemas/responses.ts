@@ -57,7 +57,11 @@ export const CanonicalPayment = Type.Object(
       ),
     ),
   },
-  { ...open, description: 'the canonical payment; unknown fields are dropped and named in unknownFieldsDropped' },
+  {
+    ...open,
+    $id: 'CanonicalPayment',
+    description: 'the canonical payment; unknown fields are dropped and named in unknownFieldsDropped',
+  },
 );
 
 // ---- webhooks ---------------------------------------------------------------------------------
@@ -525,6 +529,7 @@ export const mediaResponse = (type: string, description: string) => ({
 
 /** Components: registered with app.addSchema so every reference resolves. */
 export const RESPONSE_COMPONENTS = [
+  CanonicalPayment,
   ValidationIssue,
   WebhookEndpoint,
   WebhookDelivery,
