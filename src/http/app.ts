@@ -39,8 +39,8 @@ import { userRoutes } from './routes/users.ts';
 import { webhookRoutes } from './routes/webhooks.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 import { BankProfile, PaymentType } from './schemas/discovery.ts';
-import { RESPONSE_COMPONENTS } from './schemas/responses.ts';
 import { describeRoute, finishDocument } from './schemas/openapi-document.ts';
+import { RESPONSE_COMPONENTS } from './schemas/responses.ts';
 import type { HttpServices } from './services.ts';
 
 /** Body limit for JSON and bank files; a larger body is refused with 413 before it is read whole. */

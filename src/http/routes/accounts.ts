@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { accountStatements, listAccounts } from '../../app/accounts/accounts.ts';
 import { principalOf } from '../plugins/auth.ts';
-import { AccountList, AccountStatements } from '../schemas/responses.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { AccountList, AccountStatements } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 export const accountsRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {

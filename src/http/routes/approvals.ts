@@ -5,8 +5,8 @@ import { changePolicy, createPolicy, listCompanyPolicies, removePolicy } from '.
 import { listQueue, readApproval } from '../../app/approvals/queue.ts';
 import { badRequest } from '../../app/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
-import { ApprovalPolicyList, ApprovalQueue, NoBody } from '../schemas/responses.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { ApprovalPolicyList, ApprovalQueue, NoBody } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 /** Maker-checker routes (DESIGN.md, Approvals): types here; the rules are the use cases'. */

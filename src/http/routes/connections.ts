@@ -7,8 +7,8 @@ import { pinSigningCertificate } from '../../app/connections/signing-cert.ts';
 import { sendTestPayment } from '../../app/connections/test-payment.ts';
 import { SFTP_SETTINGS_FIELDS } from '../../domain/banks/sftp-settings.ts';
 import { principalOf } from '../plugins/auth.ts';
-import { ConnectionList } from '../schemas/responses.ts';
 import { errorResponses, CompanyScopeQuery as Scope, scopeFields } from '../schemas/common.ts';
+import { ConnectionList } from '../schemas/responses.ts';
 import { settingsFieldsSchema } from '../schemas/settings-fields.ts';
 import type { HttpServices } from '../services.ts';
 

@@ -5,8 +5,8 @@ import { getConversionJob, submitConversionJob } from '../../app/conversion/conv
 import { badRequest } from '../../app/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { warningsHeader } from '../plugins/warnings-header.ts';
-import { mediaResponse, ValidationResult } from '../schemas/responses.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { mediaResponse, ValidationResult } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 const BankParams = Type.Object({ bankKey: Type.String({ maxLength: 64 }) });

@@ -6,8 +6,8 @@ import { receivePaymentStatus } from '../../app/bank-files/receive-payment-statu
 import { AppError } from '../../app/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { bodyToWorker } from '../plugins/body-to-worker.ts';
-import { PaymentStatusResult, StatementList } from '../schemas/responses.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { PaymentStatusResult, StatementList } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 /** Bank files are large: a statement of 100,000 entries is tens of megabytes. */

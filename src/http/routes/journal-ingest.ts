@@ -4,8 +4,8 @@ import { releaseFile } from '../../app/bank-files/file-worker.ts';
 import { ingestUploadedBody } from '../../app/bank-files/ingest-upload.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { bodyToWorker } from '../plugins/body-to-worker.ts';
-import { IngestedDocument } from '../schemas/responses.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { IngestedDocument } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 /**

@@ -12,6 +12,7 @@ import {
 } from '../../app/journal/read-document.ts';
 import { reconciliationPage } from '../../app/journal/reconciliation.ts';
 import { principalOf } from '../plugins/auth.ts';
+import { errorResponses } from '../schemas/common.ts';
 import {
   DocumentPage,
   DocumentPayments,
@@ -23,7 +24,6 @@ import {
   PaymentTypeCounts,
   ReconciliationPage,
 } from '../schemas/responses.ts';
-import { errorResponses } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });

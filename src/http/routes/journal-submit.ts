@@ -7,8 +7,8 @@ import { previewPayment } from '../../app/journal/preview.ts';
 import { submitPayment } from '../../app/journal/submit.ts';
 import { refusePlatformId, type SubmitInput } from '../../app/journal/submit-request.ts';
 import { principalOf } from '../plugins/auth.ts';
-import { Preview, SubmittedDocument } from '../schemas/responses.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { Preview, SubmittedDocument } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 const SubmitBody = Type.Object({

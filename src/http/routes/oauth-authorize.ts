@@ -315,10 +315,15 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
         documentedBody: {
           content: {
             'application/json': { schema: DecisionBody },
-            'application/x-www-form-urlencoded': { schema: { type: 'object', additionalProperties: { type: 'string' } } },
+            'application/x-www-form-urlencoded': {
+              schema: { type: 'object', additionalProperties: { type: 'string' } },
+            },
           },
         },
-        response: { 302: NoBody('to the redirect URI with code and state, or error=access_denied'), ...errorResponses(400, 401, 403) },
+        response: {
+          302: NoBody('to the redirect URI with code and state, or error=access_denied'),
+          ...errorResponses(400, 401, 403),
+        },
       },
     },
     async (request, reply) => {

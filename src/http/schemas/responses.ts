@@ -325,10 +325,7 @@ export const DocumentPayments = Type.Object(
     bankName: NStr,
     createdAt: Str,
     payments: Type.Array(
-      Type.Object(
-        { index: Int, payee: NStr, amount: Str, currency: Str, endToEndId: NStr, recon: Recon },
-        open,
-      ),
+      Type.Object({ index: Int, payee: NStr, amount: Str, currency: Str, endToEndId: NStr, recon: Recon }, open),
     ),
     approval: Nullable(Type.Ref('Approval')),
     recon: Type.Object(
