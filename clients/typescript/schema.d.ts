@@ -671,7 +671,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** POST /convert-async/:bankKey */
+        /**
+         * Queue a conversion of a canonical payment
+         * @description Queue a conversion of a canonical payment; poll GET /convert-jobs/{id}.
+         */
         post: operations["startConversion"];
         delete?: never;
         options?: never;
@@ -1796,6 +1799,257 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /** @description the canonical payment; unknown fields are dropped and named in unknownFieldsDropped */
+        CanonicalPayment: {
+            schemaVersion?: string;
+            messageId: string;
+            creationDateTime?: string;
+            initiatingParty: {
+                name: string;
+            } & {
+                [key: string]: unknown;
+            };
+            payments: ({
+                paymentId?: string;
+                paymentType?: string;
+                /** @description YYYY-MM-DD */
+                executionDate?: string;
+                debtor?: {
+                    [key: string]: unknown;
+                };
+                transactions?: {
+                    [key: string]: unknown;
+                }[];
+            } & {
+                [key: string]: unknown;
+            })[];
+        } & {
+            [key: string]: unknown;
+        };
+        ValidationIssue: {
+            code: string;
+            /** @description generic, bank or payment-type */
+            level: string;
+            /** @description error or warning */
+            severity: string;
+            message: string;
+            path?: string;
+            bank?: string;
+            paymentType?: string;
+        } & {
+            [key: string]: unknown;
+        };
+        WebhookEndpoint: {
+            /** @description wh_... */
+            id: string;
+            companyId: string;
+            /** @description the destination, its secret parts masked */
+            url: string;
+            eventTypes: string[] | null;
+            enabled: boolean;
+            status: "enabled" | "disabled" | "auto-disabled";
+            /** @description https, slack or email */
+            transport: string;
+            emailTo: string | null;
+            filterPredicate: ({
+                bankKey?: string;
+                minAmount?: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            consecutiveFailures: number;
+            createdAt: string;
+        };
+        WebhookDelivery: {
+            /** @description del_... */
+            id: string;
+            eventId: string;
+            eventType: string;
+            sequence: number;
+            attempt: number;
+            /** @description pending, succeeded or failed */
+            status: string;
+            responseStatus: number | null;
+            error: string | null;
+            durationMs: number | null;
+            createdAt: string;
+            nextAttemptAt: string | null;
+        };
+        /** @description A bank connection with its readiness */
+        Connection: {
+            /** @description conn_... */
+            id: string;
+            platformId: string;
+            companyId: string;
+            bankKey: string;
+            bankName: string;
+            channel: string | null;
+            /** @description test or production */
+            environment: string;
+            status: string;
+            /** @description converted-only or host-to-host */
+            deliveryMode: string;
+            createdAt: string;
+            activatedAt: string | null;
+            signingCertSubject: string | null;
+            signingCertExpiry: string | null;
+            settings: {
+                [key: string]: unknown;
+            } | null;
+            readiness: {
+                ready: boolean;
+                missing: string[];
+                channelError: {
+                    code: string;
+                    message: string;
+                    at: string;
+                } | null;
+                activation?: {
+                    [key: string]: unknown;
+                };
+                certificate?: {
+                    [key: string]: unknown;
+                } | null;
+                bankCertificate?: {
+                    [key: string]: unknown;
+                } | null;
+                sandboxActivation?: {
+                    [key: string]: unknown;
+                };
+                ebics?: {
+                    [key: string]: unknown;
+                };
+                lastTestPayment: {
+                    [key: string]: unknown;
+                } | null;
+            } & {
+                [key: string]: unknown;
+            };
+        };
+        JournalDocument: {
+            /** @description doc_... */
+            id: string;
+            /** @description OUT-<n> or IN-<n> */
+            journalNo: string;
+            platformId: string;
+            companyId: string;
+            bankKey: string | null;
+            bankName: string | null;
+            environment: string;
+            /** @description inbound or outbound */
+            direction: string;
+            type: string;
+            sourceFormat: string | null;
+            summary: string | null;
+            status: string;
+            messageId: string | null;
+            importSource: string | null;
+            transactionCount: number;
+            totals: {
+                currency: string;
+                /** @description exact decimal string */
+                amount: string;
+            }[];
+            paymentType: string | null;
+            idempotencyKey: string | null;
+            deliveryMode: string | null;
+            delivery: ({
+                status: string;
+                /** @description why the last attempt failed */
+                reason?: string;
+                /** @description the channel's error code */
+                code?: string;
+                retryable?: boolean;
+                attempts?: number;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            accountIban: string | null;
+            accountCurrency: string | null;
+            collected: boolean;
+            collectedAt: string | null;
+            createdAt: string;
+            expiresAt: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        Approval: {
+            /** @description appr_... */
+            id: string;
+            documentId: string;
+            journalNo: string;
+            status: string;
+            policyId: string | null;
+            policyName: string | null;
+            paymentRef: string;
+            payeeName: string | null;
+            currency: string | null;
+            maxTransaction: string | null;
+            maxTransactionPayee: string | null;
+            journalTotal: string | null;
+            requiredApprovals: number;
+            requireOneFromEachGroup: boolean;
+            orderedApproval: boolean;
+            groupCount: number;
+            groups: {
+                name: string;
+                satisfied: boolean;
+            }[];
+            approvals: {
+                userId: string;
+                userName: string;
+                at: string;
+            }[];
+            rejections: {
+                userId: string;
+                userName: string;
+                at: string;
+                reason: string | null;
+            }[];
+            makerUserId: string | null;
+            canApprove: boolean;
+            blockReason: string | null;
+            twoFactorRequired: boolean;
+            closedReason: string | null;
+            createdAt: string;
+            decidedAt: string | null;
+            expiresAt: string | null;
+        };
+        ApprovalPolicy: {
+            /** @description apol_... */
+            id: string;
+            platformId: string;
+            companyId: string;
+            name: string;
+            enabled: boolean;
+            environment: string;
+            currency: string | null;
+            minAmount: string;
+            bankKeys: string[] | null;
+            requiredApprovals: number;
+            groups: {
+                name: string;
+                userIds: string[];
+            }[];
+            requireOneFromEachGroup: boolean;
+            orderedApproval: boolean;
+            twoFactorRequired: boolean;
+            createdAt: string;
+            updatedAt: string;
+        };
+        ConversionJob: {
+            jobId: string;
+            /** @description pending, running, succeeded or dead */
+            status: string;
+            bankKey?: string;
+            createdAt?: string;
+            updatedAt?: string;
+            failure?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * @description bad_request: the request is malformed in a way no more specific code names
          *     validation_failed: the request does not match the route schema (unknown fields, missing or ill-typed values)
@@ -1831,6 +2085,28 @@ export interface components {
                 };
             };
         };
+        /** @description internal_error: an unexpected failure; quote the X-Request-ID when reporting it */
+        Error500: {
+            error: {
+                /** @enum {string} */
+                code: "internal_error";
+                message: string;
+                details?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description database_unavailable: the database is unreachable; nothing is known to be committed (Retry-After) */
+        Error503: {
+            error: {
+                /** @enum {string} */
+                code: "database_unavailable";
+                message: string;
+                details?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
         /**
          * @description not_found: unknown route, bank key, document, job, key, company or other resource
          *     connection_not_found: not one of the company’s connections
@@ -1839,6 +2115,28 @@ export interface components {
             error: {
                 /** @enum {string} */
                 code: "not_found" | "connection_not_found";
+                message: string;
+                details?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description payload_too_large: the body is larger than this route accepts */
+        Error413: {
+            error: {
+                /** @enum {string} */
+                code: "payload_too_large";
+                message: string;
+                details?: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** @description unsupported_media_type: this content type is not accepted here */
+        Error415: {
+            error: {
+                /** @enum {string} */
+                code: "unsupported_media_type";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -1928,17 +2226,6 @@ export interface components {
                 };
             };
         };
-        /** @description payload_too_large: the body is larger than this route accepts */
-        Error413: {
-            error: {
-                /** @enum {string} */
-                code: "payload_too_large";
-                message: string;
-                details?: {
-                    [key: string]: unknown;
-                };
-            };
-        };
         /** @description bank_unavailable: the bank’s service failed */
         Error502: {
             error: {
@@ -1993,6 +2280,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getVersion: {
@@ -2013,6 +2327,33 @@ export interface operations {
                     "application/json": {
                         version: string;
                     };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2041,6 +2382,24 @@ export interface operations {
                             stalled: string[];
                         };
                     };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
                 };
             };
             /** @description Default Response */
@@ -2085,6 +2444,33 @@ export interface operations {
                         };
                         asOf: string | null;
                     };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2160,6 +2546,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -2167,6 +2571,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2232,6 +2654,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -2239,6 +2679,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2299,6 +2757,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -2306,6 +2782,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2356,6 +2850,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -2363,6 +2884,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2387,6 +2926,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -2394,6 +2942,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2429,6 +3022,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -2436,6 +3038,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2502,6 +3131,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     clearCompanyContext: {
@@ -2524,6 +3189,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -2540,6 +3214,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2581,6 +3273,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error400"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description rate_limited */
             429: {
                 headers: {
@@ -2588,6 +3298,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2620,6 +3348,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -2627,6 +3364,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2653,6 +3417,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -2662,6 +3435,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description not_found, connection_not_found */
             404: {
                 headers: {
@@ -2669,6 +3451,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2695,6 +3495,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -2702,6 +3511,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2727,6 +3563,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -2736,6 +3581,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
             409: {
                 headers: {
@@ -2743,6 +3597,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2793,6 +3683,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
             409: {
                 headers: {
@@ -2800,6 +3699,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2849,6 +3793,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
             409: {
                 headers: {
@@ -2856,6 +3809,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2904,6 +3902,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
             409: {
                 headers: {
@@ -2911,6 +3918,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -2941,6 +3993,33 @@ export interface operations {
                             price: string;
                         }[];
                     };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3013,6 +4092,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listCompanies: {
@@ -3045,6 +4142,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -3061,6 +4167,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3124,6 +4248,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listApiKeys: {
@@ -3157,6 +4317,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -3173,6 +4342,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3235,6 +4422,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     revokeApiKey: {
@@ -3259,6 +4482,15 @@ export interface operations {
                         id: string;
                         revoked: boolean;
                     };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
                 };
             };
             /** @description unauthorized, invalid_code */
@@ -3286,6 +4518,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3320,6 +4570,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -3336,6 +4595,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3399,6 +4676,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listUsers: {
@@ -3430,6 +4743,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -3446,6 +4768,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3521,6 +4870,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     deleteUser: {
@@ -3594,6 +4979,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3678,6 +5081,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     resetUserPassword: {
@@ -3745,6 +5184,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     listProfiles: {
@@ -3768,6 +5243,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -3775,6 +5259,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3800,6 +5311,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -3807,6 +5327,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3836,6 +5383,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -3845,6 +5401,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description not_found, connection_not_found */
             404: {
                 headers: {
@@ -3852,6 +5417,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3882,6 +5465,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description not_found, connection_not_found */
             404: {
                 headers: {
@@ -3889,6 +5481,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3920,6 +5530,33 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     validatePayment: {
@@ -3931,8 +5568,25 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CanonicalPayment"];
+            };
+        };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        valid: boolean;
+                        issues: components["schemas"]["ValidationIssue"][];
+                        unknownFieldsDropped: string[];
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -3951,6 +5605,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description not_found, connection_not_found */
             404: {
                 headers: {
@@ -3958,6 +5621,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -3974,8 +5673,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CanonicalPayment"];
+            };
+        };
         responses: {
+            /** @description the bank's pain.001 XML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -3994,6 +5706,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description not_found, connection_not_found */
             404: {
                 headers: {
@@ -4003,6 +5724,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
             422: {
                 headers: {
@@ -4010,6 +5749,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4026,8 +5783,21 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CanonicalPayment"];
+            };
+        };
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionJob"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4046,6 +5816,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description not_found, connection_not_found */
             404: {
                 headers: {
@@ -4055,6 +5834,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
             422: {
                 headers: {
@@ -4062,6 +5859,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4077,6 +5892,34 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description the XML of a succeeded job, or the job with its `failure` once dead */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                    "application/json": components["schemas"]["ConversionJob"];
+                };
+            };
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConversionJob"];
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -4086,6 +5929,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description not_found, connection_not_found */
             404: {
                 headers: {
@@ -4093,6 +5945,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4115,6 +5985,34 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        messageId: string | null;
+                        originalMessageId: string | null;
+                        sourceFormat: string;
+                        groupStatus: string | null;
+                        paymentGroups: {
+                            [key: string]: unknown;
+                        }[];
+                        rejectedTransactions: {
+                            [key: string]: unknown;
+                        }[];
+                        acceptedTransactions: {
+                            [key: string]: unknown;
+                        }[];
+                        documentId: string | null;
+                        journalNo: string | null;
+                        status: string | null;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4151,6 +6049,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
             422: {
                 headers: {
@@ -4158,6 +6074,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4169,8 +6103,43 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "text/plain": string;
+                "application/xml": string;
+                "text/xml": string;
+                "application/octet-stream": string;
+            };
+        };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
+                            messageId: string | null;
+                            sourceFormat: string;
+                            accountIban: string | null;
+                            accountCurrency: string | null;
+                            fromDate: string | null;
+                            toDate: string | null;
+                            balances: {
+                                [key: string]: unknown;
+                            }[];
+                            transactions: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4189,6 +6158,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error401"];
                 };
             };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
             /** @description payload_too_large */
             413: {
                 headers: {
@@ -4198,6 +6176,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error413"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
             422: {
                 headers: {
@@ -4205,6 +6192,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4221,6 +6226,26 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Connection"][];
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -4237,6 +6262,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4259,6 +6302,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A bank connection with its readiness */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4295,6 +6347,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getConnection: {
@@ -4311,6 +6399,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description A bank connection with its readiness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -4336,6 +6442,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4408,6 +6532,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     activateOpConnection: {
@@ -4432,6 +6592,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A bank connection with its readiness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4468,6 +6637,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
             /** @description bank_unavailable */
             502: {
                 headers: {
@@ -4475,6 +6671,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error502"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4507,6 +6712,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A bank connection with its readiness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4543,6 +6757,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
             /** @description bank_unavailable */
             502: {
                 headers: {
@@ -4550,6 +6791,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error502"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4629,6 +6879,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     setConnectionSettings: {
@@ -4668,6 +6954,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A bank connection with its readiness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Connection"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -4702,6 +6997,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4795,6 +7126,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
             /** @description bank_unavailable */
             502: {
                 headers: {
@@ -4802,6 +7160,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error502"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4872,6 +7239,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -4957,6 +7342,33 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
             /** @description bank_unavailable */
             502: {
                 headers: {
@@ -4964,6 +7376,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error502"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5051,6 +7472,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getBankSettings: {
@@ -5081,6 +7538,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -5106,6 +7572,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5180,6 +7664,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     submitPayment: {
@@ -5203,6 +7723,64 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        /** @description the generated pain.001 */
+                        xml: string;
+                        warnings?: components["schemas"]["ValidationIssue"][];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5257,6 +7835,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
             422: {
                 headers: {
@@ -5273,6 +7869,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5298,132 +7912,41 @@ export interface operations {
             };
         };
         responses: {
-            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
-            400: {
+            /** @description Default Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error400"];
+                    "application/json": {
+                        xml: string;
+                        painVersion: string;
+                        preview: boolean;
+                        warnings: components["schemas"]["ValidationIssue"][];
+                        autoSelected: {
+                            [key: string]: unknown;
+                        }[];
+                        autoFilled: string[];
+                        unknownFieldsDropped: string[];
+                        whitelist: {
+                            applicable: boolean;
+                            outcome: string;
+                            checks: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        schemaValidation?: {
+                            ran: string[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
-            /** @description unauthorized, invalid_code */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description not_found, connection_not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404"];
-                };
-            };
-            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error422"];
-                };
-            };
-        };
-    };
-    cancelDocument: {
-        parameters: {
-            query?: {
-                companyId?: string;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error400"];
-                };
-            };
-            /** @description unauthorized, invalid_code */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description not_found, connection_not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404"];
-                };
-            };
-            /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error409"];
-                };
-            };
-        };
-    };
-    ingestBankFile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    companyId: string;
-                    content: string;
-                    platformId?: string;
-                    bankKey?: string;
-                    environment?: "test" | "production";
-                };
-            };
-        };
-        responses: {
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5469,6 +7992,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error413"];
                 };
             };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
             /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
             422: {
                 headers: {
@@ -5476,6 +8008,453 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    cancelDocument: {
+        parameters: {
+            query?: {
+                companyId?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    companyId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JournalDocument"];
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    ingestBankFile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    companyId: string;
+                    content: string;
+                    platformId?: string;
+                    bankKey?: string;
+                    environment?: "test" | "production";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        deduped: boolean;
+                        ingest: {
+                            statementCount: number;
+                            ingested: number;
+                            deduped: number;
+                            quarantined: number;
+                            partial: boolean;
+                            statements: {
+                                [key: string]: unknown;
+                            }[];
+                            alerts: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        statusReport?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        deduped: boolean;
+                        ingest: {
+                            statementCount: number;
+                            ingested: number;
+                            deduped: number;
+                            quarantined: number;
+                            partial: boolean;
+                            statements: {
+                                [key: string]: unknown;
+                            }[];
+                            alerts: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        statusReport?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Default Response */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        deduped: boolean;
+                        ingest: {
+                            statementCount: number;
+                            ingested: number;
+                            deduped: number;
+                            quarantined: number;
+                            partial: boolean;
+                            statements: {
+                                [key: string]: unknown;
+                            }[];
+                            alerts: {
+                                [key: string]: unknown;
+                            }[];
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        statusReport?: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5502,6 +8481,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["JournalDocument"][];
+                        nextCursor: string | null;
+                        total: number;
+                        totalExact?: boolean;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5536,6 +8529,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5556,6 +8567,37 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        total: number;
+                        uncollected: number;
+                        countsExact?: boolean;
+                        nextCursor: string | null;
+                        items: ({
+                            journalNo: string;
+                            direction: string;
+                            type: string;
+                            sourceFormat: string | null;
+                            bankKey: string | null;
+                            summary: string | null;
+                            status: string;
+                            collected: boolean;
+                            collectedAt: string | null;
+                            createdAt: string;
+                            expiresAt: string | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5590,6 +8632,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5615,6 +8675,54 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        exported: ({
+                            journalNo: string;
+                            documentId: string;
+                            direction: string;
+                            type: string;
+                            sourceFormat: string | null;
+                            bankKey: string | null;
+                            createdAt: string;
+                            wasAlreadyCollected: boolean;
+                            transactionCount: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        notFound: string[];
+                    };
+                };
+            };
+            /** @description Default Response */
+            207: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        exported: ({
+                            journalNo: string;
+                            documentId: string;
+                            direction: string;
+                            type: string;
+                            sourceFormat: string | null;
+                            bankKey: string | null;
+                            createdAt: string;
+                            wasAlreadyCollected: boolean;
+                            transactionCount: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        notFound: string[];
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5649,6 +8757,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5666,172 +8810,63 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description unauthorized, invalid_code */
-            401: {
+            /** @description Default Response */
+            200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Error401"];
+                    "application/json": {
+                        /** @description doc_... */
+                        id: string;
+                        /** @description OUT-<n> or IN-<n> */
+                        journalNo: string;
+                        platformId: string;
+                        companyId: string;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        environment: string;
+                        /** @description inbound or outbound */
+                        direction: string;
+                        type: string;
+                        sourceFormat: string | null;
+                        summary: string | null;
+                        status: string;
+                        messageId: string | null;
+                        importSource: string | null;
+                        transactionCount: number;
+                        totals: {
+                            currency: string;
+                            /** @description exact decimal string */
+                            amount: string;
+                        }[];
+                        paymentType: string | null;
+                        idempotencyKey: string | null;
+                        deliveryMode: string | null;
+                        delivery: ({
+                            status: string;
+                            /** @description why the last attempt failed */
+                            reason?: string;
+                            /** @description the channel's error code */
+                            code?: string;
+                            retryable?: boolean;
+                            attempts?: number;
+                        } & {
+                            [key: string]: unknown;
+                        }) | null;
+                        accountIban: string | null;
+                        accountCurrency: string | null;
+                        collected: boolean;
+                        collectedAt: string | null;
+                        createdAt: string;
+                        expiresAt: string | null;
+                        /** @description the decrypted canonical or normalised payload */
+                        payload: unknown;
+                    } & {
+                        [key: string]: unknown;
+                    };
                 };
             };
-            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description not_found, connection_not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404"];
-                };
-            };
-        };
-    };
-    listDocumentPayments: {
-        parameters: {
-            query: {
-                companyId: string;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description unauthorized, invalid_code */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description not_found, connection_not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404"];
-                };
-            };
-        };
-    };
-    getDocumentFile: {
-        parameters: {
-            query: {
-                companyId: string;
-            };
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description unauthorized, invalid_code */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description not_found, connection_not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404"];
-                };
-            };
-        };
-    };
-    listJournalPaymentTypes: {
-        parameters: {
-            query: {
-                companyId: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description unauthorized, invalid_code */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error401"];
-                };
-            };
-            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error403"];
-                };
-            };
-            /** @description not_found, connection_not_found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error404"];
-                };
-            };
-        };
-    };
-    listReconciliation: {
-        parameters: {
-            query: {
-                companyId: string;
-                limit?: number;
-                cursor?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5866,6 +8901,408 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listDocumentPayments: {
+        parameters: {
+            query: {
+                companyId: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        documentId: string;
+                        journalNo: string;
+                        messageId: string | null;
+                        status: string;
+                        deliveryMode: string | null;
+                        bankKey: string | null;
+                        bankName: string | null;
+                        createdAt: string;
+                        payments: ({
+                            index: number;
+                            payee: string | null;
+                            amount: string;
+                            currency: string;
+                            endToEndId: string | null;
+                            recon: {
+                                /** @description cleared, rejected or pending */
+                                state: string;
+                                evidence: {
+                                    [key: string]: unknown;
+                                } | null;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        approval: components["schemas"]["Approval"] | null;
+                        recon: {
+                            state: string;
+                            evidence: {
+                                [key: string]: unknown;
+                            } | null;
+                            lines: {
+                                total: number;
+                                cleared: number;
+                                rejected: number;
+                                pending: number;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    getDocumentFile: {
+        parameters: {
+            query: {
+                companyId: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the pain.001 file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/xml": string;
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listJournalPaymentTypes: {
+        parameters: {
+            query: {
+                companyId: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        counts: {
+                            [key: string]: number;
+                        };
+                        total: number;
+                        sampled: boolean;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    listReconciliation: {
+        parameters: {
+            query: {
+                companyId: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
+                            documentId: string;
+                            journalNo: string;
+                            messageId: string | null;
+                            bankKey: string | null;
+                            summary: string | null;
+                            totals: {
+                                currency: string;
+                                /** @description exact decimal string */
+                                amount: string;
+                            }[];
+                            status: string;
+                            createdAt: string;
+                            state: string;
+                            evidence: {
+                                [key: string]: unknown;
+                            } | null;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5886,6 +9323,35 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
+                            id: string;
+                            platformId: string;
+                            companyId: string | null;
+                            type: string;
+                            message: string;
+                            actorUserId: string | null;
+                            metadata: {
+                                [key: string]: unknown;
+                            } | null;
+                            createdAt: string;
+                            expiresAt: string | null;
+                            prevHash: string;
+                            hash: string;
+                            seq: number;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5920,6 +9386,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5937,6 +9421,38 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: ({
+                            id: string;
+                            platformId: string;
+                            companyId: string;
+                            iban: string | null;
+                            accountOther: unknown;
+                            country: string | null;
+                            currency: string | null;
+                            bankKey: string | null;
+                            bankName: string | null;
+                            connected: boolean;
+                            lastReceivedData: string | null;
+                            latestBalance: string | null;
+                            latestBalanceCurrency: string | null;
+                            latestBalanceDate: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        } & {
+                            [key: string]: unknown;
+                        })[];
+                        nextCursor: string | null;
+                        total: number;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -5971,6 +9487,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -5987,6 +9521,44 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            id: string;
+                            platformId: string;
+                            companyId: string;
+                            iban: string | null;
+                            accountOther: unknown;
+                            country: string | null;
+                            currency: string | null;
+                            bankKey: string | null;
+                            bankName: string | null;
+                            connected: boolean;
+                            lastReceivedData: string | null;
+                            latestBalance: string | null;
+                            latestBalanceCurrency: string | null;
+                            latestBalanceDate: string | null;
+                            createdAt: string;
+                            updatedAt: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        statements: {
+                            [key: string]: unknown;
+                        }[];
+                        gaps: {
+                            [key: string]: unknown;
+                        }[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6021,6 +9593,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6038,6 +9628,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookEndpoint"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6072,6 +9674,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6099,6 +9719,19 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        endpoint: components["schemas"]["WebhookEndpoint"];
+                        /** @description whsec_...: shown once */
+                        secret: string;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6135,6 +9768,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getWebhook: {
@@ -6150,6 +9819,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6175,6 +9862,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6192,6 +9897,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6217,6 +9938,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6234,6 +9973,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6259,6 +10016,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6276,6 +10069,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6301,6 +10112,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6318,6 +10165,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6343,6 +10208,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6360,6 +10261,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveryId: string;
+                        eventId: string;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6385,6 +10307,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6404,6 +10362,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["WebhookDelivery"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6438,6 +10408,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6456,6 +10444,27 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveryId: string;
+                        eventId: string;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6481,6 +10490,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6499,6 +10544,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        count: number;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6533,6 +10589,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6548,8 +10640,27 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description default 24, clamped to 1..72 */
+                    overlapHours?: number;
+                };
+            };
+        };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        secret: string;
+                        overlapUntil: string;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6584,6 +10695,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6600,6 +10747,17 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["ApprovalPolicy"][];
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6625,6 +10783,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6662,6 +10838,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6687,6 +10872,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6726,6 +10947,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalPolicy"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6762,6 +10992,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     deleteApprovalPolicy: {
@@ -6778,6 +11044,22 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6803,6 +11085,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6822,6 +11122,18 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Approval"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6849,6 +11161,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getApproval: {
@@ -6862,6 +11192,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -6889,6 +11237,24 @@ export interface operations {
                     "application/json": components["schemas"]["Error404"];
                 };
             };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     approvePayment: {
@@ -6900,7 +11266,7 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 "application/json": {
                     code?: string;
@@ -6908,6 +11274,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -6951,6 +11326,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error409"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description rate_limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error429"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -6972,6 +11392,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Approval"];
+                };
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -7017,6 +11446,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error409"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     getOAuthMetadata: {
@@ -7033,7 +11498,47 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        issuer: string;
+                        authorization_endpoint: string;
+                        token_endpoint: string;
+                        revocation_endpoint: string;
+                        scopes_supported: string[];
+                        response_types_supported: string[];
+                        grant_types_supported: string[];
+                        code_challenge_methods_supported: string[];
+                    } & {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
             };
         };
     };
@@ -7044,7 +11549,19 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    grant_type: "authorization_code" | "refresh_token";
+                    client_id: string;
+                    code?: string;
+                    redirect_uri?: string;
+                    code_verifier?: string;
+                    refresh_token?: string;
+                    scope?: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -7095,7 +11612,15 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    token: string;
+                    token_type_hint?: string;
+                    client_id?: string;
+                };
+            };
+        };
         responses: {
             /** @description empty body */
             200: {
@@ -7127,12 +11652,48 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description the sign-in or consent page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description to the redirect URI with error and state */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
+            };
+            /** @description an unknown client or an unregistered redirect_uri: never redirected */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
             };
         };
     };
@@ -7143,14 +11704,115 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    response_type?: string;
+                    client_id?: string;
+                    redirect_uri?: string;
+                    scope?: string;
+                    state?: string;
+                    code_challenge?: string;
+                    code_challenge_method?: string;
+                    email?: string;
+                    password?: string;
+                    challenge_token?: string;
+                    code?: string;
+                    /** @description the sign-in page's token (also in its cookie) */
+                    sign_in_token: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
-            /** @description Default Response */
+            /** @description the code page of a user with 2FA */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description signed in: back to the consent page (GET /oauth/authorize) */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
+            };
+            /** @description an untrusted authorization request, or a form that is not one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: wrong email, password or code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: the form expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description the sign-in page again: too many attempts (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
             };
         };
     };
@@ -7161,14 +11823,115 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    response_type?: string;
+                    client_id?: string;
+                    redirect_uri?: string;
+                    scope?: string;
+                    state?: string;
+                    code_challenge?: string;
+                    code_challenge_method?: string;
+                    email?: string;
+                    password?: string;
+                    challenge_token?: string;
+                    code?: string;
+                    /** @description the sign-in page's token (also in its cookie) */
+                    sign_in_token: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
         responses: {
-            /** @description Default Response */
+            /** @description never: a right code returns to the consent page */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description signed in: back to the consent page (GET /oauth/authorize) */
+            303: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content?: never;
+            };
+            /** @description an untrusted authorization request, or a form that is not one */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: wrong email, password or code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description the sign-in page again: the form expired */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description the sign-in page again: too many attempts (Retry-After) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
             };
         };
     };
@@ -7179,8 +11942,31 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    clientId: string;
+                    redirectUri: string;
+                    scope: string;
+                    state?: string;
+                    codeChallenge: string;
+                    /** @enum {string} */
+                    codeChallengeMethod: "S256";
+                    decision: "approve" | "deny";
+                };
+                "application/x-www-form-urlencoded": {
+                    [key: string]: string;
+                };
+            };
+        };
         responses: {
+            /** @description to the redirect URI with code and state, or error=access_denied */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
             400: {
                 headers: {
@@ -7206,6 +11992,42 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7241,6 +12063,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -7257,6 +12088,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7320,6 +12169,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error403"];
                 };
             };
+            /** @description payload_too_large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error413"];
+                };
+            };
+            /** @description unsupported_media_type */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error415"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
+                };
+            };
         };
     };
     deleteOAuthClient: {
@@ -7347,6 +12232,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -7372,6 +12266,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7408,6 +12320,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -7424,6 +12345,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };
@@ -7451,6 +12390,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
             /** @description unauthorized, invalid_code */
             401: {
                 headers: {
@@ -7476,6 +12424,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description internal_error */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error500"];
+                };
+            };
+            /** @description database_unavailable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error503"];
                 };
             };
         };

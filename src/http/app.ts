@@ -40,6 +40,7 @@ import { webhookRoutes } from './routes/webhooks.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 import { BankProfile, PaymentType } from './schemas/discovery.ts';
 import { describeRoute, finishDocument } from './schemas/openapi-document.ts';
+import { RESPONSE_COMPONENTS } from './schemas/responses.ts';
 import type { HttpServices } from './services.ts';
 
 /** Body limit for JSON and bank files; a larger body is refused with 413 before it is read whole. */
@@ -65,6 +66,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   app.addSchema(ErrorEnvelope);
   app.addSchema(PaymentType);
   app.addSchema(BankProfile);
+  for (const schema of RESPONSE_COMPONENTS) app.addSchema(schema);
   registerTracing(app);
   registerRequestMetrics(app, services.ctx.metrics);
   registerErrors(app);
@@ -97,7 +99,8 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
           session: { type: 'apiKey', in: 'header', name: 'X-Session-Token' },
           oauth: { type: 'http', scheme: 'bearer', description: "An installed application's OAuth access token" },
-          metricsToken: { type: 'http', scheme: 'bearer' },
+          // Only where GET /metrics is served (metrics on): the scheme of that one route.
+          ...(services.metrics ? { metricsToken: { type: 'http', scheme: 'bearer' } } : {}),
         },
       },
     },

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { createPayopsClient } from '../../clients/typescript/client.ts';
+import { type components, createPayopsClient } from '../../clients/typescript/client.ts';
 import { startTestApp, type TestApp } from '../harness.ts';
 
 let t: TestApp;
@@ -40,8 +40,32 @@ test('provision, sign in, discovery, the journal and an error, all typed', async
   const types = await api.GET('/banks/{bankKey}/payment-types', { params: { path: { bankKey } } });
   assert.equal(types.data?.bankKey, bankKey);
 
+  // Routes whose answers were untyped before issue 36 (data was `never`): now typed from their schema.
+  const payment = sandbox.firstPayment.body.payment as components['schemas']['CanonicalPayment'];
+  const bankKeyOf = sandbox.firstPayment.body.bankKey as string;
+  const validated = await api.POST('/validate/{bankKey}', {
+    params: { path: { bankKey: bankKeyOf } },
+    body: payment,
+  });
+  assert.equal(validated.data?.valid, true);
+  const submitted = await api.POST('/journal/payments', {
+    body: { companyId: sandbox.companyId, bankKey: bankKeyOf, payment, environment: 'test' },
+    headers: { 'idempotency-key': 'client-typed-1' },
+  });
+  assert.equal(submitted.response.status, 201);
+  const journalNo: string | undefined = submitted.data?.journalNo;
+  assert.match(journalNo ?? '', /^OUT-\d+$/);
+  assert.match(submitted.data?.xml ?? '', /pain\.001/);
+
   const documents = await api.GET('/journal/documents', { params: { query: { companyId: sandbox.companyId } } });
   assert.equal(documents.response.status, 200);
+  assert.equal(documents.data?.items[0]?.journalNo, journalNo);
+  const one = await api.GET('/journal/documents/{id}', {
+    params: { path: { id: submitted.data?.id ?? '' }, query: { companyId: sandbox.companyId } },
+  });
+  assert.equal(one.data?.status, submitted.data?.status);
+  const events = await api.GET('/journal/events', { params: { query: { companyId: sandbox.companyId } } });
+  assert.ok((events.data?.items ?? []).every((e) => typeof e.seq === 'number'));
 
   const missing = await api.GET('/banks/{bankKey}/status', { params: { path: { bankKey: 'no-such-bank' } } });
   assert.equal(missing.response.status, 404);

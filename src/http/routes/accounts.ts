@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { accountStatements, listAccounts } from '../../app/accounts/accounts.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { AccountList, AccountStatements } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 export const accountsRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
@@ -17,7 +18,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
           cursor: Type.Optional(Type.String({ maxLength: 512 })),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: AccountList, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => listAccounts(ctx, principalOf(request), request.query),
@@ -34,7 +35,7 @@ export const accountsRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
           companyId: Type.String({ maxLength: 64 }),
           account: Type.String({ minLength: 1, maxLength: 64 }),
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: AccountStatements, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => accountStatements(ctx, principalOf(request), request.query),

@@ -6,6 +6,7 @@ import { listQueue, readApproval } from '../../app/approvals/queue.ts';
 import { badRequest } from '../../app/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { ApprovalPolicyList, ApprovalQueue, NoBody } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 /** Maker-checker routes (DESIGN.md, Approvals): types here; the rules are the use cases'. */
@@ -68,7 +69,13 @@ function stated(
 export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.get(
     '/approval-policies',
-    { schema: { tags, querystring: OptionalScope, response: errorResponses(400, 401, 403) } },
+    {
+      schema: {
+        tags,
+        querystring: OptionalScope,
+        response: { 200: ApprovalPolicyList, ...errorResponses(400, 401, 403) },
+      },
+    },
     async (request) => {
       const principal = principalOf(request);
       const scope = stated(request.query, undefined, principal.platformId);
@@ -78,7 +85,14 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
 
   app.post(
     '/approval-policies',
-    { schema: { tags, querystring: OptionalScope, body: CreateBody, response: errorResponses(400, 401, 403) } },
+    {
+      schema: {
+        tags,
+        querystring: OptionalScope,
+        body: CreateBody,
+        response: { 201: Type.Ref('ApprovalPolicy'), ...errorResponses(400, 401, 403) },
+      },
+    },
     async (request, reply) => {
       const principal = principalOf(request);
       const scope = stated(request.query, request.body, principal.platformId);
@@ -100,7 +114,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
         params: IdParams,
         querystring: OptionalScope,
         body: ChangeBody,
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: Type.Ref('ApprovalPolicy'), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => {
@@ -115,10 +129,17 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
 
   app.delete(
     '/approval-policies/:id',
-    { schema: { tags, params: IdParams, querystring: OptionalScope, response: errorResponses(401, 403, 404) } },
+    {
+      schema: {
+        tags,
+        params: IdParams,
+        querystring: OptionalScope,
+        response: { 204: NoBody('removed'), ...errorResponses(401, 403, 404) },
+      },
+    },
     async (request, reply) => {
       await removePolicy(ctx, principalOf(request), request.params.id, request.query);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 
@@ -134,7 +155,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
           cursor: Type.Optional(Type.String({ maxLength: 512 })),
         }),
-        response: errorResponses(400, 401, 403),
+        response: { 200: ApprovalQueue, ...errorResponses(400, 401, 403) },
       },
     },
     async (request) => {
@@ -148,7 +169,9 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
 
   app.get(
     '/approvals/:id',
-    { schema: { tags, params: IdParams, response: errorResponses(401, 403, 404) } },
+    {
+      schema: { tags, params: IdParams, response: { 200: Type.Ref('Approval'), ...errorResponses(401, 403, 404) } },
+    },
     async (request) => readApproval(ctx, principalOf(request), request.params.id),
   );
 
@@ -161,7 +184,8 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
         body: Type.Optional(
           Type.Object({ code: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false }),
         ),
-        response: errorResponses(400, 401, 403, 404, 409),
+        bodyOptional: true,
+        response: { 200: Type.Ref('Approval'), ...errorResponses(400, 401, 403, 404, 409, 429) },
       },
     },
     async (request) => approve(ctx, principalOf(request), request.params.id, { code: request.body?.code }),
@@ -174,7 +198,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
         tags,
         params: IdParams,
         body: Type.Object({ reason: Type.String({ maxLength: 2000 }) }, { additionalProperties: false }),
-        response: errorResponses(400, 401, 403, 404, 409),
+        response: { 200: Type.Ref('Approval'), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => reject(ctx, principalOf(request), request.params.id, { reason: request.body.reason }),

@@ -8,6 +8,7 @@ import { sendTestPayment } from '../../app/connections/test-payment.ts';
 import { SFTP_SETTINGS_FIELDS } from '../../domain/banks/sftp-settings.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, CompanyScopeQuery as Scope, scopeFields } from '../schemas/common.ts';
+import { ConnectionList } from '../schemas/responses.ts';
 import { settingsFieldsSchema } from '../schemas/settings-fields.ts';
 import type { HttpServices } from '../services.ts';
 
@@ -19,7 +20,13 @@ const field = (description: string) => Type.String({ minLength: 1, maxLength: 12
 export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.get(
     '/connections',
-    { schema: { tags: ['connections'], querystring: Scope, response: errorResponses(401, 403) } },
+    {
+      schema: {
+        tags: ['connections'],
+        querystring: Scope,
+        response: { 200: ConnectionList, ...errorResponses(401, 403) },
+      },
+    },
     async (request) =>
       listCompanyConnections(ctx, principalOf(request), request.query.platformId, request.query.companyId),
   );
@@ -35,7 +42,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
           bankKey: Type.String({ maxLength: 64 }),
           environment: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('production')])),
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 201: Type.Ref('Connection'), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => reply.status(201).send(await createConnection(ctx, principalOf(request), request.body)),
@@ -48,7 +55,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         tags: ['connections'],
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         querystring: Scope,
-        response: errorResponses(401, 403, 404),
+        response: { 200: Type.Ref('Connection'), ...errorResponses(401, 403, 404) },
       },
     },
     async (request) =>
@@ -99,7 +106,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
           },
           { additionalProperties: false },
         ),
-        response: errorResponses(400, 401, 403, 404, 502),
+        response: { 200: Type.Ref('Connection'), ...errorResponses(400, 401, 403, 404, 502) },
       },
     },
     async (request) => {
@@ -133,7 +140,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
           },
           { additionalProperties: false },
         ),
-        response: errorResponses(400, 401, 403, 404, 502),
+        response: { 200: Type.Ref('Connection'), ...errorResponses(400, 401, 403, 404, 502) },
       },
     },
     async (request) => {
@@ -197,7 +204,7 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
           },
           { additionalProperties: false },
         ),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: Type.Ref('Connection'), ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) =>

@@ -6,6 +6,7 @@ import { badRequest } from '../../app/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { warningsHeader } from '../plugins/warnings-header.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { mediaResponse, ValidationResult } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 const BankParams = Type.Object({ bankKey: Type.String({ maxLength: 64 }) });
@@ -28,7 +29,8 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         tags: ['conversion'],
         description: 'Validate a canonical payment for a bank: always 200 with every issue at once.',
         params: BankParams,
-        response: errorResponses(400, 401, 404),
+        documentedBody: { content: { 'application/json': { schema: Type.Ref('CanonicalPayment') } } },
+        response: { 200: ValidationResult, ...errorResponses(400, 401, 404) },
       },
     },
     async (request) => {
@@ -45,7 +47,11 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         description: "The bank's pain.001 XML; X-Validation-Warnings lists warnings of a valid payment.",
         params: BankParams,
         querystring: ConvertQuery,
-        response: errorResponses(400, 401, 404, 422),
+        documentedBody: { content: { 'application/json': { schema: Type.Ref('CanonicalPayment') } } },
+        response: {
+          200: mediaResponse('application/xml', "the bank's pain.001 XML"),
+          ...errorResponses(400, 401, 404, 422),
+        },
       },
     },
     async (request, reply) => {
@@ -61,9 +67,11 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
     {
       schema: {
         tags: ['conversion'],
+        description: 'Queue a conversion of a canonical payment; poll GET /convert-jobs/{id}.',
         params: BankParams,
         querystring: ConvertQuery,
-        response: errorResponses(400, 401, 404, 422),
+        documentedBody: { content: { 'application/json': { schema: Type.Ref('CanonicalPayment') } } },
+        response: { 202: Type.Ref('ConversionJob'), ...errorResponses(400, 401, 404, 422) },
       },
     },
     async (request, reply) => {
@@ -87,7 +95,17 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         description:
           'The XML once succeeded (200); the job status while pending or running (202); a dead job is 200 with `failure`.',
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
-        response: errorResponses(401, 404),
+        response: {
+          200: {
+            description: 'the XML of a succeeded job, or the job with its `failure` once dead',
+            content: {
+              'application/xml': { schema: { type: 'string' } },
+              'application/json': { schema: Type.Ref('ConversionJob') },
+            },
+          },
+          202: Type.Ref('ConversionJob'),
+          ...errorResponses(401, 404),
+        },
       },
     },
     async (request, reply) => {

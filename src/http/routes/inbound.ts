@@ -7,6 +7,7 @@ import { AppError } from '../../app/errors.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { bodyToWorker } from '../plugins/body-to-worker.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { PaymentStatusResult, StatementList } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 /** Bank files are large: a statement of 100,000 entries is tens of megabytes. */
@@ -39,7 +40,15 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
           tags: ['inbound'],
           description:
             'Raw camt.052/053/054 or MT940/MT942 file as the body (any text or XML content type). Stateless: nothing is stored.',
-          response: errorResponses(400, 401, 413, 422),
+          documentedBody: {
+            content: Object.fromEntries(
+              ['text/plain', 'application/xml', 'text/xml', 'application/octet-stream'].map((type) => [
+                type,
+                { schema: { type: 'string', description: 'the raw statement file' } },
+              ]),
+            ),
+          },
+          response: { 200: StatementList, ...errorResponses(400, 401, 413, 422) },
         },
       },
       async (request, reply) => {
@@ -70,7 +79,7 @@ export const inboundRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
           bankKey: Type.Optional(Type.String({ maxLength: 64 })),
           platformId: Type.Optional(Type.String({ maxLength: 64 })),
         }),
-        response: errorResponses(400, 401, 403, 404, 422),
+        response: { 200: PaymentStatusResult, ...errorResponses(400, 401, 403, 404, 422) },
       },
     },
     async (request) => receivePaymentStatus(ctx, principalOf(request), request.body),

@@ -5,6 +5,7 @@ import { ingestUploadedBody } from '../../app/bank-files/ingest-upload.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { bodyToWorker } from '../plugins/body-to-worker.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { IngestedDocument } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 /**
@@ -43,7 +44,12 @@ export const journalIngestRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
           bankKey: Type.Optional(Type.String({ maxLength: 64 })),
           environment: Type.Optional(Type.Union([Type.Literal('test'), Type.Literal('production')])),
         }),
-        response: errorResponses(400, 401, 403, 404, 413, 422),
+        response: {
+          200: IngestedDocument,
+          201: IngestedDocument,
+          207: IngestedDocument,
+          ...errorResponses(400, 401, 403, 404, 413, 422),
+        },
       },
     },
     async (request, reply) => {

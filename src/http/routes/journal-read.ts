@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { documentsJson } from '../../app/journal/documents-json.ts';
 import { listEvents } from '../../app/journal/events.ts';
 import { exportDocuments } from '../../app/journal/export.ts';
@@ -13,6 +13,17 @@ import {
 import { reconciliationPage } from '../../app/journal/reconciliation.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
+import {
+  DocumentPage,
+  DocumentPayments,
+  DocumentWithPayload,
+  EventPage,
+  ExportResult,
+  JournalList,
+  mediaResponse,
+  PaymentTypeCounts,
+  ReconciliationPage,
+} from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
@@ -43,13 +54,14 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
           cursor: Cursor,
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: DocumentPage, ...errorResponses(400, 401, 403, 404) },
       },
     },
     // The answer's JSON text (its first page kept while unchanged, docs/adr/0053).
     async (request, reply) => {
       const json = await documentsJson(ctx, principalOf(request), request.query);
-      return reply.type('application/json; charset=utf-8').send(json);
+      // Already the JSON text of DocumentPage: a string with a JSON type is sent as it is.
+      return reply.type('application/json; charset=utf-8').send(json as unknown as Static<typeof DocumentPage>);
     },
   );
 
@@ -66,7 +78,7 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
           type: Type.Optional(Type.String({ maxLength: 32 })),
           uncollectedOnly: Type.Optional(Type.Boolean()),
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: JournalList, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => journalList(ctx, principalOf(request), request.query),
@@ -86,12 +98,12 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
           ),
           platformId: Type.Optional(Id),
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: ExportResult, 207: ExportResult, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) => {
       const result = await exportDocuments(ctx, principalOf(request), request.body);
-      return reply.status(result.status).send(result.body);
+      return reply.status(result.status as 200 | 207).send(result.body);
     },
   );
 
@@ -102,7 +114,7 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
         tags: ['journal'],
         params: DocParams,
         querystring: CompanyQuery,
-        response: errorResponses(401, 403, 404),
+        response: { 200: DocumentWithPayload, ...errorResponses(401, 403, 404) },
       },
     },
     async (request) => getDocument(ctx, principalOf(request), request.query.companyId, request.params.id),
@@ -115,7 +127,7 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
         tags: ['journal'],
         params: DocParams,
         querystring: CompanyQuery,
-        response: errorResponses(401, 403, 404),
+        response: { 200: DocumentPayments, ...errorResponses(401, 403, 404) },
       },
     },
     async (request) => getDocumentPayments(ctx, principalOf(request), request.query.companyId, request.params.id),
@@ -129,7 +141,7 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
         description: 'The pain.001 XML as an attachment; does not set the collected flag.',
         params: DocParams,
         querystring: CompanyQuery,
-        response: errorResponses(401, 403, 404),
+        response: { 200: mediaResponse('application/xml', 'the pain.001 file'), ...errorResponses(401, 403, 404) },
       },
     },
     async (request, reply) => {
@@ -144,7 +156,11 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
   app.get(
     '/journal/payment-types',
     {
-      schema: { tags: ['journal'], querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
+      schema: {
+        tags: ['journal'],
+        querystring: CompanyQuery,
+        response: { 200: PaymentTypeCounts, ...errorResponses(401, 403, 404) },
+      },
     },
     async (request) => paymentTypeCounts(ctx, principalOf(request), request.query.companyId),
   );
@@ -159,7 +175,7 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
           cursor: Cursor,
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: ReconciliationPage, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => reconciliationPage(ctx, principalOf(request), request.query),
@@ -180,7 +196,7 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
           connectionId: Type.Optional(Type.String({ maxLength: 64 })),
           documentId: Type.Optional(Type.String({ maxLength: 64 })),
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: EventPage, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => listEvents(ctx, principalOf(request), request.query),

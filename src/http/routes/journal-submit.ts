@@ -8,6 +8,7 @@ import { submitPayment } from '../../app/journal/submit.ts';
 import { refusePlatformId, type SubmitInput } from '../../app/journal/submit-request.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { Preview, SubmittedDocument } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 const SubmitBody = Type.Object({
@@ -77,7 +78,7 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
         description:
           'Validate, convert with the company bank settings and journal a payment (idempotent: Idempotency-Key header, body idempotencyKey or payment.messageId).',
         body: SubmitBody,
-        response: errorResponses(400, 401, 402, 403, 404, 409, 422, 429),
+        response: { 201: SubmittedDocument, ...errorResponses(400, 401, 402, 403, 404, 409, 422, 429) },
       },
     },
     async (request, reply) => {
@@ -103,7 +104,7 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
         description:
           'What a submit would produce (xml, warnings, auto-selection, Polish white list); journals nothing.',
         body: SubmitBody,
-        response: errorResponses(400, 401, 403, 404, 422),
+        response: { 200: Preview, ...errorResponses(400, 401, 403, 404, 422) },
       },
     },
     async (request) => previewPayment(ctx, principalOf(request), submitInput(request)),
@@ -117,7 +118,10 @@ export const journalSubmitRoutes: FastifyPluginAsyncTypebox<HttpServices> = asyn
         description: 'Cancel a converted or pending-approval outbound document before delivery.',
         params: Type.Object({ id: Type.String({ maxLength: 64 }) }),
         querystring: Type.Object({ companyId: Type.Optional(Type.String({ maxLength: 64 })) }),
-        response: errorResponses(400, 401, 403, 404, 409),
+        // Described, not validated: the company may come in the body or the query.
+        bodyOptional: true,
+        documentedBody: Type.Object({ companyId: Type.Optional(Type.String({ maxLength: 64 })) }),
+        response: { 200: Type.Ref('JournalDocument'), ...errorResponses(400, 401, 403, 404, 409) },
       },
     },
     async (request) => {

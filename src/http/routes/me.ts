@@ -94,7 +94,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { c
         body: CodeBody,
         response: {
           200: Type.Object({ enabled: Type.Literal(true), recoveryCodes: RecoveryCodes }),
-          ...errorResponses(400, 401, 409),
+          ...errorResponses(400, 401, 409, 429),
         },
       },
     },
@@ -111,7 +111,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { c
         tags: ['identity'],
         description: 'A current TOTP code (or a recovery code) turns 2FA off and removes the recovery codes.',
         body: CodeBody,
-        response: { 200: Type.Object({ enabled: Type.Literal(false) }), ...errorResponses(400, 401, 409) },
+        response: { 200: Type.Object({ enabled: Type.Literal(false) }), ...errorResponses(400, 401, 409, 429) },
       },
     },
     async (request) => disableTwoFactor(ctx, requireSession(principalOf(request)), request.body.code),
@@ -124,7 +124,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { c
         tags: ['identity'],
         description: 'A current TOTP code replaces every recovery code with a new set, shown this once.',
         body: CodeBody,
-        response: { 200: Type.Object({ recoveryCodes: RecoveryCodes }), ...errorResponses(400, 401, 409) },
+        response: { 200: Type.Object({ recoveryCodes: RecoveryCodes }), ...errorResponses(400, 401, 409, 429) },
       },
     },
     async (request, reply) => {

@@ -21,6 +21,10 @@ export const metricsRoutes: FastifyPluginAsync<{ endpoint: MetricsEndpoint }> = 
         description:
           'Prometheus text format. With METRICS_TOKEN set, send `Authorization: Bearer <token>`; otherwise 401.',
         ...(endpoint.token ? { security: [{ metricsToken: [] }] } : {}),
+        response: {
+          200: { description: 'the metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
+          401: { $ref: 'ErrorEnvelope#' },
+        },
       },
     },
     async (request, reply) => {

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { AppError, badRequest, unauthorized } from '../../app/errors.ts';
 import { mayConsent } from '../../app/identity/access.ts';
 import type { SessionPrincipal } from '../../app/identity/principal.ts';
@@ -30,6 +31,7 @@ import {
 } from '../plugins/browser-session.ts';
 import { parseForm } from '../plugins/form-body.ts';
 import { errorResponses } from '../schemas/common.ts';
+import { mediaResponse, NoBody } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 /** The authorization request parameters under their OAuth names (query string and forms). */
@@ -42,6 +44,44 @@ const PARAMS = {
   codeChallenge: 'code_challenge',
   codeChallengeMethod: 'code_challenge_method',
 } as const satisfies Record<keyof AuthorizationParams, string>;
+
+const oauthParam = Type.Optional(Type.String());
+/** The sign-in forms of the consent page, as /openapi.json describes them (the route parses the form). */
+const SignInForm = {
+  content: {
+    'application/x-www-form-urlencoded': {
+      schema: Type.Object(
+        {
+          ...Object.fromEntries(Object.values(PARAMS).map((name) => [name, oauthParam])),
+          email: oauthParam,
+          password: oauthParam,
+          challenge_token: oauthParam,
+          code: oauthParam,
+          sign_in_token: Type.String({ description: "the sign-in page's token (also in its cookie)" }),
+        },
+        { additionalProperties: true },
+      ),
+    },
+  },
+};
+const signInResponses = (page200: string) => ({
+  200: mediaResponse('text/html', page200),
+  303: NoBody('signed in: back to the consent page (GET /oauth/authorize)'),
+  400: mediaResponse('text/html', 'an untrusted authorization request, or a form that is not one'),
+  401: mediaResponse('text/html', 'the sign-in page again: wrong email, password or code'),
+  403: mediaResponse('text/html', 'the sign-in page again: the form expired'),
+  429: mediaResponse('text/html', 'the sign-in page again: too many attempts (Retry-After)'),
+});
+/** The programmatic consent decision (DESIGN.md, OAuth): the OAuth parameters in camelCase. */
+const DecisionBody = Type.Object({
+  clientId: Type.String(),
+  redirectUri: Type.String(),
+  scope: Type.String(),
+  state: Type.Optional(Type.String()),
+  codeChallenge: Type.String(),
+  codeChallengeMethod: Type.Literal('S256'),
+  decision: Type.Union([Type.Literal('approve'), Type.Literal('deny')]),
+});
 
 /**
  * Reads the authorization parameters from a query or form. A parameter sent twice makes the request
@@ -134,6 +174,11 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
         tags: ['oauth'],
         description:
           'Authorization endpoint (RFC 6749 §4.1.1 with PKCE S256): query response_type=code, client_id, redirect_uri, scope, state, code_challenge, code_challenge_method=S256. Answers an HTML page: sign-in, then consent. An unknown client or unregistered redirect_uri answers 400 and never redirects; other errors redirect with error and state.',
+        response: {
+          200: mediaResponse('text/html', 'the sign-in or consent page'),
+          302: NoBody('to the redirect URI with error and state'),
+          400: mediaResponse('text/html', 'an unknown client or an unregistered redirect_uri: never redirected'),
+        },
       },
     },
     async (request, reply) => {
@@ -189,6 +234,8 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
         tags: ['oauth'],
         description:
           'The sign-in form of the consent page (application/x-www-form-urlencoded): email, password, the sign-in token of the page and the authorization request; signs in through the login use case (its limits apply) and returns to the consent page, or asks for the TOTP code of a user with 2FA.',
+        documentedBody: SignInForm,
+        response: signInResponses('the code page of a user with 2FA'),
       },
     },
     async (request, reply) => {
@@ -223,6 +270,8 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
         tags: ['oauth'],
         description:
           'The second sign-in step of the consent page (form): the challenge token of the code page, a TOTP or recovery code and the sign-in token; then returns to the consent page.',
+        documentedBody: SignInForm,
+        response: signInResponses('never: a right code returns to the consent page'),
       },
     },
     async (request, reply) => {
@@ -263,7 +312,18 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
         tags: ['oauth'],
         description:
           "The admin's decision. Either the consent page's form (browser session cookie, csrf_token, OAuth parameter names, decision=approve|deny) or JSON with X-Session-Token: {clientId, redirectUri, scope, state, codeChallenge, codeChallengeMethod, decision}. Answers 302 to the redirect URI with code and state, or error=access_denied.",
-        response: errorResponses(400, 401, 403),
+        documentedBody: {
+          content: {
+            'application/json': { schema: DecisionBody },
+            'application/x-www-form-urlencoded': {
+              schema: { type: 'object', additionalProperties: { type: 'string' } },
+            },
+          },
+        },
+        response: {
+          302: NoBody('to the redirect URI with code and state, or error=access_denied'),
+          ...errorResponses(400, 401, 403),
+        },
       },
     },
     async (request, reply) => {

@@ -38,11 +38,34 @@ function formParams(request: FastifyRequest): Record<string, string> {
   return form.params;
 }
 
+/** A form body (application/x-www-form-urlencoded) for the description; the route parses it itself. */
+const form = (schema: unknown) => ({ content: { 'application/x-www-form-urlencoded': { schema } } });
+
 /** RFC 8414 metadata and the token and revocation endpoints (RFC 6749 §3.2, RFC 7009). */
 export const oauthTokenRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.get(
     '/.well-known/oauth-authorization-server',
-    { schema: { tags: ['oauth'], description: 'RFC 8414 authorization server metadata.' } },
+    {
+      schema: {
+        tags: ['oauth'],
+        description: 'RFC 8414 authorization server metadata.',
+        response: {
+          200: Type.Object(
+            {
+              issuer: Type.String(),
+              authorization_endpoint: Type.String(),
+              token_endpoint: Type.String(),
+              revocation_endpoint: Type.String(),
+              scopes_supported: Type.Array(Type.String()),
+              response_types_supported: Type.Array(Type.String()),
+              grant_types_supported: Type.Array(Type.String()),
+              code_challenge_methods_supported: Type.Array(Type.String()),
+            },
+            { additionalProperties: true },
+          ),
+        },
+      },
+    },
     async () => serverMetadata(ctx.config.publicBaseUrl),
   );
 
@@ -61,6 +84,17 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
           tags: ['oauth'],
           description:
             'Token endpoint (application/x-www-form-urlencoded, public clients: client_id, no secret). grant_type=authorization_code with code, redirect_uri, client_id, code_verifier; or grant_type=refresh_token with refresh_token, client_id and an optional narrower scope. A refresh rotates the pair; a rotated refresh token presented again revokes the whole grant.',
+          documentedBody: form(
+            Type.Object({
+              grant_type: Type.Union([Type.Literal('authorization_code'), Type.Literal('refresh_token')]),
+              client_id: Type.String(),
+              code: Type.Optional(Type.String()),
+              redirect_uri: Type.Optional(Type.String()),
+              code_verifier: Type.Optional(Type.String()),
+              refresh_token: Type.Optional(Type.String()),
+              scope: Type.Optional(Type.String()),
+            }),
+          ),
           response: {
             200: Type.Object({
               access_token: Type.String(),
@@ -84,6 +118,13 @@ export const oauthTokenRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
           tags: ['oauth'],
           description:
             'RFC 7009 revocation (form: token, optional token_type_hint and client_id). Always 200, whether the token was valid, unknown, expired or already revoked; either token of a pair revokes its whole grant. 400 invalid_request only without a token.',
+          documentedBody: form(
+            Type.Object({
+              token: Type.String(),
+              token_type_hint: Type.Optional(Type.String()),
+              client_id: Type.Optional(Type.String()),
+            }),
+          ),
           response: { 200: Type.Null({ description: 'empty body' }), 400: FlatError },
         },
       },

@@ -35,7 +35,7 @@ export const userRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
               }),
             ),
           }),
-          ...errorResponses(401, 403),
+          ...errorResponses(401, 403, 404),
         },
       },
     },

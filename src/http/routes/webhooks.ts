@@ -14,6 +14,15 @@ import {
 } from '../../app/webhooks/endpoints.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
+import {
+  DeliveryQueued,
+  NoBody,
+  RedeliveredCount,
+  SecretRotated,
+  WebhookDeliveryList,
+  WebhookEndpointList,
+  WebhookRegistered,
+} from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
 
 const tags = ['webhooks'];
@@ -56,7 +65,13 @@ function overlapOf(raw: unknown): number | undefined {
 export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.post(
     '/webhooks',
-    { schema: { tags, body: RegisterBody, response: errorResponses(400, 401, 403, 404) } },
+    {
+      schema: {
+        tags,
+        body: RegisterBody,
+        response: { 201: WebhookRegistered, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
     async (request, reply) => reply.status(201).send(await registerEndpoint(ctx, principalOf(request), request.body)),
   );
 
@@ -70,7 +85,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
           cursor: Type.Optional(Type.String({ maxLength: 512 })),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: WebhookEndpointList, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => listCompanyEndpoints(ctx, principalOf(request), request.query),
@@ -79,7 +94,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.get(
     '/webhooks/:id',
     {
-      schema: { tags, params: IdParams, querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
+      schema: {
+        tags,
+        params: IdParams,
+        querystring: CompanyQuery,
+        response: { 200: Type.Ref('WebhookEndpoint'), ...errorResponses(401, 403, 404) },
+      },
     },
     async (request) => getEndpoint(ctx, principalOf(request), request.params.id, request.query.companyId),
   );
@@ -87,11 +107,16 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.delete(
     '/webhooks/:id',
     {
-      schema: { tags, params: IdParams, querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
+      schema: {
+        tags,
+        params: IdParams,
+        querystring: CompanyQuery,
+        response: { 204: NoBody('removed'), ...errorResponses(401, 403, 404) },
+      },
     },
     async (request, reply) => {
       await removeEndpoint(ctx, principalOf(request), request.params.id, request.query.companyId);
-      return reply.status(204).send();
+      return reply.status(204).send(null);
     },
   );
 
@@ -104,7 +129,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
     app.post(
       `/webhooks/:id/${name}`,
       {
-        schema: { tags, params: IdParams, querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
+        schema: {
+          tags,
+          params: IdParams,
+          querystring: CompanyQuery,
+          response: { 200: Type.Ref('WebhookEndpoint'), ...errorResponses(401, 403, 404) },
+        },
       },
       async (request) => change(ctx, principalOf(request), request.params.id, request.query.companyId),
     );
@@ -113,7 +143,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
   app.post(
     '/webhooks/:id/test',
     {
-      schema: { tags, params: IdParams, querystring: CompanyQuery, response: errorResponses(401, 403, 404) },
+      schema: {
+        tags,
+        params: IdParams,
+        querystring: CompanyQuery,
+        response: { 202: DeliveryQueued, ...errorResponses(401, 403, 404) },
+      },
     },
     async (request, reply) =>
       reply
@@ -133,7 +168,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
           cursor: Type.Optional(Type.String({ maxLength: 512 })),
           limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 200: WebhookDeliveryList, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) => listEndpointDeliveries(ctx, principalOf(request), request.params.id, request.query),
@@ -146,7 +181,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
         tags,
         params: Type.Object({ id: Type.String({ maxLength: 64 }), deliveryId: Type.String({ maxLength: 64 }) }),
         querystring: CompanyQuery,
-        response: errorResponses(401, 403, 404),
+        response: { 202: DeliveryQueued, ...errorResponses(401, 403, 404) },
       },
     },
     async (request, reply) =>
@@ -173,7 +208,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
           since: Type.Optional(Type.String({ maxLength: 64 })),
           companyId: Type.Optional(Type.String({ maxLength: 64 })),
         }),
-        response: errorResponses(400, 401, 403, 404),
+        response: { 202: RedeliveredCount, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request, reply) =>
@@ -197,7 +232,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
         tags,
         params: IdParams,
         querystring: CompanyQuery,
-        response: errorResponses(400, 401, 403, 404),
+        // Described, not validated: no body is valid too, and overlapOf() checks a given one.
+        bodyOptional: true,
+        documentedBody: Type.Object(
+          { overlapHours: Type.Optional(Type.Number({ description: 'default 24, clamped to 1..72' })) },
+          { additionalProperties: false },
+        ),
+        response: { 200: SecretRotated, ...errorResponses(400, 401, 403, 404) },
       },
     },
     async (request) =>

@@ -34,6 +34,12 @@ function summaryOf(description: string | undefined, fallback: string): string {
 }
 
 type RouteSchema = Record<string, unknown> & {
+  /**
+   * The request body a route reads itself (a raw file, a form, an optional body): described here,
+   * while Fastify validates nothing (a `body` schema would).
+   */
+  documentedBody?: unknown;
+  bodyOptional?: boolean;
   description?: string;
   summary?: string;
   tags?: string[];
@@ -49,6 +55,13 @@ export function describeRoute(input: {
   const schema: RouteSchema = { ...(input.schema ?? {}) };
   const method = (Array.isArray(input.route.method) ? input.route.method[0] : input.route.method) ?? 'GET';
   if (schema.hide) return { schema, url };
+  if (schema.documentedBody !== undefined) {
+    schema['body'] ??= schema.documentedBody;
+    delete schema.documentedBody;
+  }
+  // @fastify/swagger marks every request body required; finishDocument clears it for these.
+  if (schema.bodyOptional) schema['x-body-optional'] = true;
+  delete schema.bodyOptional;
   const key = `${method === 'HEAD' ? 'GET' : method} ${url}`;
   const operationId = OPERATION_IDS[key];
   if (operationId) schema['operationId'] = operationId;
@@ -56,8 +69,34 @@ export function describeRoute(input: {
   const segment = url.split('/')[1] ?? 'system';
   schema.tags ??= [segment.replace(/^\./, '') || 'system'];
   const { access, listed } = accessOf(method, url);
+  schema['response'] = withCommonErrors(
+    (schema['response'] ?? {}) as Record<string, unknown>,
+    method,
+    url,
+    listed && !isPublic(access),
+  );
   if (listed) schema['security'] = securityOf(method, url, access);
   return { schema, url };
+}
+
+/** The token and revocation endpoints answer OAuth's own flat error shape, from their own handler. */
+const OWN_ERROR_SHAPE = new Set(['/oauth/token', '/oauth/revoke']);
+
+/**
+ * The refusals any route can give whatever its use case, added where a route does not name them:
+ * 400 invalid_service_version (the Service-Version header, checked before routing), 500 and 503
+ * database_unavailable; on an authenticated route 401 and 403 (the auth plugin: no or a wrong kind
+ * of credential, a token without the scope); on a route that takes a body 413 and 415 (the body
+ * parsers). A status a route documents itself keeps its own schema.
+ */
+function withCommonErrors(response: Record<string, unknown>, method: string, url: string, authenticated: boolean) {
+  if (OWN_ERROR_SHAPE.has(url)) return response;
+  const statuses = [400, 500, 503];
+  if (authenticated) statuses.push(401, 403);
+  if (method === 'POST' || method === 'PUT' || method === 'PATCH') statuses.push(413, 415);
+  const out = { ...response };
+  for (const status of statuses) out[status] ??= { $ref: 'ErrorEnvelope#' };
+  return out;
 }
 
 /** The envelope of one status: its `code` is one of the table's codes of that status. */
@@ -83,7 +122,13 @@ function errorSchemaOf(status: number) {
 
 type Doc = {
   servers?: { url: string }[];
-  paths?: Record<string, Record<string, { responses?: Record<string, ResponseObject> }>>;
+  paths?: Record<
+    string,
+    Record<
+      string,
+      { responses?: Record<string, ResponseObject>; requestBody?: { required?: boolean }; 'x-body-optional'?: true }
+    >
+  >;
   components?: { schemas?: Record<string, unknown> };
 };
 type ResponseObject = { description?: string; content?: Record<string, { schema?: { $ref?: string } }> };
@@ -102,6 +147,10 @@ export function finishDocument(doc: Doc, publicBaseUrl: string): Doc {
   doc.components = components;
   for (const operations of Object.values(doc.paths ?? {})) {
     for (const operation of Object.values(operations)) {
+      if (operation['x-body-optional']) {
+        if (operation.requestBody) operation.requestBody.required = false;
+        delete operation['x-body-optional'];
+      }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const n = Number(status);
         const envelope = Object.values(response.content ?? {}).some((c) => c.schema?.$ref === ENVELOPE_REF);
@@ -118,4 +167,13 @@ export function finishDocument(doc: Doc, publicBaseUrl: string): Doc {
   // Every envelope is now one of a status; the generic one stays only if something still names it.
   if (!JSON.stringify(doc.paths ?? {}).includes(ENVELOPE_REF)) delete schemas['ErrorEnvelope'];
   return doc;
+}
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** A request body the route reads itself: in /openapi.json, never validated by Fastify (describeRoute). */
+    documentedBody?: unknown;
+    /** The request body may be left out (no body is valid): requestBody.required false. */
+    bodyOptional?: boolean;
+  }
 }
