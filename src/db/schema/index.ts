@@ -12,3 +12,4 @@ export * from './rate-limits.ts';
 export * from './recon.ts';
 export * from './two-factor.ts';
 export * from './webhooks.ts';
+export * from './receivables.ts';

@@ -10,3 +10,4 @@ export * from './line.ts';
 export * from './oauth.ts';
 export * from './records.ts';
 export * from './transition.ts';
+export * from './receivables.ts';
