@@ -15,6 +15,7 @@ import { registerServiceVersion } from './plugins/service-version.ts';
 import { sharedRateLimitStore } from './plugins/shared-rate-limit-store.ts';
 import { registerTracing } from './plugins/tracing.ts';
 import { accountsRoutes } from './routes/accounts.ts';
+import { receivablesRoutes } from './routes/receivables.ts';
 import { approvalRoutes } from './routes/approvals.ts';
 import { authRoutes } from './routes/auth.ts';
 import { bankSettingsRoutes } from './routes/bank-settings.ts';
@@ -131,6 +132,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(journalIngestRoutes, services);
   await app.register(journalReadRoutes, services);
   await app.register(accountsRoutes, services);
+  await app.register(receivablesRoutes, services);
   await app.register(webhookRoutes, services);
   await app.register(approvalRoutes, services);
   await app.register(oauthTokenRoutes, services);

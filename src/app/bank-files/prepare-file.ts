@@ -13,6 +13,7 @@ import { type EvidenceSource, entryOf, evidenceSourceOf } from '../../domain/rec
 import { NamedEndToEndIds, returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
 import type { ReconEntry } from '../../domain/recon/types.ts';
 import { type EntryDetails, entryDetailsOf, worthListing } from '../../domain/recon/unmatched-entries.ts';
+import { IncomingPages } from '../../domain/receivables/incoming.ts';
 import { sealCompressed } from '../../platform/encryption.ts';
 
 /** A statement block ready to journal: its header, counts, key and sealed payload; no transactions. */
@@ -178,21 +179,26 @@ export function prepareFile(
   sealingKey: Buffer,
   received?: ReceivedFile,
   textDropped?: () => void,
-): { file: PreparedFile; kept: KeptEntries } {
+): { file: PreparedFile; kept: KeptEntries; incoming: IncomingPages } {
   const bodies: TransactionsJson[] = [];
   const kept: KeptEntries = [];
   const unkept = new KeptCopies(kept);
+  // The credits, as incoming payments' records (docs/adr/0069).
+  const incoming = new IncomingPages();
   let parsed = parseBankFile(source.text, {
     onTransaction: (tx: StatementTransaction, block: number) => {
       bodies[block] ??= new TransactionsJson();
       bodies[block].add(tx);
       const entry = entryOf(tx);
+      incoming.add(block, tx, entry);
       if (entry === undefined) return;
       unkept.add(block, entry, evidenceSourceOf(tx), entryDetailsOf(tx, entry));
     },
   });
   unkept.flush();
-  if (!parsed.ok) return { file: { ok: false, error: parsed.error }, kept: [] };
+  incoming.flush();
+  incoming.done();
+  if (!parsed.ok) return { file: { ok: false, error: parsed.error }, kept: [], incoming };
   if (parsed.kind === 'status-report') {
     return {
       file: {
@@ -203,6 +209,7 @@ export function prepareFile(
         content: typeof source.text === 'string' ? source.text : new TextDecoder().decode(source.text),
       },
       kept: [],
+      incoming,
     };
   }
   if (received) {
@@ -235,6 +242,7 @@ export function prepareFile(
       alerts: parsed.alerts,
     },
     kept,
+    incoming,
   };
 }
 

@@ -98,7 +98,7 @@ ALTER TABLE "reconciliation_settings" ADD CONSTRAINT "reconciliation_settings_pl
 CREATE INDEX "expected_payments_company_idx" ON "expected_payments" USING btree ("company_id","id");--> statement-breakpoint
 CREATE INDEX "expected_payments_open_idx" ON "expected_payments" USING btree ("company_id","currency") WHERE status IN ('unreconciled', 'partially-reconciled', 'overdue');--> statement-breakpoint
 CREATE INDEX "expected_payments_reference_idx" ON "expected_payments" USING btree ("company_id","reference_value");--> statement-breakpoint
-CREATE UNIQUE INDEX "incoming_payments_key_idx" ON "incoming_payments" USING btree ("company_id","payment_key");--> statement-breakpoint
+CREATE UNIQUE INDEX "incoming_payments_key_idx" ON "incoming_payments" USING btree ("company_id","account_key","payment_key");--> statement-breakpoint
 CREATE INDEX "incoming_payments_company_idx" ON "incoming_payments" USING btree ("company_id","id");--> statement-breakpoint
 CREATE INDEX "incoming_payments_open_idx" ON "incoming_payments" USING btree ("company_id","id") WHERE status IN ('unmatched', 'partially-matched');--> statement-breakpoint
 CREATE INDEX "incoming_payments_document_idx" ON "incoming_payments" USING btree ("document_id");--> statement-breakpoint

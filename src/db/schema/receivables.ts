@@ -107,7 +107,7 @@ export const incomingPayments = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
-    uniqueIndex('incoming_payments_key_idx').on(t.companyId, t.paymentKey),
+    uniqueIndex('incoming_payments_key_idx').on(t.companyId, t.accountKey, t.paymentKey),
     index('incoming_payments_company_idx').on(t.companyId, t.id),
     index('incoming_payments_open_idx')
       .on(t.companyId, t.id)
