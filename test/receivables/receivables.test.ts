@@ -87,7 +87,11 @@ async function incoming(s: Sandbox) {
     headers: { 'x-api-key': s.apiKey },
   });
   assert.equal(res.statusCode, 200, res.body);
-  return (res.json() as { items: Array<{ id: string; status: string; amount: string; openAmount: string; entry: { documentId: string } }> }).items;
+  return (
+    res.json() as {
+      items: Array<{ id: string; status: string; amount: string; openAmount: string; entry: { documentId: string } }>;
+    }
+  ).items;
 }
 
 test('references: POST /references issues valid check digits, GET /references/validate checks them', async () => {
@@ -137,7 +141,14 @@ test('expected payments: validation, a generated reference, archive final, and t
     method: 'POST',
     url: '/expected-payments',
     headers: { 'x-api-key': s.apiKey },
-    payload: { companyId: s.companyId, currency: 'EUR', amount: '1.234', dateFrom: '2026-11-30', dateTo: '2026-11-01', reference: { type: 'SCOR', value: 'RF19539007547034' } },
+    payload: {
+      companyId: s.companyId,
+      currency: 'EUR',
+      amount: '1.234',
+      dateFrom: '2026-11-30',
+      dateTo: '2026-11-01',
+      reference: { type: 'SCOR', value: 'RF19539007547034' },
+    },
   });
   const err = assertError(bad, 400, 'validation_failed');
   const paths = ((err.details?.['issues'] ?? []) as Array<{ path: string }>).map((i) => i.path).sort();
@@ -239,7 +250,10 @@ test('matching: each rule, N:1 with the open amount exact, 1:N, tolerance at and
   assert.equal((await expected(s, byE2e.id)).matches[0]?.rule, 'end-to-end-id');
   assert.equal((await expected(s, byParty.id)).matches[0]?.rule, 'amount-counterparty');
   const at = await expected(s, tolAt.id);
-  assert.deepEqual([at.status, at.matches[0]?.rule, at.matches[0]?.amountDelta], ['reconciled', 'tolerance-remittance', '-0.50']);
+  assert.deepEqual(
+    [at.status, at.matches[0]?.rule, at.matches[0]?.amountDelta],
+    ['reconciled', 'tolerance-remittance', '-0.50'],
+  );
   assert.equal((await expected(s, tolPast.id)).status, 'unreconciled');
   assert.equal((await expected(s, oneOfTwo.id)).matches[0]?.amount, '12.00');
   assert.equal((await expected(s, twoOfTwo.id)).matches[0]?.amount, '18.00');

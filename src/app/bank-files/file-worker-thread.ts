@@ -4,6 +4,8 @@
  * and then releases the file. Pure work only: the thread, its module loading and its replies are the
  * platform's (src/platform/off-loop).
  */
+
+import type { IncomingPages } from '../../domain/receivables/incoming.ts';
 import { matchStatement } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
 import {
@@ -12,7 +14,6 @@ import {
   leftoverRecord,
   unmatchedPage,
 } from '../../domain/recon/unmatched-entries.ts';
-import type { IncomingPages } from '../../domain/receivables/incoming.ts';
 import { collectAll } from '../../platform/collect.ts';
 import { notify, serveJobs } from '../../platform/off-loop/serve-jobs.ts';
 import { IngestBodyReader } from './ingest-body.ts';

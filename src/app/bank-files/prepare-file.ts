@@ -9,11 +9,11 @@ import type {
   ParseError,
   StatementTransaction,
 } from '../../domain/inbound/types.ts';
+import { IncomingPages } from '../../domain/receivables/incoming.ts';
 import { type EvidenceSource, entryOf, evidenceSourceOf } from '../../domain/recon/statement-entries.ts';
 import { NamedEndToEndIds, returnedEndToEndIds } from '../../domain/recon/statement-match.ts';
 import type { ReconEntry } from '../../domain/recon/types.ts';
 import { type EntryDetails, entryDetailsOf, worthListing } from '../../domain/recon/unmatched-entries.ts';
-import { IncomingPages } from '../../domain/receivables/incoming.ts';
 import { sealCompressed } from '../../platform/encryption.ts';
 
 /** A statement block ready to journal: its header, counts, key and sealed payload; no transactions. */

@@ -94,5 +94,9 @@ export async function emitPaymentEvents(ctx: AppContext, tx: Executor, events: P
 
 /** Several events in one statement (the event ids in the given order). */
 export async function emitEvents(ctx: AppContext, tx: Executor, events: OutboxEvent[]): Promise<void> {
-  if (events.length > 0) await insertOutboxEvents(tx, events.map((e) => outboxRow(ctx, e)));
+  if (events.length > 0)
+    await insertOutboxEvents(
+      tx,
+      events.map((e) => outboxRow(ctx, e)),
+    );
 }

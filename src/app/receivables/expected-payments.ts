@@ -54,7 +54,13 @@ const drawBase = () => `${randomInt(1, 10)}${String(randomInt(0, 1_000_000_000))
 export async function issueReference(
   ctx: AppContext,
   principal: Principal,
-  body: { companyId: string; type: ReferenceType; base?: string | undefined; ocrLengthDigit?: boolean | undefined; kidAlgorithm?: 'MOD10' | 'MOD11' | undefined },
+  body: {
+    companyId: string;
+    type: ReferenceType;
+    base?: string | undefined;
+    ocrLengthDigit?: boolean | undefined;
+    kidAlgorithm?: 'MOD10' | 'MOD11' | undefined;
+  },
 ) {
   await receivablesScope(ctx, principal, body.companyId);
   const options = {
@@ -122,7 +128,11 @@ export function expectedView(e: ExpectedRow, matches: MatchRow[]) {
 }
 
 /** POST /expected-payments. */
-export async function createExpected(ctx: AppContext, principal: Principal, body: ExpectedInput & { companyId: string }) {
+export async function createExpected(
+  ctx: AppContext,
+  principal: Principal,
+  body: ExpectedInput & { companyId: string },
+) {
   const scope = await receivablesScope(ctx, principal, body.companyId);
   const checked = checkExpected(body);
   if (!checked.ok) throw invalid(checked.issues);
@@ -184,7 +194,12 @@ export async function listExpectedPayments(
   const result = page(rows, limit);
   const matches = await liveMatches(ctx.db, scope, { expectedIds: result.items.map((r) => r.id) });
   return {
-    items: result.items.map((r) => expectedView(r, matches.filter((m) => m.expectedPaymentId === r.id))),
+    items: result.items.map((r) =>
+      expectedView(
+        r,
+        matches.filter((m) => m.expectedPaymentId === r.id),
+      ),
+    ),
     nextCursor: result.nextCursor,
   };
 }
@@ -207,7 +222,10 @@ export async function patchExpected(
     ...(body.amount === undefined && body.amountMin === undefined
       ? row.amountMinMinor === row.amountMaxMinor
         ? { amount: amountText(row.amountMinMinor, row.currency) }
-        : { amountMin: amountText(row.amountMinMinor, row.currency), amountMax: amountText(row.amountMaxMinor, row.currency) }
+        : {
+            amountMin: amountText(row.amountMinMinor, row.currency),
+            amountMax: amountText(row.amountMaxMinor, row.currency),
+          }
       : { amount: body.amount, amountMin: body.amountMin, amountMax: body.amountMax }),
     dateFrom: body.dateFrom ?? row.dateFrom,
     dateTo: body.dateTo ?? row.dateTo,
@@ -218,7 +236,11 @@ export async function patchExpected(
   const f = checked.fields;
   const today = todayOf(ctx);
   const from = row.status as ExpectedPaymentStatus;
-  const to = mustMove(expectedPaymentTransition, from, today > f.dateTo ? 'overdue' : from === 'overdue' ? 'overdue' : 'unreconciled');
+  const to = mustMove(
+    expectedPaymentTransition,
+    from,
+    today > f.dateTo ? 'overdue' : from === 'overdue' ? 'overdue' : 'unreconciled',
+  );
   const updated = await updateExpected(ctx.db, scope, id, from, {
     amountMinMinor: f.amountMinMinor,
     amountMaxMinor: f.amountMaxMinor,
@@ -283,7 +305,12 @@ export async function listIncomingPayments(
   const result = page(rows, limit);
   const matches = await liveMatches(ctx.db, scope, { incomingIds: result.items.map((r) => r.id) });
   return {
-    items: result.items.map((r) => incomingView(r, matches.filter((m) => m.incomingPaymentId === r.id))),
+    items: result.items.map((r) =>
+      incomingView(
+        r,
+        matches.filter((m) => m.incomingPaymentId === r.id),
+      ),
+    ),
     nextCursor: result.nextCursor,
   };
 }
@@ -309,8 +336,11 @@ export async function putReconciliationSettings(
   if (!percent || percent.units < 0n || percent.units > 100n * 10n ** BigInt(percent.scale))
     issues.push({ path: 'tolerancePercent', message: 'a decimal string from 0 to 100' });
   if (issues.length > 0) throw invalid(issues);
-  const s = { toleranceAmount: body.toleranceAmount, tolerancePercent: body.tolerancePercent, windowDays: body.windowDays };
+  const s = {
+    toleranceAmount: body.toleranceAmount,
+    tolerancePercent: body.tolerancePercent,
+    windowDays: body.windowDays,
+  };
   await putSettings(ctx.db, scope, s, ctx.clock.now());
   return { companyId: body.companyId, ...(await ctx.db.transaction((tx) => settingsOf(tx, scope))) };
 }
-

@@ -149,7 +149,12 @@ export async function matchIncoming(
           status: to,
           matches: rows
             .filter((r) => r.incomingPaymentId === p.id)
-            .map((r) => ({ id: r.id, expectedPaymentId: r.expectedPaymentId, rule: r.rule, amount: amountText(r.amountMinor, p.currency) })),
+            .map((r) => ({
+              id: r.id,
+              expectedPaymentId: r.expectedPaymentId,
+              rule: r.rule,
+              amount: amountText(r.amountMinor, p.currency),
+            })),
         },
       });
       return { id: p.id, from, status: to, matchedMinor: sum };

@@ -219,9 +219,7 @@ export async function liveMatches(
   return q
     .select()
     .from(receivableMatches)
-    .where(
-      and(byExpected, byIncoming, inCompanyByKey(receivableMatches, scope), isNull(receivableMatches.unmatchedAt)),
-    )
+    .where(and(byExpected, byIncoming, inCompanyByKey(receivableMatches, scope), isNull(receivableMatches.unmatchedAt)))
     .orderBy(asc(receivableMatches.createdAt), asc(receivableMatches.id));
 }
 
@@ -235,7 +233,12 @@ export async function findSettings(q: Executor, scope: CompanyScope): Promise<Se
       windowDays: reconciliationSettings.windowDays,
     })
     .from(reconciliationSettings)
-    .where(and(eq(reconciliationSettings.companyId, scope.companyId), eq(reconciliationSettings.platformId, scope.platformId)));
+    .where(
+      and(
+        eq(reconciliationSettings.companyId, scope.companyId),
+        eq(reconciliationSettings.platformId, scope.platformId),
+      ),
+    );
   return row;
 }
 

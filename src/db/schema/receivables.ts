@@ -109,9 +109,7 @@ export const incomingPayments = pgTable(
   (t) => [
     uniqueIndex('incoming_payments_key_idx').on(t.companyId, t.accountKey, t.paymentKey),
     index('incoming_payments_company_idx').on(t.companyId, t.id),
-    index('incoming_payments_open_idx')
-      .on(t.companyId, t.id)
-      .where(sql`status IN ('unmatched', 'partially-matched')`),
+    index('incoming_payments_open_idx').on(t.companyId, t.id).where(sql`status IN ('unmatched', 'partially-matched')`),
     index('incoming_payments_document_idx').on(t.documentId),
     check('incoming_payments_status_ck', oneOf('status', INCOMING_PAYMENT_STATUSES)),
     check('incoming_payments_matched_ck', sql`0 <= matched_minor AND matched_minor <= amount_minor`),

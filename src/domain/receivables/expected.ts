@@ -47,7 +47,10 @@ export type Issue = { path: string; message: string };
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const validDate = (v: unknown): v is string =>
-  typeof v === 'string' && DATE.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) && new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
+  typeof v === 'string' &&
+  DATE.test(v) &&
+  !Number.isNaN(Date.parse(`${v}T00:00:00Z`)) &&
+  new Date(`${v}T00:00:00Z`).toISOString().startsWith(v);
 const optionalText = (v: unknown, path: string, max: number, issues: Issue[]): string | null => {
   if (v === undefined || v === null) return null;
   if (typeof v !== 'string' || v.length === 0 || v.length > max) {
@@ -57,7 +60,9 @@ const optionalText = (v: unknown, path: string, max: number, issues: Issue[]): s
   return v;
 };
 
-export function checkExpected(input: ExpectedInput): { ok: true; fields: ExpectedFields } | { ok: false; issues: Issue[] } {
+export function checkExpected(
+  input: ExpectedInput,
+): { ok: true; fields: ExpectedFields } | { ok: false; issues: Issue[] } {
   const issues: Issue[] = [];
   const direction = input.direction ?? 'credit';
   if (direction !== 'credit' && direction !== 'debit') issues.push({ path: 'direction', message: 'credit or debit' });
@@ -116,13 +121,17 @@ export function checkExpected(input: ExpectedInput): { ok: true; fields: Expecte
   const metadata: Record<string, string> = {};
   if (input.metadata !== undefined) {
     const m = input.metadata;
-    if (typeof m !== 'object' || m === null || Array.isArray(m)) issues.push({ path: 'metadata', message: 'an object' });
+    if (typeof m !== 'object' || m === null || Array.isArray(m))
+      issues.push({ path: 'metadata', message: 'an object' });
     else {
       const entries = Object.entries(m);
       if (entries.length > 20) issues.push({ path: 'metadata', message: 'at most 20 keys' });
       for (const [k, v] of entries) {
         if (typeof v !== 'string' || k.length > 40 || v.length > 500)
-          issues.push({ path: `metadata.${k}`, message: 'string values of at most 500 characters, keys of at most 40' });
+          issues.push({
+            path: `metadata.${k}`,
+            message: 'string values of at most 500 characters, keys of at most 40',
+          });
         else metadata[k] = v;
       }
     }

@@ -60,7 +60,8 @@ export class IncomingPages {
       entry.endToEndId,
       entry.counterpartyIban,
     ]);
-    const seen = (this.seen[block] ??= new Map());
+    const seen = this.seen[block] ?? new Map<string, number>();
+    this.seen[block] = seen;
     const digest = createHash('sha256').update(base, 'utf8').digest('base64');
     const n = (seen.get(digest) ?? 0) + 1;
     seen.set(digest, n);
@@ -86,8 +87,12 @@ export class IncomingPages {
 
   flush(): void {
     if (this.records.length === 0) return;
-    (this.pages[this.block] ??= []).push(JSON.stringify(this.records));
-    (this.counts[this.block] ??= []).push(this.records.length);
+    const pages = this.pages[this.block] ?? [];
+    const counts = this.counts[this.block] ?? [];
+    pages.push(JSON.stringify(this.records));
+    counts.push(this.records.length);
+    this.pages[this.block] = pages;
+    this.counts[this.block] = counts;
     this.records = [];
   }
 

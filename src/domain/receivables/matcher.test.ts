@@ -76,7 +76,10 @@ test('rule 3: amount and counterparty within the window; outside it, or on a bar
   const ok = matchReceivables([inc('i1', { counterpartyIban: 'FI2112345600000785', bookingDate: '2026-12-05' })], [e]);
   assert.equal(ok.matches[0]!.rule, 'amount-counterparty');
   assert.equal(ok.matches[0]!.daysDelta, 5);
-  const late = matchReceivables([inc('i1', { counterpartyIban: 'FI2112345600000785', bookingDate: '2026-12-06' })], [e]);
+  const late = matchReceivables(
+    [inc('i1', { counterpartyIban: 'FI2112345600000785', bookingDate: '2026-12-06' })],
+    [e],
+  );
   assert.deepEqual(late.unmatched, [0]);
   const bare = matchReceivables([inc('i1')], [exp('e1')]);
   assert.deepEqual(bare.unmatched, [0]);
@@ -86,7 +89,11 @@ test('rule 3: amount and counterparty within the window; outside it, or on a bar
 test('rule 4: tolerance at its bound matches (and settles), past it nothing', () => {
   const e = exp('e1', { remittanceContains: 'INV 2026-117' });
   const tol = { toleranceAmount: '0.50', tolerancePercent: '0', windowDays: 5 };
-  const at = matchReceivables([inc('i1', { amountMinor: 9950n, remittance: 'payment of inv 2026-117 thanks' })], [e], tol);
+  const at = matchReceivables(
+    [inc('i1', { amountMinor: 9950n, remittance: 'payment of inv 2026-117 thanks' })],
+    [e],
+    tol,
+  );
   assert.equal(at.matches[0]!.rule, 'tolerance-remittance');
   assert.equal(at.matches[0]!.settles, true);
   assert.equal(at.matches[0]!.amountDeltaMinor, -50n);
@@ -100,7 +107,10 @@ test('rule 4: tolerance at its bound matches (and settles), past it nothing', ()
 test('1:N: one credit naming several references settles each with its exact open amount', () => {
   const out = matchReceivables(
     [inc('i1', { amountMinor: 30000n, remittance: 'RF18539007547034 RF712348231 ' })],
-    [exp('e1', { referenceValue: 'RF18539007547034' }), exp('e2', { referenceValue: 'RF712348231', amountMinMinor: 20000n, amountMaxMinor: 20000n })],
+    [
+      exp('e1', { referenceValue: 'RF18539007547034' }),
+      exp('e2', { referenceValue: 'RF712348231', amountMinMinor: 20000n, amountMaxMinor: 20000n }),
+    ],
   );
   assert.deepEqual(
     out.matches.map((m) => [m.expected, m.amountMinor]),

@@ -23,12 +23,6 @@ import { comparableReference } from '../references/creditor-reference.ts';
  * Pure: the caller loads the candidates and persists the answer.
  */
 export type MatchRule = 'structured-reference' | 'end-to-end-id' | 'amount-counterparty' | 'tolerance-remittance';
-export const MATCH_RULES: readonly MatchRule[] = [
-  'structured-reference',
-  'end-to-end-id',
-  'amount-counterparty',
-  'tolerance-remittance',
-];
 
 export type ExpectedCandidate = {
   id: string;
@@ -111,7 +105,10 @@ export function toleranceMinor(settings: MatchSettings, currency: string, openMi
 /** Tokens of a remittance text and their joins of up to 6 neighbours (a reference printed in groups). */
 export function remittanceKeys(text: string | null): string[] {
   if (text === null || text === '') return [];
-  const tokens = text.toUpperCase().split(/[^A-Z0-9]+/).filter((t) => t !== '');
+  const tokens = text
+    .toUpperCase()
+    .split(/[^A-Z0-9]+/)
+    .filter((t) => t !== '');
   const keys = new Set<string>();
   for (let i = 0; i < tokens.length; i++) {
     let joined = '';
@@ -126,7 +123,8 @@ export function remittanceKeys(text: string | null): string[] {
 type State = { expectedOpen: bigint[]; incomingOpen: bigint[]; settled: boolean[] };
 
 /** What an expected payment still takes: up to its most (a range's upper bound). */
-const roomOf = (e: ExpectedCandidate, s: State, i: number) => (s.settled[i] ? 0n : e.amountMaxMinor - s.expectedOpen[i]!);
+const roomOf = (e: ExpectedCandidate, s: State, i: number) =>
+  s.settled[i] ? 0n : e.amountMaxMinor - s.expectedOpen[i]!;
 /** What it still needs to be reconciled: its least less what matched. */
 const needOf = (e: ExpectedCandidate, s: State, i: number) => {
   const need = e.amountMinMinor - s.expectedOpen[i]!;
@@ -261,9 +259,18 @@ function matchOne(
   if (p.counterpartyIban !== null) {
     const fits = (j: number) => {
       const e = expected[j]!;
-      return open(j) && inWindow(j) && credit >= needOf(e, state, j) && credit <= roomOf(e, state, j) && needOf(e, state, j) > 0n;
+      return (
+        open(j) &&
+        inWindow(j) &&
+        credit >= needOf(e, state, j) &&
+        credit <= roomOf(e, state, j) &&
+        needOf(e, state, j) > 0n
+      );
     };
-    const hit = decide((index.byAccount.get(comparableReference(p.counterpartyIban)) ?? []).filter(fits), 'amount-counterparty');
+    const hit = decide(
+      (index.byAccount.get(comparableReference(p.counterpartyIban)) ?? []).filter(fits),
+      'amount-counterparty',
+    );
     if (hit !== null) return hit;
   }
 

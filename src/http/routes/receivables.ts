@@ -128,7 +128,10 @@ const CreateBody = Type.Object(
   },
   { additionalProperties: false },
 );
-const PatchBody = Type.Object({ companyId: Type.String({ maxLength: 64 }), ...ExpectedFields }, { additionalProperties: false });
+const PatchBody = Type.Object(
+  { companyId: Type.String({ maxLength: 64 }), ...ExpectedFields },
+  { additionalProperties: false },
+);
 
 export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
   app.post(
@@ -182,7 +185,8 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     {
       schema: {
         tags,
-        description: 'Records a payment the company expects, with an exact amount or a range, a window and evidence to match.',
+        description:
+          'Records a payment the company expects, with an exact amount or a range, a window and evidence to match.',
         body: CreateBody,
         response: { 201: ExpectedPayment, ...errorResponses(400, 401, 403, 404) },
       },
