@@ -281,3 +281,196 @@ test('matching: each rule, N:1 with the open amount exact, 1:N, tolerance at and
   );
   assert.equal(over.rows[0].n, 0);
 });
+
+test('exceptions queue: nearest candidates with why; manual match and unmatch with the reason and the actor', async () => {
+  const s = await provisionAndLogin(t);
+  const a = await expect(s, { amount: '100.00', reference: { type: 'SCOR', value: 'RF18539007547034' } });
+  const b = await expect(s, { amount: '50.00', counterparty: { iban: 'DE89370400440532013000' } });
+  await ingest(
+    s,
+    credits('EXC-1', [{ amount: '99.00', ref: 'X-1', iban: 'FR1420041010050500013M02606', text: 'thanks' }]),
+  );
+  const queue = async () => {
+    const res = await t.request({
+      method: 'GET',
+      url: `/reconciliation/exceptions?companyId=${s.companyId}&kind=unmatched-incoming`,
+      headers: { 'x-session-token': s.sessionToken },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    return (
+      res.json() as {
+        items: Array<{
+          kind: string;
+          subject: { incomingPaymentId: string };
+          candidates: Array<{ ref: string; amountDelta: string; referenceMatch: boolean; why: string }>;
+        }>;
+      }
+    ).items;
+  };
+  const items = await queue();
+  assert.equal(items.length, 1);
+  const item = items[0]!;
+  assert.equal(item.kind, 'unmatched-incoming');
+  // Nearest first: 1.00 short of a, 49.00 over b; neither has the reference on the credit.
+  assert.deepEqual(
+    item.candidates.map((c) => [c.ref, c.amountDelta, c.referenceMatch]),
+    [
+      [a.id, '-1.00', false],
+      [b.id, '49.00', false],
+    ],
+  );
+  const whyA = item.candidates.find((c) => c.ref === a.id)!.why;
+  assert.match(whyA, /reference RF18539007547034 is not on the credit/);
+  assert.match(whyA, /amount differs by -100 minor units/);
+
+  const incomingId = item.subject.incomingPaymentId;
+  const noReason = await t.request({
+    method: 'POST',
+    url: '/reconciliation/matches',
+    headers: { 'x-session-token': s.sessionToken },
+    payload: { companyId: s.companyId, incomingPaymentId: incomingId, expectedPaymentIds: [a.id] },
+  });
+  assertError(noReason, 400, 'validation_failed');
+  const made = await t.request({
+    method: 'POST',
+    url: '/reconciliation/matches',
+    headers: { 'x-session-token': s.sessionToken },
+    payload: {
+      companyId: s.companyId,
+      incomingPaymentId: incomingId,
+      expectedPaymentIds: [a.id],
+      reason: 'customer paid 1.00 short, agreed by phone',
+    },
+  });
+  assert.equal(made.statusCode, 201, made.body);
+  const match = (
+    made.json() as {
+      matches: Array<{ id: string; rule: string; manual: boolean; amount: string; actorUserId: string | null }>;
+    }
+  ).matches[0]!;
+  assert.deepEqual([match.rule, match.manual, match.amount], ['manual', true, '99.00']);
+  assert.ok(match.actorUserId);
+  const afterMatch = await expected(s, a.id);
+  assert.deepEqual([afterMatch.status, afterMatch.openAmount], ['partially-reconciled', '1.00']);
+  assert.equal((await queue()).length, 0);
+  const again = await t.request({
+    method: 'POST',
+    url: '/reconciliation/matches',
+    headers: { 'x-api-key': s.apiKey },
+    payload: { companyId: s.companyId, incomingPaymentId: incomingId, expectedPaymentIds: [b.id], reason: 'twice' },
+  });
+  assertError(again, 409, 'conflict');
+
+  const undone = await t.request({
+    method: 'DELETE',
+    url: `/reconciliation/matches/${match.id}?companyId=${s.companyId}`,
+    headers: { 'x-api-key': s.apiKey },
+    payload: { reason: 'wrong invoice' },
+  });
+  assert.equal(undone.statusCode, 200, undone.body);
+  assert.equal((undone.json() as { unmatchReason: string }).unmatchReason, 'wrong invoice');
+  const afterUnmatch = await expected(s, a.id);
+  assert.deepEqual(
+    [afterUnmatch.status, afterUnmatch.openAmount, afterUnmatch.matches.length],
+    ['unreconciled', '100.00', 0],
+  );
+  assert.equal((await queue()).length, 1);
+  const twice = await t.request({
+    method: 'DELETE',
+    url: `/reconciliation/matches/${match.id}?companyId=${s.companyId}`,
+    headers: { 'x-api-key': s.apiKey },
+    payload: { reason: 'again' },
+  });
+  assertError(twice, 409, 'conflict');
+
+  const audit = await db.query(
+    `SELECT type, actor_user_id, metadata->>'reason' AS reason FROM activity_events
+      WHERE company_id = $1 AND type LIKE 'reconciliation.%' ORDER BY seq`,
+    [s.companyId],
+  );
+  assert.deepEqual(
+    audit.rows.map((r) => [r.type, r.actor_user_id === match.actorUserId, r.reason]),
+    [
+      ['reconciliation.manual_match', true, 'customer paid 1.00 short, agreed by phone'],
+      ['reconciliation.unmatched', false, 'wrong invoice'],
+    ],
+  );
+  const events = await db.query(
+    `SELECT type FROM outbox_events WHERE company_id = $1 AND type LIKE 'reconciliation.%' ORDER BY created_at, id`,
+    [s.companyId],
+  );
+  assert.deepEqual(events.rows.map((r) => r.type).sort(), ['reconciliation.manual_match', 'reconciliation.unmatched']);
+});
+
+test('property (fixed seed, on PostgreSQL): no sequence of ingests, matches and unmatches lets a matched sum exceed either side', async () => {
+  const s = await provisionAndLogin(t);
+  let seed = 39;
+  const rnd = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const exp: string[] = [];
+  for (let k = 0; k < 6; k++) {
+    exp.push(
+      (
+        await expect(s, {
+          amount: `${10 + rnd(40)}.00`,
+          reference: { type: 'FI', value: ['1232', '1245', '1258'][rnd(3)]! },
+        })
+      ).id,
+    );
+  }
+  for (let round = 0; round < 12; round++) {
+    const op = rnd(3);
+    if (op === 0) {
+      await ingest(
+        s,
+        credits(`PROP-${round}`, [
+          { amount: `${1 + rnd(30)}.00`, ref: `P-${round}-1`, scor: ['1232', '1245', '1258'][rnd(3)]! },
+          { amount: `${1 + rnd(30)}.00`, ref: `P-${round}-2`, text: 'misc' },
+        ]),
+      );
+    } else if (op === 1) {
+      const open = await db.query(
+        `SELECT id FROM incoming_payments WHERE company_id = $1 AND status <> 'matched' ORDER BY id`,
+        [s.companyId],
+      );
+      if (open.rows.length > 0) {
+        await t.request({
+          method: 'POST',
+          url: '/reconciliation/matches',
+          headers: { 'x-api-key': s.apiKey },
+          payload: {
+            companyId: s.companyId,
+            incomingPaymentId: open.rows[rnd(open.rows.length)].id,
+            expectedPaymentIds: [exp[rnd(exp.length)]!, exp[rnd(exp.length)]!],
+            reason: `round ${round}`,
+          },
+        });
+      }
+    } else {
+      const live = await db.query(
+        `SELECT id FROM receivable_matches WHERE company_id = $1 AND unmatched_at IS NULL ORDER BY id`,
+        [s.companyId],
+      );
+      if (live.rows.length > 0) {
+        const res = await t.request({
+          method: 'DELETE',
+          url: `/reconciliation/matches/${live.rows[rnd(live.rows.length)].id}?companyId=${s.companyId}`,
+          headers: { 'x-api-key': s.apiKey },
+          payload: { reason: `round ${round}` },
+        });
+        assert.equal(res.statusCode, 200, res.body);
+      }
+    }
+    const bad = await db.query(
+      `SELECT
+         (SELECT count(*)::int FROM expected_payments e WHERE company_id = $1 AND (matched_minor > amount_max_minor
+            OR matched_minor <> (SELECT coalesce(sum(amount_minor), 0) FROM receivable_matches m WHERE m.expected_payment_id = e.id AND m.unmatched_at IS NULL))) AS e,
+         (SELECT count(*)::int FROM incoming_payments p WHERE company_id = $1 AND (matched_minor > amount_minor
+            OR matched_minor <> (SELECT coalesce(sum(amount_minor), 0) FROM receivable_matches m WHERE m.incoming_payment_id = p.id AND m.unmatched_at IS NULL))) AS p`,
+      [s.companyId],
+    );
+    assert.deepEqual(bad.rows[0], { e: 0, p: 0 }, `round ${round}`);
+  }
+});

@@ -41,7 +41,11 @@ const invalid = (issues: Issue[]) =>
   new AppError('validation_failed', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { issues });
 
 /** A member of the company (session), its platform's key, or a token of a user who administers it. */
-async function receivablesScope(ctx: AppContext, principal: Principal, companyId: string): Promise<CompanyScope> {
+export async function receivablesScope(
+  ctx: AppContext,
+  principal: Principal,
+  companyId: string,
+): Promise<CompanyScope> {
   const scope = await companyScope(ctx, principal, companyId);
   if (principal.kind === 'session') requireCompanyMember(principal, scope.platformId, companyId);
   return scope;

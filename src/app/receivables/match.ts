@@ -9,6 +9,7 @@ import {
   incomingByIds,
   insertMatches,
   openExpected,
+  setReviewNotes,
 } from '../../db/repositories/receivables.ts';
 import {
   type ExpectedPaymentStatus,
@@ -95,6 +96,14 @@ export async function matchIncoming(
     if (expected.length === 0) continue;
     const outcome = matchReceivables(incoming.map(creditOf), expected.map(candidateOf), settings);
     ambiguous += outcome.ambiguous.length;
+    await setReviewNotes(
+      tx,
+      scope,
+      outcome.ambiguous.map((a) => ({
+        id: incoming[a.incoming]!.id,
+        note: `ambiguous (${a.rule}): ${a.candidates.map((j) => expected[j]!.id).join(', ')}`,
+      })),
+    );
     if (outcome.matches.length === 0) continue;
     matched += outcome.matches.length;
     const expectedSums = new Map<number, { matched: bigint; settled: boolean }>();
@@ -113,6 +122,7 @@ export async function matchIncoming(
         expectedPaymentId: e.id,
         rule: m.rule,
         manual: false,
+        settles: m.settles,
         amountMinor: m.amountMinor,
         amountDeltaMinor: m.amountDeltaMinor,
         daysDelta: m.daysDelta,

@@ -49,6 +49,7 @@ CREATE TABLE "incoming_payments" (
 	"remittance" text,
 	"status" text NOT NULL,
 	"matched_minor" bigint DEFAULT 0 NOT NULL,
+	"review_note" text,
 	"created_at" timestamp with time zone NOT NULL,
 	CONSTRAINT "incoming_payments_status_ck" CHECK (status IN ('unmatched', 'partially-matched', 'matched', 'returned')),
 	CONSTRAINT "incoming_payments_matched_ck" CHECK (0 <= matched_minor AND matched_minor <= amount_minor)
@@ -62,6 +63,7 @@ CREATE TABLE "receivable_matches" (
 	"expected_payment_id" text NOT NULL,
 	"rule" text NOT NULL,
 	"manual" boolean NOT NULL,
+	"settles" boolean DEFAULT false NOT NULL,
 	"amount_minor" bigint NOT NULL,
 	"amount_delta_minor" bigint NOT NULL,
 	"days_delta" integer NOT NULL,

@@ -201,7 +201,7 @@ export async function applyIncomingSums(
   const json = JSON.stringify(rows.map((r) => ({ ...r, matchedMinor: String(r.matchedMinor) })));
   await q.execute(sql`
     UPDATE incoming_payments p
-       SET status = r.status, matched_minor = r."matchedMinor"
+       SET status = r.status, matched_minor = r."matchedMinor", review_note = NULL
       FROM jsonb_to_recordset(${json}::jsonb) AS r(id text, "from" text, status text, "matchedMinor" bigint)
      WHERE p.id = r.id AND p.platform_id = ${scope.platformId} AND p.company_id = ${scope.companyId}
        AND p.status = r."from"`);
@@ -262,4 +262,147 @@ export async function hasOpenExpected(q: Executor, scope: CompanyScope): Promise
     )
     .limit(1);
   return rows.length > 0;
+}
+
+/** Why the matcher left these credits for a person (ambiguous candidate sets), one UPDATE. */
+export async function setReviewNotes(
+  q: Executor,
+  scope: CompanyScope,
+  rows: { id: string; note: string }[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await q.execute(sql`
+    UPDATE incoming_payments p SET review_note = r.note
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS r(id text, note text)
+     WHERE p.id = r.id AND p.platform_id = ${scope.platformId} AND p.company_id = ${scope.companyId}`);
+}
+
+/** One match, locked (unmatch). */
+export async function findMatch(q: Executor, scope: CompanyScope, id: string): Promise<MatchRow | undefined> {
+  const [row] = await q
+    .select()
+    .from(receivableMatches)
+    .where(and(eq(receivableMatches.id, id), inCompanyByKey(receivableMatches, scope)))
+    .for('update');
+  return row;
+}
+
+export async function markUnmatched(
+  q: Executor,
+  scope: CompanyScope,
+  id: string,
+  by: { actor: string; reason: string; at: Date },
+): Promise<MatchRow | undefined> {
+  const [row] = await q
+    .update(receivableMatches)
+    .set({ unmatchedAt: by.at, unmatchedBy: by.actor, unmatchReason: by.reason })
+    .where(
+      and(
+        eq(receivableMatches.id, id),
+        inCompanyByKey(receivableMatches, scope),
+        isNull(receivableMatches.unmatchedAt),
+      ),
+    )
+    .returning();
+  return row;
+}
+
+/** Expected payments by id, locked (manual match, unmatch). */
+export async function expectedByIds(q: Executor, scope: CompanyScope, ids: string[]): Promise<ExpectedRow[]> {
+  if (ids.length === 0) return [];
+  return q
+    .select()
+    .from(expectedPayments)
+    .where(and(inArray(expectedPayments.id, ids), inCompanyByKey(expectedPayments, scope)))
+    .orderBy(asc(expectedPayments.id))
+    .for('update');
+}
+
+/** The exceptions queue's credits: unmatched or partly matched, oldest first after `after`. */
+export async function openIncoming(
+  q: Executor,
+  scope: CompanyScope,
+  filter: { ambiguous: boolean | null; after?: string | undefined; limit: number },
+): Promise<IncomingRow[]> {
+  return q
+    .select()
+    .from(incomingPayments)
+    .where(
+      and(
+        inCompany(incomingPayments, scope),
+        inArray(incomingPayments.status, ['unmatched', 'partially-matched']),
+        filter.ambiguous === true ? sql`${incomingPayments.reviewNote} IS NOT NULL` : undefined,
+        filter.ambiguous === false ? isNull(incomingPayments.reviewNote) : undefined,
+        filter.after ? gt(incomingPayments.id, filter.after) : undefined,
+      ),
+    )
+    .orderBy(asc(incomingPayments.id))
+    .limit(filter.limit);
+}
+
+/** The exceptions queue's overdue expected payments, oldest first after `after`. */
+export async function overdueExpected(
+  q: Executor,
+  scope: CompanyScope,
+  filter: { after?: string | undefined; limit: number },
+): Promise<ExpectedRow[]> {
+  return q
+    .select()
+    .from(expectedPayments)
+    .where(
+      and(
+        inCompany(expectedPayments, scope),
+        eq(expectedPayments.status, 'overdue'),
+        filter.after ? gt(expectedPayments.id, filter.after) : undefined,
+      ),
+    )
+    .orderBy(asc(expectedPayments.id))
+    .limit(filter.limit);
+}
+
+/** Open expected payments of a currency nearest to an amount (candidates for a credit). */
+export async function nearestExpected(
+  q: Executor,
+  scope: CompanyScope,
+  near: { currency: string; amountMinor: bigint; reference: string | null; limit: number },
+): Promise<ExpectedRow[]> {
+  return q
+    .select()
+    .from(expectedPayments)
+    .where(
+      and(
+        inCompany(expectedPayments, scope),
+        eq(expectedPayments.currency, near.currency),
+        inArray(expectedPayments.status, ['unreconciled', 'partially-reconciled', 'overdue']),
+      ),
+    )
+    .orderBy(
+      sql`(${expectedPayments.referenceValue} IS NOT DISTINCT FROM ${near.reference}) DESC`,
+      sql`abs(${expectedPayments.amountMinMinor} - ${expectedPayments.matchedMinor} - ${near.amountMinor}::bigint)`,
+      asc(expectedPayments.id),
+    )
+    .limit(near.limit);
+}
+
+/** Open credits of a currency nearest to an amount (candidates for an expected payment). */
+export async function nearestIncoming(
+  q: Executor,
+  scope: CompanyScope,
+  near: { currency: string; amountMinor: bigint; limit: number },
+): Promise<IncomingRow[]> {
+  return q
+    .select()
+    .from(incomingPayments)
+    .where(
+      and(
+        inCompany(incomingPayments, scope),
+        eq(incomingPayments.currency, near.currency),
+        inArray(incomingPayments.status, ['unmatched', 'partially-matched']),
+      ),
+    )
+    .orderBy(
+      sql`abs(${incomingPayments.amountMinor} - ${incomingPayments.matchedMinor} - ${near.amountMinor}::bigint)`,
+      asc(incomingPayments.id),
+    )
+    .limit(near.limit);
 }

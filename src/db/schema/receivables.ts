@@ -104,6 +104,8 @@ export const incomingPayments = pgTable(
     remittance: text('remittance'),
     status: text('status').notNull(),
     matchedMinor: bigint('matched_minor', { mode: 'bigint' }).notNull().default(sql`0`),
+    // Why the matcher left it for a person (an ambiguous candidate set), null when nothing fitted.
+    reviewNote: text('review_note'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [
@@ -135,6 +137,8 @@ export const receivableMatches = pgTable(
       .references(() => expectedPayments.id, { onDelete: 'cascade' }),
     rule: text('rule').notNull(),
     manual: boolean('manual').notNull(),
+    // A match within tolerance that settled its expected payment below the amount (undone with it).
+    settles: boolean('settles').notNull().default(false),
     amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
     // Signed minor units: the incoming amount less the expected (open) amount it was matched against.
     amountDeltaMinor: bigint('amount_delta_minor', { mode: 'bigint' }).notNull(),

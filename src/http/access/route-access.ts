@@ -156,6 +156,10 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /incoming-payments': { key: 'accept', session: 'accept', token: 'payments:read' },
   'GET /incoming-payments/:id': { key: 'accept', session: 'accept', token: 'payments:read' },
   'PUT /reconciliation/settings': { key: 'accept', session: 'accept', token: 'payments:submit' },
+  'GET /reconciliation/exceptions': { key: 'accept', session: 'accept', token: 'payments:read' },
+  // Manual reconciliation: an admin's or approver's session, or an API key; never delegated.
+  'POST /reconciliation/matches': { key: 'accept', session: 'accept', token: 'never' },
+  'DELETE /reconciliation/matches/:id': { key: 'accept', session: 'accept', token: 'never' },
 
   // Bank connections: reading them is banks:read; setup and activation are never delegable
   'GET /connections': { key: 'admin_required', session: 'accept', token: 'banks:read' },

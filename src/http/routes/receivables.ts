@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import { listExceptions, manualMatch, unmatch } from '../../app/receivables/exceptions.ts';
 import {
   archiveExpected,
   checkReference,
@@ -302,5 +303,103 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
       },
     },
     async (request) => putReconciliationSettings(ctx, principalOf(request), request.body),
+  );
+
+  app.get(
+    '/reconciliation/exceptions',
+    {
+      schema: {
+        tags,
+        description:
+          'What needs a person: credits nothing matched, ambiguous ones, overdue expected payments; each with at most 5 nearest candidates and why each did not match.',
+        querystring: Type.Object({
+          companyId: Type.String({ maxLength: 64 }),
+          kind: Type.Optional(Type.String({ maxLength: 32 })),
+          cursor: Type.Optional(Type.String({ maxLength: 512 })),
+          limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
+        }),
+        response: {
+          200: Type.Object({
+            items: Type.Array(
+              Type.Object({
+                kind: Type.String(),
+                subject: Type.Record(Type.String(), Type.Unknown()),
+                candidates: Type.Array(
+                  Type.Object({
+                    ref: Type.String(),
+                    amountDelta: Amount,
+                    daysDelta: Type.Integer(),
+                    referenceMatch: Type.Boolean(),
+                    why: Type.String(),
+                  }),
+                ),
+                since: Type.String(),
+              }),
+            ),
+            nextCursor: NextCursor,
+          }),
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => listExceptions(ctx, principalOf(request), request.query),
+  );
+
+  const ManualMatch = Type.Object({
+    ...Match.properties,
+    unmatchedAt: Nullable(Type.String()),
+    unmatchReason: Nullable(Type.String()),
+  });
+
+  app.post(
+    '/reconciliation/matches',
+    {
+      schema: {
+        tags,
+        description:
+          'Matches an incoming payment to expected payments by hand, with a reason; the audit trail names the actor.',
+        body: Type.Object(
+          {
+            companyId: Type.String({ maxLength: 64 }),
+            incomingPaymentId: Type.Optional(Type.String({ maxLength: 64 })),
+            expectedPaymentIds: Type.Optional(Type.Array(Type.String({ maxLength: 64 }), { maxItems: 50 })),
+            entry: Type.Optional(
+              Type.Object({ documentId: Type.String({ maxLength: 64 }), entryIndex: Type.Integer() }),
+            ),
+            outboundLines: Type.Optional(
+              Type.Array(Type.Object({ documentId: Type.String({ maxLength: 64 }), index: Type.Integer() }), {
+                maxItems: 50,
+              }),
+            ),
+            reason: Type.String({ minLength: 1, maxLength: 500 }),
+          },
+          { additionalProperties: false },
+        ),
+        response: {
+          201: Type.Object({ matches: Type.Array(ManualMatch) }),
+          ...errorResponses(400, 401, 403, 404, 409),
+        },
+      },
+    },
+    async (request, reply) => reply.status(201).send(await manualMatch(ctx, principalOf(request), request.body)),
+  );
+
+  app.delete(
+    '/reconciliation/matches/:id',
+    {
+      schema: {
+        tags,
+        description: 'Undoes a match (manual or automatic) with a reason; both sides return to the queue.',
+        params: Id,
+        querystring: CompanyQuery,
+        body: Type.Object({ reason: Type.String({ minLength: 1, maxLength: 500 }) }, { additionalProperties: false }),
+        response: { 200: ManualMatch, ...errorResponses(400, 401, 403, 404, 409) },
+      },
+    },
+    async (request) =>
+      unmatch(ctx, principalOf(request), request.params.id, {
+        companyId: request.query.companyId,
+        reason: request.body.reason,
+      }),
   );
 };
