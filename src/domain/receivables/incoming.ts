@@ -9,8 +9,8 @@ import type { ReconEntry } from '../recon/types.ts';
  *
  * The payment key identifies the bank's entry across statements (an intraday camt.052, then the day's
  * camt.053): booking date, amount, currency, the bank's reference (the entry's, else the account
- * servicer's), the end-to-end id and the counterparty's account, and the occurrence among identical
- * ones in the statement. The account is the statement's, added by the store (its unique index).
+ * servicer's), the end-to-end id and the counterparty's account; without a bank reference, the
+ * entry's position in its statement; and the occurrence among identical ones in the statement. The account is the statement's, added by the store (its unique index).
  */
 export type IncomingRecord = {
   entryIndex: number;
@@ -59,6 +59,8 @@ export class IncomingPages {
       ref,
       entry.endToEndId,
       entry.counterpartyIban,
+      // No reference of the bank's: the entry's own position in its statement tells two apart.
+      ref === null ? position : null,
     ]);
     const seen = this.seen[block] ?? new Map<string, number>();
     this.seen[block] = seen;
