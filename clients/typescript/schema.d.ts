@@ -1263,6 +1263,153 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/references": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Issues a creditor reference with valid check digits (RF, Finnish, Swedish OCR, Norwegian KID)
+         * @description Issues a creditor reference with valid check digits (RF, Finnish, Swedish OCR, Norwegian KID).
+         */
+        post: operations["issueReference"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/references/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether a creditor reference has valid check digits, its normalised form, and why not
+         * @description Whether a creditor reference has valid check digits, its normalised form, and why not.
+         */
+        get: operations["validateReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/expected-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /expected-payments */
+        get: operations["listExpectedPayments"];
+        put?: never;
+        /**
+         * Records a payment the company expects, with an exact amount or a range, a window and evidence to match
+         * @description Records a payment the company expects, with an exact amount or a range, a window and evidence to match.
+         */
+        post: operations["createExpectedPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/expected-payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /expected-payments/:id */
+        get: operations["getExpectedPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** PATCH /expected-payments/:id */
+        patch: operations["updateExpectedPayment"];
+        trace?: never;
+    };
+    "/expected-payments/{id}/archive": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** POST /expected-payments/:id/archive */
+        post: operations["archiveExpectedPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/incoming-payments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /incoming-payments */
+        get: operations["listIncomingPayments"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/incoming-payments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** GET /incoming-payments/:id */
+        get: operations["getIncomingPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** PUT /reconciliation/settings */
+        put: operations["putReconciliationSettings"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -9611,6 +9758,965 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error503"];
+                };
+            };
+        };
+    };
+    issueReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    companyId: string;
+                    type: "SCOR" | "FI" | "OCR" | "KID";
+                    base?: string;
+                    ocrLengthDigit?: boolean;
+                    kidAlgorithm?: "MOD10" | "MOD11";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        type: string;
+                        value: string;
+                        printed: string;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+        };
+    };
+    validateReference: {
+        parameters: {
+            query: {
+                type: "SCOR" | "FI" | "OCR" | "KID";
+                value: string;
+                ocrLengthDigit?: boolean;
+                kidAlgorithm?: "MOD10" | "MOD11";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        valid: boolean;
+                        normalised: string;
+                        reason: string | null;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+        };
+    };
+    listExpectedPayments: {
+        parameters: {
+            query: {
+                companyId: string;
+                status?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            companyId: string;
+                            direction: string;
+                            amount: string | null;
+                            amountMin: string;
+                            amountMax: string;
+                            currency: string;
+                            dateFrom: string;
+                            dateTo: string;
+                            counterparty: {
+                                name: string | null;
+                                iban: string | null;
+                                accountOther: string | null;
+                            };
+                            reference: {
+                                type: string;
+                                value: string | null;
+                            } | null;
+                            remittanceContains: string | null;
+                            metadata: {
+                                [key: string]: string;
+                            };
+                            status: string;
+                            matchedAmount: string;
+                            openAmount: string;
+                            matches: {
+                                id: string;
+                                rule: string;
+                                manual: boolean;
+                                amount: string;
+                                amountDelta: string;
+                                daysDelta: number;
+                                incomingPaymentId: string;
+                                expectedPaymentId: string;
+                                actorUserId: string | null;
+                                reason: string | null;
+                                createdAt: string;
+                            }[];
+                            createdAt: string;
+                            updatedAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+        };
+    };
+    createExpectedPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    companyId: string;
+                    direction?: "credit" | "debit";
+                    amount?: string;
+                    amountMin?: string;
+                    amountMax?: string;
+                    dateFrom?: string;
+                    dateTo?: string;
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                    currency: string;
+                    counterparty?: {
+                        name?: string;
+                        iban?: string;
+                        accountOther?: string;
+                    };
+                    reference?: {
+                        type: ("SCOR" | "FI" | "OCR" | "KID") | "NONE";
+                        value?: string;
+                        generate?: boolean;
+                    };
+                    remittanceContains?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        companyId: string;
+                        direction: string;
+                        amount: string | null;
+                        amountMin: string;
+                        amountMax: string;
+                        currency: string;
+                        dateFrom: string;
+                        dateTo: string;
+                        counterparty: {
+                            name: string | null;
+                            iban: string | null;
+                            accountOther: string | null;
+                        };
+                        reference: {
+                            type: string;
+                            value: string | null;
+                        } | null;
+                        remittanceContains: string | null;
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        status: string;
+                        matchedAmount: string;
+                        openAmount: string;
+                        matches: {
+                            id: string;
+                            rule: string;
+                            manual: boolean;
+                            amount: string;
+                            amountDelta: string;
+                            daysDelta: number;
+                            incomingPaymentId: string;
+                            expectedPaymentId: string;
+                            actorUserId: string | null;
+                            reason: string | null;
+                            createdAt: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+        };
+    };
+    getExpectedPayment: {
+        parameters: {
+            query: {
+                companyId: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        companyId: string;
+                        direction: string;
+                        amount: string | null;
+                        amountMin: string;
+                        amountMax: string;
+                        currency: string;
+                        dateFrom: string;
+                        dateTo: string;
+                        counterparty: {
+                            name: string | null;
+                            iban: string | null;
+                            accountOther: string | null;
+                        };
+                        reference: {
+                            type: string;
+                            value: string | null;
+                        } | null;
+                        remittanceContains: string | null;
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        status: string;
+                        matchedAmount: string;
+                        openAmount: string;
+                        matches: {
+                            id: string;
+                            rule: string;
+                            manual: boolean;
+                            amount: string;
+                            amountDelta: string;
+                            daysDelta: number;
+                            incomingPaymentId: string;
+                            expectedPaymentId: string;
+                            actorUserId: string | null;
+                            reason: string | null;
+                            createdAt: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+        };
+    };
+    updateExpectedPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    companyId: string;
+                    direction?: "credit" | "debit";
+                    amount?: string;
+                    amountMin?: string;
+                    amountMax?: string;
+                    dateFrom?: string;
+                    dateTo?: string;
+                    metadata?: {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        companyId: string;
+                        direction: string;
+                        amount: string | null;
+                        amountMin: string;
+                        amountMax: string;
+                        currency: string;
+                        dateFrom: string;
+                        dateTo: string;
+                        counterparty: {
+                            name: string | null;
+                            iban: string | null;
+                            accountOther: string | null;
+                        };
+                        reference: {
+                            type: string;
+                            value: string | null;
+                        } | null;
+                        remittanceContains: string | null;
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        status: string;
+                        matchedAmount: string;
+                        openAmount: string;
+                        matches: {
+                            id: string;
+                            rule: string;
+                            manual: boolean;
+                            amount: string;
+                            amountDelta: string;
+                            daysDelta: number;
+                            incomingPaymentId: string;
+                            expectedPaymentId: string;
+                            actorUserId: string | null;
+                            reason: string | null;
+                            createdAt: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+        };
+    };
+    archiveExpectedPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    companyId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        companyId: string;
+                        direction: string;
+                        amount: string | null;
+                        amountMin: string;
+                        amountMax: string;
+                        currency: string;
+                        dateFrom: string;
+                        dateTo: string;
+                        counterparty: {
+                            name: string | null;
+                            iban: string | null;
+                            accountOther: string | null;
+                        };
+                        reference: {
+                            type: string;
+                            value: string | null;
+                        } | null;
+                        remittanceContains: string | null;
+                        metadata: {
+                            [key: string]: string;
+                        };
+                        status: string;
+                        matchedAmount: string;
+                        openAmount: string;
+                        matches: {
+                            id: string;
+                            rule: string;
+                            manual: boolean;
+                            amount: string;
+                            amountDelta: string;
+                            daysDelta: number;
+                            incomingPaymentId: string;
+                            expectedPaymentId: string;
+                            actorUserId: string | null;
+                            reason: string | null;
+                            createdAt: string;
+                        }[];
+                        createdAt: string;
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+        };
+    };
+    listIncomingPayments: {
+        parameters: {
+            query: {
+                companyId: string;
+                status?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: string;
+                            companyId: string;
+                            status: string;
+                            amount: string;
+                            currency: string;
+                            matchedAmount: string;
+                            openAmount: string;
+                            bookingDate: string | null;
+                            valueDate: string | null;
+                            counterparty: {
+                                name: string | null;
+                                iban: string | null;
+                            };
+                            reference: string | null;
+                            endToEndId: string | null;
+                            remittance: string | null;
+                            entry: {
+                                documentId: string;
+                                entryIndex: number;
+                                bankRef: string | null;
+                            };
+                            matches: {
+                                id: string;
+                                rule: string;
+                                manual: boolean;
+                                amount: string;
+                                amountDelta: string;
+                                daysDelta: number;
+                                incomingPaymentId: string;
+                                expectedPaymentId: string;
+                                actorUserId: string | null;
+                                reason: string | null;
+                                createdAt: string;
+                            }[];
+                            createdAt: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+        };
+    };
+    getIncomingPayment: {
+        parameters: {
+            query: {
+                companyId: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        companyId: string;
+                        status: string;
+                        amount: string;
+                        currency: string;
+                        matchedAmount: string;
+                        openAmount: string;
+                        bookingDate: string | null;
+                        valueDate: string | null;
+                        counterparty: {
+                            name: string | null;
+                            iban: string | null;
+                        };
+                        reference: string | null;
+                        endToEndId: string | null;
+                        remittance: string | null;
+                        entry: {
+                            documentId: string;
+                            entryIndex: number;
+                            bankRef: string | null;
+                        };
+                        matches: {
+                            id: string;
+                            rule: string;
+                            manual: boolean;
+                            amount: string;
+                            amountDelta: string;
+                            daysDelta: number;
+                            incomingPaymentId: string;
+                            expectedPaymentId: string;
+                            actorUserId: string | null;
+                            reason: string | null;
+                            createdAt: string;
+                        }[];
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+        };
+    };
+    putReconciliationSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    companyId: string;
+                    toleranceAmount: string;
+                    tolerancePercent: string;
+                    windowDays: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        companyId: string;
+                        toleranceAmount: string;
+                        tolerancePercent: string;
+                        windowDays: number;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
                 };
             };
         };

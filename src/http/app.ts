@@ -33,6 +33,7 @@ import { oauthAdminRoutes } from './routes/oauth-admin.ts';
 import { oauthAuthorizeRoutes } from './routes/oauth-authorize.ts';
 import { oauthTokenRoutes } from './routes/oauth-token.ts';
 import { platformRoutes } from './routes/platforms.ts';
+import { receivablesRoutes } from './routes/receivables.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { systemRoutes } from './routes/system.ts';
 import { userRoutes } from './routes/users.ts';
@@ -134,6 +135,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   await app.register(journalIngestRoutes, services);
   await app.register(journalReadRoutes, services);
   await app.register(accountsRoutes, services);
+  await app.register(receivablesRoutes, services);
   await app.register(webhookRoutes, services);
   await app.register(approvalRoutes, services);
   await app.register(oauthTokenRoutes, services);

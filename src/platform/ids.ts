@@ -28,7 +28,10 @@ export type IdPrefix =
   | 'ocd'
   | 'otk'
   | 'rcv'
-  | 'lch';
+  | 'lch'
+  | 'exp'
+  | 'inc'
+  | 'mat';
 
 export type IdGenerator = { next(prefix: IdPrefix): string };
 

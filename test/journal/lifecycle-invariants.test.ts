@@ -16,9 +16,11 @@ import {
   DELIVERY_STATUSES,
   DIRECTIONS,
   ENVIRONMENTS,
+  EXPECTED_PAYMENT_STATUSES,
   evidenceRefusal,
   GRANT_STATUSES,
   INBOUND_STATUSES,
+  INCOMING_PAYMENT_STATUSES,
   LINE_STATES,
   OUTBOUND_STATUSES,
   TOKEN_PAIR_STATUSES,
@@ -123,6 +125,8 @@ test('every status column has a CHECK constraint built from the lists the code u
     ['connections', 'environment', ENVIRONMENTS],
     ['oauth_grants', 'status', GRANT_STATUSES],
     ['oauth_tokens', 'status', TOKEN_PAIR_STATUSES],
+    ['expected_payments', 'status', EXPECTED_PAYMENT_STATUSES],
+    ['incoming_payments', 'status', INCOMING_PAYMENT_STATUSES],
   ];
   for (const [table, column, values] of expected) {
     const found = await db.query(

@@ -4,6 +4,8 @@
  * and then releases the file. Pure work only: the thread, its module loading and its replies are the
  * platform's (src/platform/off-loop).
  */
+
+import type { IncomingPages } from '../../domain/receivables/incoming.ts';
 import { matchStatement } from '../../domain/recon/statement-match.ts';
 import type { ReconLine } from '../../domain/recon/types.ts';
 import {
@@ -59,6 +61,13 @@ export type WorkerRequest =
       from: number;
       limit: number;
     }
+  | {
+      /** One page of the block's credits as incoming payments' records (docs/adr/0069). */
+      op: 'incoming';
+      file: number;
+      block: number;
+      page: number;
+    }
   | { op: 'release'; file: number };
 
 /** How many bytes of an upload this thread has read since it last said so (file-worker.ts, startUpload). */
@@ -69,6 +78,7 @@ const ACK_EVERY = 1024 * 1024;
 const unacked = new Map<number, number>();
 
 const kept = new Map<number, KeptEntries>();
+const incomingOf = new Map<number, IncomingPages>();
 /**
  * Per file and block, the entries the last match left unmatched (with the ambiguity that stopped
  * them): the last match is the one that counts (the named lines first, then every open line when an
@@ -100,6 +110,7 @@ type Req<Op extends WorkerRequest['op']> = Extract<WorkerRequest, { op: Op }>;
 
 function release(request: Req<'release'>): void {
   kept.delete(request.file);
+  incomingOf.delete(request.file);
   unmatchedOf.delete(request.file);
   leftoverOf.delete(request.file);
   texts.delete(request.file);
@@ -155,7 +166,10 @@ function prepare(request: Req<'prepare'>) {
   // Bytes carry their digest and copy from themselves (a text is decoded from them in the parse).
   const received = typeof source.text === 'string' ? read?.received : receivedFileOf(source.text);
   const prepared = prepareFile(source, Buffer.from(request.key), received, large ? collect : undefined);
-  if (prepared.file.ok && prepared.file.kind === 'statement') kept.set(request.file, prepared.kept);
+  if (prepared.file.ok && prepared.file.kind === 'statement') {
+    kept.set(request.file, prepared.kept);
+    incomingOf.set(request.file, prepared.incoming);
+  }
   // Once the reply is posted: until then this job's own variables still hold the text.
   if (large) setImmediate(collect);
   return prepared.file;
@@ -208,6 +222,12 @@ function leftovers(request: Req<'leftovers'>) {
   };
 }
 
+function incoming(request: Req<'incoming'>) {
+  const pages = incomingOf.get(request.file)?.of(request.block) ?? [];
+  const page = pages[request.page] ?? { json: '[]', count: 0 };
+  return { ...page, next: request.page + 1 < pages.length ? request.page + 1 : null };
+}
+
 serveJobs<WorkerRequest>((request) => {
   switch (request.op) {
     case 'release':
@@ -226,5 +246,7 @@ serveJobs<WorkerRequest>((request) => {
       return match(request);
     case 'leftovers':
       return leftovers(request);
+    case 'incoming':
+      return incoming(request);
   }
 });

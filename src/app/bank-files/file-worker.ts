@@ -3,6 +3,7 @@ import type { ReconLine } from '../../domain/recon/types.ts';
 import type { StatementLeftovers } from '../../domain/recon/unmatched-entries.ts';
 import { collectYoung } from '../../platform/collect.ts';
 import { JobThread } from '../../platform/off-loop/job-thread.ts';
+import type { IncomingSource } from '../receivables/record-incoming.ts';
 import type { StatementEntries } from '../recon/reconcile-statement.ts';
 import type { LeftoverSource } from '../recon/record-unmatched.ts';
 import type { WorkerAck, WorkerRequest } from './file-worker-thread.ts';
@@ -22,7 +23,7 @@ export type PreparedHandle = {
    * The booked entries of one statement block, matched in the worker; and what the match left over
    * (asked for after reconciling, docs/adr/0047). A new handle per transaction attempt.
    */
-  entriesOf(block: number): StatementEntries & LeftoverSource;
+  entriesOf(block: number): StatementEntries & LeftoverSource & IncomingSource;
   /** Drops what the worker keeps of the file; idempotent. */
   release(): void;
 };
@@ -105,6 +106,8 @@ async function prepareFileId(
           afterMatch = true;
           return thread.call<StatementMatchOutcome>({ op: 'match', file, block, lines, context });
         },
+        incoming: (page) =>
+          thread.call<{ json: string; count: number; next: number | null }>({ op: 'incoming', file, block, page }),
         leftovers: (request) => {
           if (!ok?.hasEntries)
             return Promise.resolve({ unmatched: { json: '[]', count: 0 }, matchedKeys: [], next: null });

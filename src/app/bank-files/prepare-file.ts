@@ -9,6 +9,7 @@ import type {
   ParseError,
   StatementTransaction,
 } from '../../domain/inbound/types.ts';
+import { IncomingPages } from '../../domain/receivables/incoming.ts';
 import { type EvidenceSource, entryOf, evidenceSourceOf } from '../../domain/recon/statement-entries.ts';
 import { NamedEndToEndIds, type ReturnLookups, returnLookupsOf } from '../../domain/recon/statement-match.ts';
 import type { ReconEntry } from '../../domain/recon/types.ts';
@@ -179,21 +180,26 @@ export function prepareFile(
   sealingKey: Buffer,
   received?: ReceivedFile,
   textDropped?: () => void,
-): { file: PreparedFile; kept: KeptEntries } {
+): { file: PreparedFile; kept: KeptEntries; incoming: IncomingPages } {
   const bodies: TransactionsJson[] = [];
   const kept: KeptEntries = [];
   const unkept = new KeptCopies(kept);
+  // The credits, as incoming payments' records (docs/adr/0069).
+  const incoming = new IncomingPages();
   let parsed = parseBankFile(source.text, {
     onTransaction: (tx: StatementTransaction, block: number) => {
       bodies[block] ??= new TransactionsJson();
       bodies[block].add(tx);
       const entry = entryOf(tx);
+      incoming.add(block, tx, entry);
       if (entry === undefined) return;
       unkept.add(block, entry, evidenceSourceOf(tx), entryDetailsOf(tx, entry));
     },
   });
   unkept.flush();
-  if (!parsed.ok) return { file: { ok: false, error: parsed.error }, kept: [] };
+  incoming.flush();
+  incoming.done();
+  if (!parsed.ok) return { file: { ok: false, error: parsed.error }, kept: [], incoming };
   if (parsed.kind === 'status-report') {
     return {
       file: {
@@ -204,6 +210,7 @@ export function prepareFile(
         content: typeof source.text === 'string' ? source.text : new TextDecoder().decode(source.text),
       },
       kept: [],
+      incoming,
     };
   }
   if (received) {
@@ -236,6 +243,7 @@ export function prepareFile(
       alerts: parsed.alerts,
     },
     kept,
+    incoming,
   };
 }
 

@@ -3,6 +3,7 @@ import type { NormalisedStatement } from '../../domain/inbound/index.ts';
 import { recordStatement } from '../accounts/record-statement.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
+import { type IncomingSource, recordIncomingPayments } from '../receivables/record-incoming.ts';
 import { reconcileStatement, type StatementEntries } from '../recon/reconcile-statement.ts';
 import { type LeftoverSource, recordUnmatchedEntries } from '../recon/record-unmatched.ts';
 
@@ -15,7 +16,7 @@ export type JournaledStatement = {
   /** The statement's account key (accountKeyOf), null when it names no account. */
   accountKey: string | null;
   /** The booked entries, matched and listed on request in the file worker (file-worker.ts). */
-  entries: StatementEntries & LeftoverSource;
+  entries: StatementEntries & LeftoverSource & IncomingSource;
   /** The statement's format (camt.053, mt940 ...): the source of the evidence it gives. */
   format: string;
   bankKey: string | null;
@@ -72,6 +73,17 @@ export const statementConsumers: readonly StatementConsumer[] = [
       accountKey: s.accountKey,
       entries: s.entries,
     }),
+  }),
+  // Every credit is an incoming payment, once however many statements repeat it, matched against the
+  // company's expected payments (docs/adr/0069).
+  async (ctx, tx, scope, s, audit) => ({
+    incomingPayments: await recordIncomingPayments(
+      ctx,
+      tx,
+      scope,
+      { documentId: s.documentId, accountKey: s.accountKey, entries: s.entries },
+      audit,
+    ),
   }),
 ];
 

@@ -17,7 +17,7 @@ export async function emitEvent(ctx: AppContext, tx: Executor, event: OutboxEven
   return row.id;
 }
 
-type OutboxEvent = { type: string; platformId: string; companyId: string | null; data: Record<string, unknown> };
+export type OutboxEvent = { type: string; platformId: string; companyId: string | null; data: Record<string, unknown> };
 
 function outboxRow(ctx: AppContext, event: OutboxEvent) {
   const id = ctx.ids.next('evt');
@@ -130,4 +130,13 @@ export async function emitReturnEvents(ctx: AppContext, tx: Executor, events: Re
     }),
   );
   await insertOutboxEvents(tx, rows);
+}
+
+/** Several events in one statement (the event ids in the given order). */
+export async function emitEvents(ctx: AppContext, tx: Executor, events: OutboxEvent[]): Promise<void> {
+  if (events.length > 0)
+    await insertOutboxEvents(
+      tx,
+      events.map((e) => outboxRow(ctx, e)),
+    );
 }

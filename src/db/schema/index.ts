@@ -9,6 +9,7 @@ export * from './journal.ts';
 export * from './oauth.ts';
 export * from './outbox.ts';
 export * from './rate-limits.ts';
+export * from './receivables.ts';
 export * from './recon.ts';
 export * from './two-factor.ts';
 export * from './webhooks.ts';

@@ -8,5 +8,6 @@ export * from './delivery.ts';
 export * from './document.ts';
 export * from './line.ts';
 export * from './oauth.ts';
+export * from './receivables.ts';
 export * from './records.ts';
 export * from './transition.ts';

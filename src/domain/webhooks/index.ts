@@ -183,6 +183,11 @@ export const WEBHOOK_EVENT_TYPES = [
   'approval.rejected',
   'approval.expired',
   'webhook.test',
+  // Receivables (DESIGN.md, Events; docs/adr/0069).
+  'incoming_payment.matched',
+  'expected_payment.reconciled',
+  'reconciliation.manual_match',
+  'reconciliation.unmatched',
 ] as const;
 export const TRANSPORTS = ['https', 'slack', 'email'] as const;
 export const URL_MAX_LENGTH = 2048;

@@ -145,6 +145,22 @@ export const ROUTE_ACCESS: Readonly<Record<string, RouteAccess>> = {
   'GET /accounts': { key: 'forbidden', session: 'accept', token: 'statements:read' },
   'GET /accounts/statements': { key: 'forbidden', session: 'accept', token: 'statements:read' },
 
+  // Receivables (DESIGN.md): API key, session, or payments:read (reads) and payments:submit (writes)
+  'POST /references': { key: 'accept', session: 'accept', token: 'payments:submit' },
+  'GET /references/validate': { key: 'accept', session: 'accept', token: 'payments:read' },
+  'POST /expected-payments': { key: 'accept', session: 'accept', token: 'payments:submit' },
+  'GET /expected-payments': { key: 'accept', session: 'accept', token: 'payments:read' },
+  'GET /expected-payments/:id': { key: 'accept', session: 'accept', token: 'payments:read' },
+  'PATCH /expected-payments/:id': { key: 'accept', session: 'accept', token: 'payments:submit' },
+  'POST /expected-payments/:id/archive': { key: 'accept', session: 'accept', token: 'payments:submit' },
+  'GET /incoming-payments': { key: 'accept', session: 'accept', token: 'payments:read' },
+  'GET /incoming-payments/:id': { key: 'accept', session: 'accept', token: 'payments:read' },
+  'PUT /reconciliation/settings': { key: 'accept', session: 'accept', token: 'payments:submit' },
+  'GET /reconciliation/exceptions': { key: 'accept', session: 'accept', token: 'payments:read' },
+  // Manual reconciliation: an admin's or approver's session, or an API key; never delegated.
+  'POST /reconciliation/matches': { key: 'accept', session: 'accept', token: 'never' },
+  'DELETE /reconciliation/matches/:id': { key: 'accept', session: 'accept', token: 'never' },
+
   // Bank connections: reading them is banks:read; setup and activation are never delegable
   'GET /connections': { key: 'admin_required', session: 'accept', token: 'banks:read' },
   'GET /connections/:id': { key: 'admin_required', session: 'accept', token: 'banks:read' },

@@ -1,0 +1,39 @@
+import type { CompanyScope, Tx } from '../../db/executor.ts';
+import { insertIncomingPage } from '../../db/repositories/receivables.ts';
+import type { AuditEvent } from '../audit/record.ts';
+import type { AppContext } from '../context.ts';
+import { matchIncoming } from './match.ts';
+
+/** A statement's credits as incoming payments' records, a page at a time, from the file worker. */
+export type IncomingSource = {
+  incoming(page: number): Promise<{ json: string; count: number; next: number | null }>;
+};
+
+/**
+ * Records every credit of a journaled statement as an incoming payment (docs/adr/0069), in the ingest
+ * transaction: one INSERT per page of records from the file worker (never one per entry), a credit an
+ * earlier statement already brought skipped by its payment key; then matches the new ones against the
+ * company's open expected payments. A statement that names no account records nothing.
+ */
+export async function recordIncomingPayments(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  input: { documentId: string; accountKey: string | null; entries: IncomingSource },
+  audit: AuditEvent[],
+): Promise<{ received: number; matched: number; ambiguous: number }> {
+  if (input.accountKey === null) return { received: 0, matched: 0, ambiguous: 0 };
+  const now = ctx.clock.now();
+  const ids: string[] = [];
+  for (let page: number | null = 0; page !== null; ) {
+    const p = await input.entries.incoming(page);
+    if (p.count > 0) {
+      const statement = { documentId: input.documentId, accountKey: input.accountKey, idBase: ctx.ids.next('inc') };
+      ids.push(...(await insertIncomingPage(tx, scope, statement, p.json, now)));
+    }
+    page = p.next;
+  }
+  if (ids.length === 0) return { received: 0, matched: 0, ambiguous: 0 };
+  const outcome = await matchIncoming(ctx, tx, scope, ids, audit);
+  return { received: ids.length, ...outcome };
+}

@@ -1,0 +1,111 @@
+import { createHash } from 'node:crypto';
+import type { StatementTransaction } from '../inbound/types.ts';
+import type { ReconEntry } from '../recon/types.ts';
+
+/**
+ * Incoming payments from a statement's credits (DESIGN.md, Receivables): every booked credit that is
+ * not a return or reversal, as records made a page at a time while the parser streams (the file
+ * worker holds only these pages' JSON, never the transactions: docs/adr/0029, 0069).
+ *
+ * The payment key identifies the bank's entry across statements (an intraday camt.052, then the day's
+ * camt.053): booking date, amount, currency, the bank's reference (the entry's, else the account
+ * servicer's), the end-to-end id and the counterparty's account; without a bank reference, the
+ * entry's position in its statement; and the occurrence among identical ones in the statement. The account is the statement's, added by the store (its unique index).
+ */
+export type IncomingRecord = {
+  entryIndex: number;
+  paymentKey: string;
+  amount: string;
+  /** Decimal string of minor units (JSON has no bigint). */
+  amountMinor: string;
+  currency: string;
+  bookingDate: string | null;
+  valueDate: string | null;
+  bankRef: string | null;
+  endToEndId: string | null;
+  reference: string | null;
+  counterpartyName: string | null;
+  counterpartyIban: string | null;
+  remittance: string | null;
+};
+
+/** Records per page: one INSERT each (store: insertIncomingPage). */
+export const INCOMING_PAGE = 500;
+const REMITTANCE_KEPT = 140;
+
+export const isIncomingCredit = (entry: ReconEntry): boolean => entry.direction === 'credit' && !entry.reversal;
+
+/** Per statement block, the JSON pages of its incoming payments, made as the transactions stream. */
+export class IncomingPages {
+  private readonly pages: string[][] = [];
+  private readonly counts: number[][] = [];
+  private readonly positions: number[] = [];
+  private readonly seen: Map<string, number>[] = [];
+  private block = -1;
+  private records: IncomingRecord[] = [];
+
+  /** Every transaction of the block (`entry` undefined for those no matcher reads): positions count them all. */
+  add(block: number, tx: StatementTransaction, entry: ReconEntry | undefined): void {
+    const position = this.positions[block] ?? 0;
+    this.positions[block] = position + 1;
+    if (entry === undefined || !isIncomingCredit(entry)) return;
+    if (block !== this.block) this.flush();
+    this.block = block;
+    const ref = tx.bankRef ?? tx.acctSvcrRef;
+    const base = JSON.stringify([
+      entry.bookingDate,
+      String(entry.amountMinor),
+      entry.currency,
+      ref,
+      entry.endToEndId,
+      entry.counterpartyIban,
+      // No reference of the bank's: the entry's own position in its statement tells two apart.
+      ref === null ? position : null,
+    ]);
+    const seen = this.seen[block] ?? new Map<string, number>();
+    this.seen[block] = seen;
+    const digest = createHash('sha256').update(base, 'utf8').digest('base64');
+    const n = (seen.get(digest) ?? 0) + 1;
+    seen.set(digest, n);
+    const amount = tx.amount ?? tx.entryAmount;
+    const remittance = tx.remittance ?? tx.additionalInfo;
+    this.records.push({
+      entryIndex: position,
+      paymentKey: createHash('sha256').update(`${base}#${n}`, 'utf8').digest('hex'),
+      amount: amount.startsWith('-') ? amount.slice(1) : amount,
+      amountMinor: String(entry.amountMinor),
+      currency: entry.currency,
+      bookingDate: entry.bookingDate,
+      valueDate: tx.valueDate,
+      bankRef: ref,
+      endToEndId: entry.endToEndId,
+      reference: tx.creditorReference,
+      counterpartyName: tx.counterpartyName,
+      counterpartyIban: entry.counterpartyIban,
+      remittance: remittance === null ? null : remittance.slice(0, REMITTANCE_KEPT),
+    });
+    if (this.records.length >= INCOMING_PAGE) this.flush();
+  }
+
+  flush(): void {
+    if (this.records.length === 0) return;
+    const pages = this.pages[this.block] ?? [];
+    const counts = this.counts[this.block] ?? [];
+    pages.push(JSON.stringify(this.records));
+    counts.push(this.records.length);
+    this.pages[this.block] = pages;
+    this.counts[this.block] = counts;
+    this.records = [];
+  }
+
+  /** The block's pages (after flush), each with its record count. */
+  of(block: number): { json: string; count: number }[] {
+    const pages = this.pages[block] ?? [];
+    return pages.map((json, i) => ({ json, count: this.counts[block]?.[i] ?? 0 }));
+  }
+
+  /** The digests of equal bases are needed only while the file streams. */
+  done(): void {
+    this.seen.length = 0;
+  }
+}
