@@ -11,9 +11,11 @@ import { sql } from 'drizzle-orm';
 import { receiveBankFiles } from '../../src/app/bank-files/receive.ts';
 import type { AppContext } from '../../src/app/context.ts';
 import { deliverDocuments } from '../../src/app/delivery/deliver-document.ts';
+import { pickUpFrom } from '../../src/app/delivery/pickup.ts';
 import type { BankChannel, OutboundFile } from '../../src/channels/channel.ts';
 import { ChannelError } from '../../src/channels/errors.ts';
-import { deliveredFileFromPain001, demoPain002 } from '../../src/domain/demo-bank/index.ts';
+import { findConnectionFor } from '../../src/db/repositories/connections.ts';
+import { deliveredFileFromPain001, demoCamt053, demoPain002 } from '../../src/domain/demo-bank/index.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 
 let t: TestApp;
@@ -276,4 +278,48 @@ test('uploads in flight at once deliver every document of a batch exactly once',
   assert.equal(most, 4);
   assert.deepEqual([...uploads].sort(), [...ids].sort());
   for (const id of ids) assert.equal((await documentState(id)).status, 'sent');
+});
+
+test('a statement fetched while a delivery is under way is left at the bank, then taken once the delivery is recorded', async () => {
+  const id = await submitPayment();
+  let statement = '';
+  const acknowledged: string[] = [];
+  const channel: BankChannel = {
+    kind: 'answering',
+    async deliver(file) {
+      const delivered = deliveredFileFromPain001(file.content)!;
+      statement = demoCamt053(
+        delivered,
+        { messageId: 'STM-DEFER', statementId: 'STM-DEFER', sequence: 7 },
+        '2026-12-03T09:00:00Z',
+      );
+      // The bank's statement already books the payment; a pickup runs before the upload is recorded.
+      const result = await pickUpFrom(ctx, connection!);
+      assert.deepEqual(result, { files: 0, failed: 0, deferred: 1 });
+      assert.deepEqual(acknowledged, []);
+      return { channel: 'answering', reference: file.fileName, alreadyDelivered: false };
+    },
+    fetchInbound: async () =>
+      statement ? [{ name: 'STM-DEFER.xml', content: new TextEncoder().encode(statement) }] : [],
+    acknowledge: async (file) => void acknowledged.push(file.name),
+    close: async () => {},
+  };
+  const ctx = {
+    ...t.ctx,
+    channels: { open: () => channel, webServices: t.ctx.channels.webServices, ebics: t.ctx.channels.ebics },
+  };
+  const connection = await findConnectionFor(t.ctx.db, scope(), 'demo', 'test');
+  assert.ok(connection);
+  assert.deepEqual(await deliverDocuments(ctx, [job(id)]), ['delivered']);
+  // No delivery under way now: the statement is journaled, proves the line and is acknowledged.
+  assert.deepEqual(await pickUpFrom(ctx, connection), { files: 1, failed: 0, deferred: 0 });
+  assert.deepEqual(acknowledged, ['STM-DEFER.xml']);
+  const lines = await rows<{ state: string; open_until: Date | null }>(
+    sql`SELECT state, open_until FROM payment_lines WHERE document_id = ${id}`,
+  );
+  assert.deepEqual(
+    lines.map((l) => [l.state, l.open_until]),
+    [['cleared', null]],
+  );
+  assert.equal((await documentState(id)).status, 'executed');
 });

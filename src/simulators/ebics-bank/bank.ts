@@ -1,7 +1,7 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
-import { signAuthenticated, verifyAuthenticated } from '../../domain/ebics/auth-signature.ts';
+import { signAuthenticatedAsync, verifyAuthenticated } from '../../domain/ebics/auth-signature.ts';
 import { DOWNLOADS } from '../../domain/ebics/btf.ts';
 import { a006Verify, certificateHash, VERSIONS } from '../../domain/ebics/crypto.ts';
 import { openSegments, openUploadSignatures, sealFor } from '../../domain/ebics/order.ts';
@@ -65,7 +65,12 @@ type Upload = {
 type Download = { kind: 'download'; partnerId: string; userId: string; fileIds: string[]; segments: string[] };
 type Transaction = Upload | Download;
 
-export type Answer = { xml: string } | { drop: true };
+/**
+ * What the bank answers: a message, a broken connection, or a transaction response to be signed with
+ * `signWith` (the server signs it off the event loop, signAuthenticatedAsync; docs/adr/0074), then
+ * changed after signing when `tamper` (the fault). Every change to the bank's state is made before.
+ */
+export type Answer = { xml: string } | { drop: true } | { unsigned: string; signWith: string; tamper: boolean };
 
 const KINDS: Record<string, BankFileKind> = {
   [DOWNLOADS.statement.messageName]: 'statement',
@@ -138,9 +143,14 @@ function signed(bank: BankContext, r: TransactionResponse, signWith?: { privateK
   const fault = takeFault(bank, (f) => f.kind === 'sign-with-other-key' || f.kind === 'tamper-response');
   const state = bank.store.state;
   const key = fault?.kind === 'sign-with-other-key' ? state.impostor : (signWith ?? state.bank.authentication);
-  let xml = signAuthenticated(transactionResponse(r), key.privateKeyPem);
-  if (fault?.kind === 'tamper-response') xml = xml.replace('</ReportText>', ' (changed)</ReportText>');
-  return { xml };
+  return { unsigned: transactionResponse(r), signWith: key.privateKeyPem, tamper: fault?.kind === 'tamper-response' };
+}
+
+/** The answer as sent: a transaction response signed (the RSA operation on the thread pool) and tampered with when the fault says so. */
+export async function finishAnswer(answer: Answer): Promise<{ xml: string } | { drop: true }> {
+  if (!('unsigned' in answer)) return answer;
+  const xml = await signAuthenticatedAsync(answer.unsigned, answer.signWith);
+  return { xml: answer.tamper ? xml.replace('</ReportText>', ' (changed)</ReportText>') : xml };
 }
 
 function takeFault(bank: BankContext, match: (f: Fault) => boolean): Fault | undefined {
