@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
 import { signAuthenticatedAsync, verifyAuthenticated } from '../../domain/ebics/auth-signature.ts';
 import type { Btf } from '../../domain/ebics/btf.ts';
-import { certificateHash } from '../../domain/ebics/crypto.ts';
+import { a006SignAsync, certificateHash } from '../../domain/ebics/crypto.ts';
 import { openFor, sealUpload } from '../../domain/ebics/order.ts';
 import {
   type BankKeys,
@@ -186,6 +186,8 @@ export function createEbicsClient(options: EbicsClientOptions) {
         signer: { ...sub, signaturePrivateKeyPem: options.keys.signature.privateKeyPem },
         bankEncryptionCertPem: bank.encryptionCertPem,
         transactionKey: randomBytes(16),
+        // The electronic signature's RSA operation off the event loop, as the X002 one (docs/adr/0074).
+        signature: await a006SignAsync(options.keys.signature.privateKeyPem, content),
       });
       const order: OrderParams = { adminOrderType: 'BTU', btf, fileName };
       const init = await signedCall('BTU', initialisationRequest(sub, fresh(), digests('BTU'), order, sealed.init));

@@ -115,6 +115,15 @@ export function a006Sign(signaturePrivateKeyPem: string, orderData: Buffer): Buf
   return sign('sha256', a006Digest(orderData), { key: privateKeyOf(signaturePrivateKeyPem), ...PSS });
 }
 
+/** a006Sign with the RSA operation on libuv's thread pool (docs/adr/0074). */
+export function a006SignAsync(signaturePrivateKeyPem: string, orderData: Buffer): Promise<Buffer> {
+  const key = privateKeyOf(signaturePrivateKeyPem);
+  const digest = a006Digest(orderData);
+  return new Promise((resolve, reject) =>
+    sign('sha256', digest, { key, ...PSS }, (error, signature) => (error ? reject(error) : resolve(signature))),
+  );
+}
+
 export function a006Verify(signatureCertPem: string, orderData: Buffer, signature: Buffer): boolean {
   try {
     const key = certificateOf(signatureCertPem).publicKey;
