@@ -62,8 +62,9 @@ function serviceProcess(env: Record<string, string>, label: string): ChildProces
   const child = spawn(
     process.execPath,
     [
-      // BENCH_CPU_PROF=<dir>: a CPU profile of each worker process, written when it stops.
-      ...(label.startsWith('worker') && process.env.BENCH_CPU_PROF
+      // BENCH_CPU_PROF=<dir>: a CPU profile of each worker process (and of an EBICS run's one
+      // ROLE=all process), written when it stops.
+      ...((label.startsWith('worker') || label === 'all') && process.env.BENCH_CPU_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`]
         : []),
       'src/main/server.ts',

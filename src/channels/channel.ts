@@ -29,6 +29,12 @@ export interface BankChannel {
   /** Sends one file; throws on failure (the delivery job retries with backoff). */
   deliver(file: OutboundFile): Promise<DeliveryReceipt>;
   /**
+   * How many `deliver` calls of one session may be under way at once, each a different file: 1 when
+   * absent (one file after another). A bank that takes parallel orders on one connection (EBICS:
+   * each upload is a transaction of its own) sets more (docs/adr/0074).
+   */
+  readonly deliveriesInFlight?: number;
+  /**
    * Sends several files at once where the bank takes a batch (the demo bank: one commit for them
    * all): a receipt per file, in order; throws when none was taken (the batch is retried whole,
    * each file recognised by its name).

@@ -135,6 +135,28 @@ test('BTU uploads the pain.001; the bank answers with a pain.002, a booked camt.
   assert.ok(sim.files(ids).every((f) => f.deliveredAt !== null || f.kind === 'hac'));
 });
 
+test('the statement books every upload since the last one: two uploads, one camt.053 with both entries', async () => {
+  const channel = createEbicsChannel(client(), { painVersion: '09' });
+  for (const n of [11, 12]) {
+    await channel.deliver({
+      fileName: `doc-${n}.xml`,
+      content: pain001(`Invoice ${n}`, `MSG-EBICS-${n}`).toString(),
+      documentId: `doc-${n}`,
+      messageId: `MSG-EBICS-${n}`,
+    });
+  }
+  const files = await channel.fetchInbound();
+  const statements = files.filter((f) => f.name.includes('STATEMENT'));
+  assert.equal(files.filter((f) => f.name.includes('STATUS')).length, 2);
+  assert.equal(statements.length, 1);
+  const xml = Buffer.from(statements[0]!.content).toString('utf8');
+  assert.match(xml, /<EndToEndId>MSG-EBICS-11-1<\/EndToEndId>[\s\S]*<EndToEndId>MSG-EBICS-12-1<\/EndToEndId>/);
+  assert.match(xml, /<NbOfNtries>2<\/NbOfNtries>/);
+  for (const f of files) await channel.acknowledge(f);
+  // Booked once: the next statement download has nothing new.
+  assert.deepEqual(await channel.fetchInbound(), []);
+});
+
 test('REJECT:<code> in the remittance is rejected in the pain.002 and absent from the statement', async () => {
   const channel = createEbicsChannel(client(), { painVersion: '09' });
   await channel.deliver({

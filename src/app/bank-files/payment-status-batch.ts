@@ -1,4 +1,5 @@
 import type { CompanyScope, Tx } from '../../db/executor.ts';
+import { holdStatusReports } from '../../db/repositories/held-status-reports.ts';
 import {
   findInboundByDigests,
   findOutboundByMessageIds,
@@ -19,6 +20,7 @@ import { emitPaymentEvents, type PaymentEvent } from '../events/outbox.ts';
 import {
   contentDigest,
   deliveryUnrecorded,
+  heldEntry,
   type OutcomeEffects,
   outcomeEffects,
   reportEntry,
@@ -85,20 +87,19 @@ export async function journalStatusReportBatch(
   );
   // Journal numbers are taken: a document gone now would leave a gap, so the batch is undone whole.
   if (outbound.size !== taken.length) throw new BatchDocumentGone('an outbound document of the batch is gone');
-  // A report that must wait for its delivery's record: the batch is answered file by file, where
-  // that report alone is refused (journalStatusReport).
-  for (const t of taken) {
-    if (inputs[t.at]!.holdWhileDelivering && deliveryUnrecorded(outbound.get(t.outboundId)!)) {
-      throw new BatchDocumentGone('a report of the batch waits for its delivery to be recorded');
-    }
-  }
+  // A report about a document whose delivery is not recorded yet is journaled and held (docs/adr/0074).
+  const held = new Set(
+    taken
+      .filter((t) => inputs[t.at]!.holdWhileDelivering && deliveryUnrecorded(outbound.get(t.outboundId)!))
+      .map((t) => t.at),
+  );
   const lines = await listPaymentLinesOf(
     tx,
     scope,
-    taken.map((t) => t.outboundId),
+    taken.filter((t) => !held.has(t.at)).map((t) => t.outboundId),
   );
 
-  await writeTaken(ctx, tx, scope, { inputs, taken, journalNos, outbound, lines }, audit, outcomes);
+  await writeTaken(ctx, tx, scope, { inputs, taken, journalNos, outbound, lines, held }, audit, outcomes);
   return outcomes;
 }
 
@@ -139,7 +140,10 @@ function reportsTaken(
   return taken;
 }
 
-/** The taken reports' documents inserted, then every line, status and payment event they cause, set-wise. */
+/**
+ * The taken reports' documents inserted, then every line, status and payment event they cause, set-wise;
+ * a held report's document is inserted and its hold recorded, nothing applied.
+ */
 async function writeTaken(
   ctx: AppContext,
   tx: Tx,
@@ -150,17 +154,26 @@ async function writeTaken(
     journalNos: string[];
     outbound: Map<string, JournalDocumentRow>;
     lines: Map<string, PaymentLineRow[]>;
+    held: Set<number>;
   },
   audit: AuditEvent[],
   outcomes: BatchReportOutcome[],
 ): Promise<void> {
-  const { inputs, taken, journalNos, outbound, lines } = batch;
+  const { inputs, taken, journalNos, outbound, lines, held } = batch;
   const rows: NewJournalDocument[] = [];
   const effects: OutcomeEffects[] = [];
   const matches: StatusMatch[] = [];
   const ingested: AuditEvent[] = [];
   for (const [n, t] of taken.entries()) {
     const doc = outbound.get(t.outboundId)!;
+    if (held.has(t.at)) {
+      const entry = heldEntry(ctx, scope, inputs[t.at]!, doc, journalNos[n]!, t.digest);
+      rows.push(entry.row);
+      matches.push(entry.match);
+      effects.push({ lineChanges: [], statusMove: null, paymentEvent: null, audit: [] });
+      ingested.push(entry.ingested);
+      continue;
+    }
     const entry = reportEntry(ctx, scope, inputs[t.at]!, doc, lines.get(doc.id) ?? [], journalNos[n]!, t.digest);
     rows.push(entry.row);
     matches.push(entry.match);
@@ -169,6 +182,14 @@ async function writeTaken(
   }
   const inserted = new Map((await insertDocuments(tx, rows)).map((d) => [d.id, d]));
   const now = ctx.clock.now();
+  await holdStatusReports(
+    tx,
+    scope,
+    taken.flatMap((t, n) =>
+      held.has(t.at) ? [{ reportDocumentId: rows[n]!.id!, outboundDocumentId: t.outboundId }] : [],
+    ),
+    now,
+  );
   await updateLinesOfDocuments(
     tx,
     scope,

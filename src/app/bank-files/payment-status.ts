@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { CompanyScope, Tx } from '../../db/executor.ts';
+import { holdStatusReports } from '../../db/repositories/held-status-reports.ts';
 import {
   findInboundByDigest,
   findOutboundByEndToEndIds,
@@ -46,10 +47,11 @@ export type StatusReportInput = {
   environment: string | null;
   importSource: string;
   /**
-   * A report about a document whose delivery is under way (the bank may have the file, the service
-   * has not recorded it yet) is refused as `delivery_unrecorded`, not journaled as ignored: a bank's
-   * pickup leaves it at the bank and takes it again later (docs/adr/0054). A client's upload is
-   * journaled either way.
+   * A report about a document whose delivery is under way (the bank has the file, the service has
+   * not recorded it yet) is journaled and held (held_status_reports), not applied and not ignored:
+   * the transaction that records the delivery applies it (held-reports.ts, docs/adr/0074). Before,
+   * it was refused and left at the bank, which kept a whole EBICS download unconfirmed. A client's
+   * upload is applied at once either way.
    */
   holdWhileDelivering: boolean;
 };
@@ -57,14 +59,6 @@ export type StatusReportInput = {
 /** Whether a report about this document waits for its delivery's record (StatusReportInput.holdWhileDelivering). */
 export function deliveryUnrecorded(doc: JournalDocumentRow): boolean {
   return doc.status === 'converted' && (doc.deliveryStatus === 'in-progress' || doc.deliveryStatus === 'retrying');
-}
-
-export function deliveryUnrecordedError(doc: JournalDocumentRow): AppError {
-  return new AppError(
-    'delivery_unrecorded',
-    `${doc.journalNo} is being delivered; its report is taken once the delivery is recorded`,
-    { documentId: doc.id },
-  );
 }
 
 /** What journaling a pain.002 left behind; stored in the report document's details for replays. */
@@ -79,6 +73,10 @@ export type StatusMatch = {
   ignored: boolean;
   /** Why a document that takes no evidence did not take this report. */
   ignoredReason?: string;
+  /** Journaled while the document's delivery was under way: not applied yet (docs/adr/0074). */
+  held?: boolean;
+  /** A report that was held: when the delivery's record applied it. */
+  heldUntil?: string;
 };
 
 export type JournaledStatusReport = {
@@ -161,7 +159,18 @@ export async function journalStatusReport(
     const journalNo = await nextJournalNo(tx, scope.companyId, 'inbound');
     const outbound = await lockDocument(tx, scope, matchedId);
     if (!outbound) throw new AppError('unmatched_report', 'the matched outbound payment is gone');
-    if (input.holdWhileDelivering && deliveryUnrecorded(outbound)) throw deliveryUnrecordedError(outbound);
+    if (input.holdWhileDelivering && deliveryUnrecorded(outbound)) {
+      const held = heldEntry(ctx, scope, input, outbound, journalNo, digest);
+      const reportDocument = await insertDocument(tx, held.row);
+      await holdStatusReports(
+        tx,
+        scope,
+        [{ reportDocumentId: reportDocument.id, outboundDocumentId: outbound.id }],
+        ctx.clock.now(),
+      );
+      audit.push(held.ingested);
+      return { deduped: false, reportDocument, report: input.report, match: held.match };
+    }
 
     const lines = await listPaymentLines(tx, scope, outbound.id);
     const { row, match, outcome, ingested } = reportEntry(ctx, scope, input, outbound, lines, journalNo, digest);
@@ -173,7 +182,7 @@ export async function journalStatusReport(
 }
 
 /** What the report does to the document and its lines (status-lifecycle.ts). */
-function lifecycleOutcome(
+export function lifecycleOutcome(
   outbound: JournalDocumentRow,
   lines: PaymentLineRow[],
   report: NormalisedStatusReport,
@@ -197,7 +206,7 @@ function lifecycleOutcome(
   );
 }
 
-function statusMatchOf(outbound: JournalDocumentRow, outcome: LifecycleOutcome): StatusMatch {
+export function statusMatchOf(outbound: JournalDocumentRow, outcome: LifecycleOutcome): StatusMatch {
   return {
     documentId: outbound.id,
     journalNo: outbound.journalNo,
@@ -222,14 +231,72 @@ export function reportEntry(
   digest: string,
 ): { row: NewJournalDocument; match: StatusMatch; outcome: LifecycleOutcome; ingested: AuditEvent } {
   const now = ctx.clock.now();
-  const bankKey = input.bankKey ?? outbound.bankKey;
-  const environment = input.environment ?? outbound.environment;
   const reportId = ctx.ids.next('doc');
   const outcome = lifecycleOutcome(outbound, lines, input.report, {
     documentId: reportId,
     date: input.report.createdAt ?? now.toISOString(),
   });
   const match = statusMatchOf(outbound, outcome);
+  const entry = journalEntry(
+    ctx,
+    scope,
+    input,
+    outbound,
+    { reportId, journalNo, digest, match },
+    (groupWord) =>
+      `pain.002 ${groupWord} for ${outbound.journalNo} (${input.report.originalMessageId ?? 'end-to-end ids'}): ${outcome.from} -> ${outcome.to}`,
+  );
+  return { ...entry, match, outcome };
+}
+
+/**
+ * The journal entry of a report held for its document's delivery record (docs/adr/0074): journaled
+ * like any report, its match saying `held` and nothing applied; held-reports.ts applies it later.
+ */
+export function heldEntry(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: StatusReportInput,
+  outbound: JournalDocumentRow,
+  journalNo: string,
+  digest: string,
+): { row: NewJournalDocument; match: StatusMatch; ingested: AuditEvent } {
+  const reportId = ctx.ids.next('doc');
+  const match: StatusMatch = {
+    documentId: outbound.id,
+    journalNo: outbound.journalNo,
+    previousStatus: outbound.status,
+    status: outbound.status,
+    lineTransitions: 0,
+    lateRejections: 0,
+    unmatchedTransactions: 0,
+    ignored: false,
+    held: true,
+  };
+  const entry = journalEntry(
+    ctx,
+    scope,
+    input,
+    outbound,
+    { reportId, journalNo, digest, match },
+    (groupWord) =>
+      `pain.002 ${groupWord} for ${outbound.journalNo} (${input.report.originalMessageId ?? 'end-to-end ids'}): held until its delivery is recorded`,
+  );
+  return { ...entry, match };
+}
+
+function journalEntry(
+  ctx: AppContext,
+  scope: CompanyScope,
+  input: StatusReportInput,
+  outbound: JournalDocumentRow,
+  entry: { reportId: string; journalNo: string; digest: string; match: StatusMatch },
+  summary: (groupWord: string) => string,
+): { row: NewJournalDocument; ingested: AuditEvent } {
+  const now = ctx.clock.now();
+  const bankKey = input.bankKey ?? outbound.bankKey;
+  const environment = input.environment ?? outbound.environment;
+  const { reportId, journalNo, digest, match } = entry;
   const r = input.report;
   const txCount = new Set([
     ...r.paymentGroups.flatMap((g) => g.transactions),
@@ -253,7 +320,7 @@ export function reportEntry(
     importSource: input.importSource,
     transactionCount: txCount,
     totals: [],
-    summary: `pain.002 ${groupWord} for ${outbound.journalNo} (${r.originalMessageId ?? 'end-to-end ids'}): ${outcome.from} -> ${outcome.to}`,
+    summary: summary(groupWord),
     contentDigest: digest,
     blockIndex: 0,
     payloadSealed: ctx.encryptor.encrypt(JSON.stringify(r)),
@@ -267,18 +334,19 @@ export function reportEntry(
     platformId: scope.platformId,
     companyId: scope.companyId,
     type: 'journal.document.ingested',
-    message: `${journalNo} pain.002 journaled, matched to ${outbound.journalNo}`,
+    message: `${journalNo} pain.002 journaled, matched to ${outbound.journalNo}${match.held ? ', held until its delivery is recorded' : ''}`,
     metadata: {
       documentId: reportId,
       journalNo,
       type: 'pain.002',
       contentDigest: digest,
       matchedDocumentId: outbound.id,
+      ...(match.held ? { held: true } : {}),
     },
     bankKey,
     environment,
   };
-  return { row, match, outcome, ingested };
+  return { row, ingested };
 }
 
 /** What a report's outcome writes (line states, the document's status, its payment event) and its audit events. */

@@ -42,6 +42,12 @@ export type ReceiveOptions = {
   expect?: 'status-report';
   /** How a refused file is answered; POST /journal/ingest's answers by default. */
   refuse?: (code: RefusalCode, message: string) => Error;
+  /**
+   * Statements are not taken now (each answers `delivery_unrecorded`, nothing journaled): a pickup
+   * while a delivery to the bank is under way leaves them at the bank, since a booking in them may be
+   * of a payment whose delivery is not recorded yet, which would find no line to prove (docs/adr/0074).
+   */
+  deferStatements?: boolean;
 };
 
 /** What became of one file of a batch: its ingest's answer (and a pain.002's match), or why not. */
@@ -81,7 +87,7 @@ export async function receiveBankFiles(
   options: ReceiveOptions = {},
 ): Promise<Received[]> {
   const refuse = options.refuse ?? ingestRefusal;
-  const prepared = await prepareAll(ctx, files, refuse, options.expect);
+  const prepared = await prepareAll(ctx, files, refuse, options.expect, options.deferStatements === true);
   try {
     const received = await inSpan('journal.ingest', () => journalBatch(ctx, scope, prepared, options.within));
     for (const [i, r] of received.entries()) if (r.ok) countIngest(ctx, r.result, files[i]!.source);
@@ -113,6 +119,7 @@ function prepareAll(
   files: IncomingBankFile[],
   refuse: NonNullable<ReceiveOptions['refuse']>,
   expect: ReceiveOptions['expect'],
+  deferStatements: boolean,
 ): Promise<Prepared[]> {
   return Promise.all(
     files.map(async (file): Promise<Prepared> => {
@@ -135,6 +142,12 @@ function prepareAll(
         if (!parsed.ok) throw refuse(parsed.error.code as RefusalCode, parsed.error.message);
         if (expect === 'status-report' && parsed.kind !== 'status-report') {
           throw refuse('not_status_report', 'content is not a pain.002 payment status report');
+        }
+        if (deferStatements && parsed.kind === 'statement') {
+          throw new AppError(
+            'delivery_unrecorded',
+            'a delivery to the bank is under way: its statements are taken once it is recorded',
+          );
         }
         return { ok: true, input, handle, owned };
       } catch (error) {

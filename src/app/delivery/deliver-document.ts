@@ -14,6 +14,7 @@ import { getProfile } from '../../domain/conversion/index.ts';
 import { deliveryTransition, documentTransition } from '../../domain/lifecycle/index.ts';
 import type { JobPayload } from '../../workers/jobs.ts';
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
+import { applyHeldStatusReports } from '../bank-files/held-reports.ts';
 import { type ChannelFailure, channelFailureOf, reportSignatureRefusal } from '../connections/bank-refusal.ts';
 import { openConnectionChannel } from '../connections/channel-health.ts';
 import { isEbicsStateRefusal, noteEbicsRefusal } from '../connections/ebics.ts';
@@ -50,7 +51,8 @@ const SESSIONS_AT_ONCE = 4;
  * 2. send: outside any transaction, one channel session per company, bank and environment;
  * 3. record: one transaction locks the documents again in the same order, records each outcome
  *    (delivered: document `sent`; a retryable failure: `retrying`; a permanent failure or the last
- *    attempt: `failed`, with the reason on the document) and appends the audit events last.
+ *    attempt: `failed`, with the reason on the document), applies the bank's reports that a pickup
+ *    held while the delivery was under way (docs/adr/0074) and appends the audit events last.
  * Both transactions run again on a deadlock or serialization failure. A worker killed between send
  * and record loses nothing: the job's lease expires, the next attempt sends the same file name, and
  * the channel recognises the repeat (`alreadyDelivered`).
@@ -95,6 +97,14 @@ export async function deliverDocuments(
       }
       await updateDocumentStatuses(tx, scope, writes, ctx.clock.now());
       await emitPaymentEvents(ctx, tx, events);
+      // What the bank answered while these deliveries were under way is applied now (docs/adr/0074).
+      await applyHeldStatusReports(
+        ctx,
+        tx,
+        scope,
+        writes.flatMap((w) => (w.delivery && w.delivery.to !== 'retrying' ? [w.id] : [])),
+        audit,
+      );
       if (owner) {
         await releaseDeliveryClaims(
           tx,
@@ -228,27 +238,41 @@ async function sendSession(ctx: AppContext, group: Claimed[]): Promise<Sent[]> {
   } catch (error) {
     return failAll(error);
   }
-  const sent: Sent[] = [];
   try {
     if (channel.deliverMany) return await sendBatch(ctx, channel, group);
-    for (const c of group) {
+    return await sendEach(ctx, channel, group);
+  } finally {
+    await channel.close().catch(() => {});
+  }
+}
+
+/**
+ * A session's files one `deliver` each, up to the channel's `deliveriesInFlight` at once (each
+ * document of the group once: the claim took each once). A failure that means the session is gone
+ * (or refused us) fails the files not yet started the same way; those under way finish.
+ */
+async function sendEach(ctx: AppContext, channel: BankChannel, group: Claimed[]): Promise<Sent[]> {
+  const sent: Sent[] = [];
+  let next = 0;
+  let gone: unknown;
+  const lane = async () => {
+    for (let i = next++; i < group.length; i = next++) {
+      const c = group[i]!;
+      if (gone !== undefined) {
+        sent.push({ ...c, ok: false, failure: channelFailureOf(gone) });
+        continue;
+      }
       try {
         const receipt = await channel.deliver(outboundFileOf(ctx, c));
         sent.push({ ...c, ok: true, receipt });
       } catch (error) {
         sent.push({ ...c, ok: false, failure: channelFailureOf(error) });
-        // A session that is gone (or refused us) fails the rest of this batch the same way.
-        if (error instanceof ChannelError && error.code !== 'bank_refused' && error.code !== 'no_file') {
-          for (const rest of group.slice(group.indexOf(c) + 1)) {
-            sent.push({ ...rest, ok: false, failure: channelFailureOf(error) });
-          }
-          break;
-        }
+        if (error instanceof ChannelError && error.code !== 'bank_refused' && error.code !== 'no_file') gone ??= error;
       }
     }
-  } finally {
-    await channel.close().catch(() => {});
-  }
+  };
+  const lanes = Math.max(1, Math.min(channel.deliveriesInFlight ?? 1, group.length));
+  await Promise.all(Array.from({ length: lanes }, lane));
   return sent;
 }
 

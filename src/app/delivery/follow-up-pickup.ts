@@ -61,7 +61,8 @@ export async function runFollowUpPickups(ctx: AppContext, jobs: ConnectionPickup
     if (getProfile(connection.bankKey)?.channel === 'DEMO') continue;
     const result = await pickUpConnection(ctx, connection);
     // The bank hands out a bounded batch per download: while a pickup takes files, another follows
-    // (throttled as the first), so a burst's answers drain in seconds rather than a batch a minute.
-    if (result.files > 0) await scheduleFollowUpPickups(ctx, [{ ...job, channel: 'ebics' }]);
+    // (throttled as the first), so a burst's answers drain in seconds rather than a batch a minute;
+    // so does one that left statements at the bank while a delivery was under way (docs/adr/0074).
+    if (result.files > 0 || result.deferred > 0) await scheduleFollowUpPickups(ctx, [{ ...job, channel: 'ebics' }]);
   }
 }

@@ -6,6 +6,7 @@ import {
   recordConnectionFile,
   updateConnection,
 } from '../../db/repositories/connections.ts';
+import { deliveriesUnderWay } from '../../db/repositories/journal-documents.ts';
 import { webServicesProfile } from '../../domain/banks/connectivity.ts';
 import { decodeBytes } from '../../domain/inbound/index.ts';
 import { recordEvent } from '../audit/record.ts';
@@ -16,7 +17,8 @@ import { isEbicsStateRefusal, noteEbicsRefusal } from '../connections/ebics.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 
-type PickupResult = { files: number; failed: number };
+/** What a pickup took, failed to take, and left at the bank for later (statements while a delivery is under way). */
+type PickupResult = { files: number; failed: number; deferred: number };
 
 /**
  * The bank pickup job: for every active connection with a channel of its own that is due (web services
@@ -32,12 +34,13 @@ type PickupResult = { files: number; failed: number };
  * A connection that fails is reported and the others go on.
  */
 export async function pickUpBankFiles(ctx: AppContext): Promise<PickupResult> {
-  const total: PickupResult = { files: 0, failed: 0 };
+  const total: PickupResult = { files: 0, failed: 0, deferred: 0 };
   for (const connection of await listPollableConnections(ctx.db)) {
     if (!(await claimPoll(ctx, connection))) continue;
     const result = await pickUpConnection(ctx, connection);
     total.files += result.files;
     total.failed += result.failed;
+    total.deferred += result.deferred;
   }
   return total;
 }
@@ -55,7 +58,7 @@ export async function pickUpConnection(ctx: AppContext, connection: ConnectionRo
     if (failure.code === 'signature_invalid') await reportSignatureRefusal(ctx, connection, 'file list', failure);
     else if (isEbicsStateRefusal(failure)) await noteEbicsRefusal(ctx, connection, failure);
     else ctx.logger.warn({ err: error, connectionId: connection.id }, 'bank pickup failed');
-    return { files: 0, failed: 1 };
+    return { files: 0, failed: 1, deferred: 0 };
   }
 }
 
@@ -115,8 +118,16 @@ async function pickUpAndAcknowledge(
 ): Promise<PickupResult> {
   const scope = { platformId: connection.platformId, companyId: connection.companyId };
   const fetched = await channel.fetchInbound();
+  // Read after the download: a booking in what was fetched is of an upload made before it, so when no
+  // delivery is under way now, every such upload is recorded (docs/adr/0074). The demo bank holds its
+  // own answers back (demo-bank-answers.ts).
+  const deferStatements =
+    channel.kind !== 'demo' &&
+    fetched.length > 0 &&
+    (await deliveriesUnderWay(ctx.db, scope, connection.bankKey, connection.environment));
   let files = 0;
   let failed = 0;
+  let deferred = 0;
   for (let from = 0; from < fetched.length; from += PICKUP_BATCH) {
     const batch = fetched.slice(from, from + PICKUP_BATCH);
     const readable: { file: InboundFile; incoming: IncomingBankFile }[] = [];
@@ -132,11 +143,13 @@ async function pickUpAndAcknowledge(
       ctx,
       scope,
       readable.map((r) => r.incoming),
+      { deferStatements },
     );
     const taken: InboundFile[] = [];
     for (const [i, r] of received.entries()) {
       const file = readable[i]!.file;
       if (r.ok) taken.push(file);
+      else if (r.error instanceof AppError && r.error.code === 'delivery_unrecorded') deferred++;
       else {
         // A file we cannot take stays at the bank (not acknowledged) and is reported; the rest go on.
         failed++;
@@ -147,7 +160,7 @@ async function pickUpAndAcknowledge(
     else for (const file of taken) await channel.acknowledge(file);
     files += taken.length;
   }
-  return { files, failed };
+  return { files, failed, deferred };
 }
 
 async function pickUpByReference(
@@ -209,7 +222,7 @@ async function pickUpByReference(
     });
     if (documentId) files++;
   }
-  return { files, failed };
+  return { files, failed, deferred: 0 };
 }
 
 async function recordUnreadable(ctx: AppContext, connection: ConnectionRow, fileReference: string, reason: string) {

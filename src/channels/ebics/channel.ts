@@ -32,12 +32,20 @@ function filesOf(data: Buffer, transactionId: string, label: string): InboundFil
     .map((name) => ({ name: `${transactionId}/${name}`, content: entries[name]! }));
 }
 
+/**
+ * BTU uploads under way at once per channel session (docs/adr/0074): each is an EBICS transaction of
+ * its own (own transaction id, nonces, transaction key), which banks accept in parallel; as many as
+ * the transport keeps connections to the bank.
+ */
+export const EBICS_UPLOADS_IN_FLIGHT = 4;
+
 export function createEbicsChannel(client: EbicsClient, options: { painVersion: string }): BankChannel {
   /** Open download transactions and the names of their files not yet acknowledged. */
   const pending = new Map<string, Set<string>>();
 
   return {
     kind: 'ebics',
+    deliveriesInFlight: EBICS_UPLOADS_IN_FLIGHT,
     async deliver(file) {
       const btf = sctUpload(options.painVersion);
       const upload = await client.upload(Buffer.from(file.content, 'utf8'), btf, file.fileName);

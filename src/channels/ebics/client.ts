@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { deflateSync } from 'node:zlib';
-import { signAuthenticated, verifyAuthenticated } from '../../domain/ebics/auth-signature.ts';
+import { signAuthenticatedAsync, verifyAuthenticated } from '../../domain/ebics/auth-signature.ts';
 import type { Btf } from '../../domain/ebics/btf.ts';
-import { certificateHash } from '../../domain/ebics/crypto.ts';
+import { a006SignAsync, certificateHash } from '../../domain/ebics/crypto.ts';
 import { openFor, sealUpload } from '../../domain/ebics/order.ts';
 import {
   type BankKeys,
@@ -60,7 +60,8 @@ export function createEbicsClient(options: EbicsClientOptions) {
     nonce: randomBytes(16).toString('hex').toUpperCase(),
     timestamp: options.now().toISOString(),
   });
-  const sign = (xml: string) => signAuthenticated(xml, options.keys.authentication.privateKeyPem);
+  // The RSA operation off the event loop (docs/adr/0074): many uploads are signed at once.
+  const sign = (xml: string) => signAuthenticatedAsync(xml, options.keys.authentication.privateKeyPem);
 
   async function post(step: string, xml: string): Promise<string> {
     const res = await options.transport.post(options.url, xml);
@@ -79,7 +80,7 @@ export function createEbicsClient(options: EbicsClientOptions) {
   /** A transaction step: the answer must be an ebicsResponse signed by the confirmed bank key. */
   async function signedCall(step: string, xml: string): Promise<ParsedResponse> {
     const bank = bankCerts(step);
-    const body = await post(step, sign(xml));
+    const body = await post(step, await sign(xml));
     const parsed = parseResponse(body);
     if (parsed?.kind !== 'transaction') {
       throw new EbicsChannelError('bad_response', `${step}: the answer is not an EBICS 3.0 response`, true);
@@ -151,7 +152,7 @@ export function createEbicsClient(options: EbicsClientOptions) {
 
     /** HPB: the bank's certificates, to be confirmed by an admin against what the bank published. */
     async hpb(): Promise<BankKeys> {
-      const parsed = await keyManagement('HPB', sign(hpbRequest(sub, fresh())));
+      const parsed = await keyManagement('HPB', await sign(hpbRequest(sub, fresh())));
       if (!parsed.encryption || !parsed.orderDataB64)
         throw new EbicsChannelError('bad_response', 'HPB: the answer carries no keys', true);
       if (!parsed.encryption.digest.equals(certificateHash(options.keys.encryption.certPem))) {
@@ -185,6 +186,8 @@ export function createEbicsClient(options: EbicsClientOptions) {
         signer: { ...sub, signaturePrivateKeyPem: options.keys.signature.privateKeyPem },
         bankEncryptionCertPem: bank.encryptionCertPem,
         transactionKey: randomBytes(16),
+        // The electronic signature's RSA operation off the event loop, as the X002 one (docs/adr/0074).
+        signature: await a006SignAsync(options.keys.signature.privateKeyPem, content),
       });
       const order: OrderParams = { adminOrderType: 'BTU', btf, fileName };
       const init = await signedCall('BTU', initialisationRequest(sub, fresh(), digests('BTU'), order, sealed.init));

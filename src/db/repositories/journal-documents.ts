@@ -489,3 +489,32 @@ export async function mergeDocumentDetails(
     .set({ details: sql`coalesce(${journalDocuments.details}, '{}'::jsonb) || ${JSON.stringify(patch)}::jsonb` })
     .where(and(inCompany(journalDocuments, scope), eq(journalDocuments.id, id)));
 }
+
+/**
+ * Whether a delivery of the company to this bank and environment is under way (delivery `in-progress`
+ * or `retrying`: the bank may have the file, the service has not recorded it). Read through the
+ * company's filter index (outbound pain.001 documents still `converted`).
+ */
+export async function deliveriesUnderWay(
+  q: Executor,
+  scope: CompanyScope,
+  bankKey: string,
+  environment: string,
+): Promise<boolean> {
+  const rows = await q
+    .select({ id: journalDocuments.id })
+    .from(journalDocuments)
+    .where(
+      and(
+        inCompany(journalDocuments, scope),
+        eq(journalDocuments.direction, 'outbound'),
+        eq(journalDocuments.type, 'pain.001'),
+        eq(journalDocuments.status, 'converted'),
+        eq(journalDocuments.bankKey, bankKey),
+        eq(journalDocuments.environment, environment),
+        inArray(journalDocuments.deliveryStatus, ['in-progress', 'retrying']),
+      ),
+    )
+    .limit(1);
+  return rows.length > 0;
+}

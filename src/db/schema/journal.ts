@@ -290,3 +290,26 @@ export const deliveryClaims = pgTable(
   },
   (t) => [index('delivery_claims_owner_idx').on(t.ownerKey)],
 );
+
+/**
+ * pain.002 reports a bank's pickup journaled while their outbound document's delivery was under way
+ * (delivery `in-progress` or `retrying`: the bank has the file, the service has not recorded it yet),
+ * held until that delivery is recorded (docs/adr/0074). The report is in the journal (so its
+ * download can be confirmed at the bank); what it says is applied to the outbound document in the
+ * transaction that records the delivery, and the row goes.
+ */
+export const heldStatusReports = pgTable(
+  'held_status_reports',
+  {
+    reportDocumentId: text('report_document_id')
+      .primaryKey()
+      .references(() => journalDocuments.id, { onDelete: 'cascade' }),
+    platformId: text('platform_id').notNull(),
+    companyId: text('company_id').notNull(),
+    outboundDocumentId: text('outbound_document_id')
+      .notNull()
+      .references(() => journalDocuments.id, { onDelete: 'cascade' }),
+    heldAt: timestamp('held_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('held_status_reports_outbound_idx').on(t.companyId, t.outboundDocumentId)],
+);

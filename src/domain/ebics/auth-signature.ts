@@ -1,6 +1,7 @@
-import { createHash, createPublicKey, sign, verify, X509Certificate } from 'node:crypto';
+import { createHash, type KeyObject, sign, verify } from 'node:crypto';
 import { C14nCanonicalization } from 'xml-crypto';
 import { ALGORITHMS } from './crypto.ts';
+import { certificateOf, privateKeyOf } from './key-cache.ts';
 import { allElements, child, childElements, NS, parseDom, textOf } from './xml.ts';
 
 /**
@@ -53,15 +54,35 @@ function authenticatedDigest(doc: Document): { digest: Buffer; count: number } {
   return { digest: hash.digest(), count: marked.length };
 }
 
-/** Signs a message that holds authSignaturePlaceholder(): fills the digest and signature value. */
-export function signAuthenticated(xml: string, authenticationPrivateKeyPem: string): string {
+/** A message with its digest filled in, and the canonical SignedInfo its signature value is over. */
+function toSign(xml: string): { withDigest: string; signedInfo: Buffer } {
   const doc = parseDom(xml);
   if (!doc) throw new Error('the message to sign is not well-formed XML');
   const { digest } = authenticatedDigest(doc);
   const withDigest = xml.replace(DIGEST_PLACEHOLDER, digest.toString('base64'));
   const signedInfo = child(child(parseDom(withDigest)?.documentElement, 'AuthSignature'), 'SignedInfo', NS.ds);
   if (!signedInfo) throw new Error('the message has no AuthSignature placeholder');
-  const value = sign('sha256', Buffer.from(canonical(signedInfo), 'utf8'), authenticationPrivateKeyPem);
+  return { withDigest, signedInfo: Buffer.from(canonical(signedInfo), 'utf8') };
+}
+
+/** Signs a message that holds authSignaturePlaceholder(): fills the digest and signature value. */
+export function signAuthenticated(xml: string, authenticationPrivateKeyPem: string): string {
+  const { withDigest, signedInfo } = toSign(xml);
+  const value = sign('sha256', signedInfo, privateKeyOf(authenticationPrivateKeyPem));
+  return withDigest.replace(SIGNATURE_PLACEHOLDER, value.toString('base64'));
+}
+
+/**
+ * signAuthenticated with the RSA operation on libuv's thread pool (node:crypto's `sign` with a
+ * callback), so the signing of many messages at once does not hold the event loop (docs/adr/0074).
+ * The same signature value: RSASSA-PKCS1-v1_5 is deterministic.
+ */
+export async function signAuthenticatedAsync(xml: string, authenticationPrivateKeyPem: string): Promise<string> {
+  const { withDigest, signedInfo } = toSign(xml);
+  const key = privateKeyOf(authenticationPrivateKeyPem);
+  const value = await new Promise<Buffer>((resolve, reject) =>
+    sign('sha256', signedInfo, key, (error, signature) => (error ? reject(error) : resolve(signature))),
+  );
   return withDigest.replace(SIGNATURE_PLACEHOLDER, value.toString('base64'));
 }
 
@@ -99,9 +120,9 @@ export function verifyAuthenticated(doc: Document, trustedCertPem: string): Auth
   const claimed = Buffer.from(textOf(child(ref, 'DigestValue', NS.ds)) ?? '', 'base64');
   if (!claimed.equals(digest)) return { ok: false, reason: 'the authenticated elements do not match their digest' };
   const value = Buffer.from(textOf(child(sigs[0], 'SignatureValue', NS.ds)) ?? '', 'base64');
-  let key: ReturnType<typeof createPublicKey>;
+  let key: KeyObject;
   try {
-    key = createPublicKey(new X509Certificate(trustedCertPem).publicKey.export({ format: 'pem', type: 'spki' }));
+    key = certificateOf(trustedCertPem).publicKey;
   } catch {
     return { ok: false, reason: 'the trusted certificate is unreadable' };
   }

@@ -3,14 +3,13 @@ import {
   createCipheriv,
   createDecipheriv,
   createHash,
-  createPublicKey,
   privateDecrypt,
   publicEncrypt,
   sign,
   verify,
-  X509Certificate,
 } from 'node:crypto';
 import { deflateSync, inflateSync } from 'node:zlib';
+import { certificateOf, privateKeyOf } from './key-cache.ts';
 
 /**
  * The order-data cryptography of EBICS 3.0 (Implementation Guide ch. 11, Annex 1/2), on node:crypto and
@@ -38,7 +37,7 @@ export const SEGMENT_CHARS = 1024 * 1024;
 
 /** The DER bytes of a PEM (or base64 DER) certificate. */
 export function certificateDer(cert: string): Buffer {
-  if (cert.includes('-----BEGIN')) return Buffer.from(new X509Certificate(cert).raw);
+  if (cert.includes('-----BEGIN')) return certificateOf(cert).raw;
   return Buffer.from(cert.replace(/\s+/g, ''), 'base64');
 }
 
@@ -90,12 +89,15 @@ export function aesDecrypt(transactionKey: Buffer, data: Buffer): Buffer {
 
 /** The transaction key encrypted for the holder of the encryption certificate (RSAES-PKCS1-v1_5). */
 export function wrapTransactionKey(encryptionCertPem: string, transactionKey: Buffer): Buffer {
-  const key = new X509Certificate(encryptionCertPem).publicKey;
+  const key = certificateOf(encryptionCertPem).publicKey;
   return publicEncrypt({ key, padding: constants.RSA_PKCS1_PADDING }, transactionKey);
 }
 
 export function unwrapTransactionKey(encryptionPrivateKeyPem: string, wrapped: Buffer): Buffer {
-  const key = privateDecrypt({ key: encryptionPrivateKeyPem, padding: constants.RSA_PKCS1_PADDING }, wrapped);
+  const key = privateDecrypt(
+    { key: privateKeyOf(encryptionPrivateKeyPem), padding: constants.RSA_PKCS1_PADDING },
+    wrapped,
+  );
   if (key.length !== 16) throw new Error('the transaction key is not 128 bits');
   return key;
 }
@@ -110,12 +112,21 @@ const PSS = { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } as cons
 
 /** The A006 electronic signature value over order data. */
 export function a006Sign(signaturePrivateKeyPem: string, orderData: Buffer): Buffer {
-  return sign('sha256', a006Digest(orderData), { key: signaturePrivateKeyPem, ...PSS });
+  return sign('sha256', a006Digest(orderData), { key: privateKeyOf(signaturePrivateKeyPem), ...PSS });
+}
+
+/** a006Sign with the RSA operation on libuv's thread pool (docs/adr/0074). */
+export function a006SignAsync(signaturePrivateKeyPem: string, orderData: Buffer): Promise<Buffer> {
+  const key = privateKeyOf(signaturePrivateKeyPem);
+  const digest = a006Digest(orderData);
+  return new Promise((resolve, reject) =>
+    sign('sha256', digest, { key, ...PSS }, (error, signature) => (error ? reject(error) : resolve(signature))),
+  );
 }
 
 export function a006Verify(signatureCertPem: string, orderData: Buffer, signature: Buffer): boolean {
-  const key = createPublicKey(new X509Certificate(signatureCertPem).publicKey.export({ format: 'pem', type: 'spki' }));
   try {
+    const key = certificateOf(signatureCertPem).publicKey;
     return verify('sha256', a006Digest(orderData), { key, ...PSS }, signature);
   } catch {
     return false;

@@ -32,8 +32,10 @@ export function sealUpload(input: {
   bankEncryptionCertPem: string;
   transactionKey: Buffer;
   segmentChars?: number;
+  /** The A006 signature value when the caller made it already (a006SignAsync); else it is made here. */
+  signature?: Buffer;
 }): SealedUpload {
-  const signature = a006Sign(input.signer.signaturePrivateKeyPem, input.orderData);
+  const signature = input.signature ?? a006Sign(input.signer.signaturePrivateKeyPem, input.orderData);
   const esXml = userSignatureData(input.signer, signature);
   const sealedSignature = sealOrderData(input.transactionKey, Buffer.from(esXml, 'utf8'));
   const segments = segment(sealOrderData(input.transactionKey, input.orderData), input.segmentChars ?? SEGMENT_CHARS);

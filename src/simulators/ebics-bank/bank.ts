@@ -1,7 +1,7 @@
 import { randomBytes, X509Certificate } from 'node:crypto';
 import { inflateSync } from 'node:zlib';
 import { strToU8, zipSync } from 'fflate';
-import { signAuthenticated, verifyAuthenticated } from '../../domain/ebics/auth-signature.ts';
+import { signAuthenticatedAsync, verifyAuthenticated } from '../../domain/ebics/auth-signature.ts';
 import { DOWNLOADS } from '../../domain/ebics/btf.ts';
 import { a006Verify, certificateHash, VERSIONS } from '../../domain/ebics/crypto.ts';
 import { openSegments, openUploadSignatures, sealFor } from '../../domain/ebics/order.ts';
@@ -16,7 +16,7 @@ import {
   transactionResponse,
 } from '../../domain/ebics/responses.ts';
 import { returnCode } from '../../domain/ebics/return-codes.ts';
-import { filesForUpload } from './bank-files.ts';
+import { filesForUpload, statementsDue } from './bank-files.ts';
 import type { BankFileKind, StateStore, Subscriber } from './state.ts';
 
 /**
@@ -46,6 +46,8 @@ export type BankContext = {
   timestampWindowMs: number;
   /** Open transactions (memory only). */
   transactions: Map<string, Transaction>;
+  /** The nonces of `state.nonces` as a set (memory only, made from them on first use). */
+  seenNonces?: Set<string>;
 };
 
 type Upload = {
@@ -63,7 +65,12 @@ type Upload = {
 type Download = { kind: 'download'; partnerId: string; userId: string; fileIds: string[]; segments: string[] };
 type Transaction = Upload | Download;
 
-export type Answer = { xml: string } | { drop: true };
+/**
+ * What the bank answers: a message, a broken connection, or a transaction response to be signed with
+ * `signWith` (the server signs it off the event loop, signAuthenticatedAsync; docs/adr/0074), then
+ * changed after signing when `tamper` (the fault). Every change to the bank's state is made before.
+ */
+export type Answer = { xml: string } | { drop: true } | { unsigned: string; signWith: string; tamper: boolean };
 
 const KINDS: Record<string, BankFileKind> = {
   [DOWNLOADS.statement.messageName]: 'statement',
@@ -136,9 +143,14 @@ function signed(bank: BankContext, r: TransactionResponse, signWith?: { privateK
   const fault = takeFault(bank, (f) => f.kind === 'sign-with-other-key' || f.kind === 'tamper-response');
   const state = bank.store.state;
   const key = fault?.kind === 'sign-with-other-key' ? state.impostor : (signWith ?? state.bank.authentication);
-  let xml = signAuthenticated(transactionResponse(r), key.privateKeyPem);
-  if (fault?.kind === 'tamper-response') xml = xml.replace('</ReportText>', ' (changed)</ReportText>');
-  return { xml };
+  return { unsigned: transactionResponse(r), signWith: key.privateKeyPem, tamper: fault?.kind === 'tamper-response' };
+}
+
+/** The answer as sent: a transaction response signed (the RSA operation on the thread pool) and tampered with when the fault says so. */
+export async function finishAnswer(answer: Answer): Promise<{ xml: string } | { drop: true }> {
+  if (!('unsigned' in answer)) return answer;
+  const xml = await signAuthenticatedAsync(answer.unsigned, answer.signWith);
+  return { xml: answer.tamper ? xml.replace('</ReportText>', ' (changed)</ReportText>') : xml };
 }
 
 function takeFault(bank: BankContext, match: (f: Fault) => boolean): Fault | undefined {
@@ -234,10 +246,19 @@ function checkReplay(bank: BankContext, nonce: string, timestamp: string): Retur
   const now = bank.now().getTime();
   const at = Date.parse(timestamp);
   const state = bank.store.state;
-  state.nonces = state.nonces.filter((n) => now - Date.parse(n.at) <= bank.timestampWindowMs);
+  // Nonces are kept in the order they came: those out of the window go from the front, and a set
+  // beside them answers "seen" without a scan (the check was a pass over every nonce per request).
+  bank.seenNonces ??= new Set(state.nonces.map((n) => n.nonce));
+  let expired = 0;
+  while (expired < state.nonces.length && now - Date.parse(state.nonces[expired]!.at) > bank.timestampWindowMs) {
+    bank.seenNonces.delete(state.nonces[expired]!.nonce);
+    expired++;
+  }
+  if (expired > 0) state.nonces.splice(0, expired);
   if (!Number.isFinite(at) || Math.abs(now - at) > bank.timestampWindowMs) return returnCode('EBICS_TX_MESSAGE_REPLAY');
-  if (state.nonces.some((n) => n.nonce === nonce)) return returnCode('EBICS_TX_MESSAGE_REPLAY');
+  if (bank.seenNonces.has(nonce)) return returnCode('EBICS_TX_MESSAGE_REPLAY');
   state.nonces.push({ nonce, at: timestamp });
+  bank.seenNonces.add(nonce);
   return null;
 }
 
@@ -331,6 +352,8 @@ function initialisation(bank: BankContext, req: Extract<ParsedRequest, { kind: '
     return refuse(bank, req, returnCode('EBICS_UNSUPPORTED_ORDER_TYPE'));
   const kind = req.orderType === 'HAC' ? 'hac' : KINDS[req.btf?.messageName ?? ''];
   if (!kind) return refuse(bank, req, returnCode('EBICS_INVALID_ORDER_PARAMS'));
+  // A statement download first writes the statements of what was booked since the last one.
+  if (kind === 'statement') state.files.push(...statementsDue(state, sub, bank.now().toISOString()));
   // Every file of the kind not yet confirmed: business formats in one ZIP container, HAC as it is.
   const files = state.files.filter(
     (f) => f.partnerId === sub.partnerId && f.userId === sub.userId && f.kind === kind && !f.deliveredAt,
@@ -480,7 +503,8 @@ function receipt(bank: BankContext, req: Extract<ParsedRequest, { kind: 'receipt
   if (req.receiptCode !== 0)
     return signed(bank, { ...base, technical: returnCode('EBICS_DOWNLOAD_POSTPROCESS_SKIPPED') });
   const at = bank.now().toISOString();
-  for (const file of bank.store.state.files) if (tx.fileIds.includes(file.id)) file.deliveredAt = at;
+  const confirmed = new Set(tx.fileIds);
+  for (const file of bank.store.state.files) if (confirmed.has(file.id)) file.deliveredAt = at;
   bank.store.save();
   return signed(bank, { ...base, technical: returnCode('EBICS_DOWNLOAD_POSTPROCESS_DONE') });
 }

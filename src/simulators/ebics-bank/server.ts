@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { certificateHash } from '../../domain/ebics/crypto.ts';
 import { issueCertificate, newCertificateAuthority, newKeyPair, newSelfSignedKey } from '../../platform/x509.ts';
-import { type BankContext, type Fault, handleRequest } from './bank.ts';
+import { type BankContext, type Fault, finishAnswer, handleRequest } from './bank.ts';
 import { type BankFile, type EbicsBankState, loadState, type Subscriber, stateStore, type Upload } from './state.ts';
 
 /**
@@ -133,11 +133,16 @@ export async function startEbicsBankSimulator(options: EbicsBankSimulatorOptions
         res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error');
         return;
       }
-      if ('drop' in answer) {
-        req.socket.destroy();
-        return;
-      }
-      res.writeHead(200, { 'content-type': 'text/xml; charset=UTF-8' }).end(answer.xml);
+      finishAnswer(answer).then(
+        (sent) => {
+          if ('drop' in sent) {
+            req.socket.destroy();
+            return;
+          }
+          res.writeHead(200, { 'content-type': 'text/xml; charset=UTF-8' }).end(sent.xml);
+        },
+        () => res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error'),
+      );
     });
   });
   await new Promise<void>((resolve, reject) => {

@@ -1,3 +1,4 @@
+import type { DeliveredFile } from '../../domain/demo-bank/index.ts';
 import {
   type StateStore as GenericStore,
   loadState as loadStateFile,
@@ -51,6 +52,9 @@ export type Upload = {
   receivedAt: string;
 };
 
+/** Transactions the bank booked and has not yet reported in a statement (bank-files.ts, statementsDue). */
+export type Booking = { partnerId: string; userId: string; orderId: string; delivered: DeliveredFile; at: string };
+
 export type EbicsBankState = {
   hostId: string;
   tls: KeyWithCert & { caPem: string };
@@ -62,6 +66,8 @@ export type EbicsBankState = {
   subscribers: Subscriber[];
   files: BankFile[];
   uploads: Upload[];
+  /** Absent in a state file written before bookings were kept apart from statements. */
+  bookings?: Booking[] | undefined;
   /** Nonces inside the replay window, with their timestamps. */
   nonces: Array<{ nonce: string; at: string }>;
   sequence: number;
