@@ -448,11 +448,13 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
   if (value === null) return;
   switch (key) {
     case EREF:
-      setOnce(d, 'endToEndId', key, value);
+      if (d.endToEndId === null) d.endToEndId = value;
+      else if (d.endToEndId !== value) keepAgain(d, key, value);
       break;
     case MARF:
     case MNDT:
-      setOnce(d, 'mandateId', key, value);
+      if (d.mandateId === null) d.mandateId = value;
+      else if (d.mandateId !== value) keepAgain(d, key, value);
       break;
     case CSID:
       // The creditor id has no field of the transaction: it is kept as written too.
@@ -460,11 +462,13 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       keepUnread(d, `/CSID/${value}`);
       break;
     case PREF:
-      setOnce(d, 'paymentInfoId', key, value);
+      if (d.paymentInfoId === null) d.paymentInfoId = value;
+      else if (d.paymentInfoId !== value) keepAgain(d, key, value);
       break;
     case TRTP:
     case CODE:
-      setOnce(d, 'txCode', key, value);
+      if (d.txCode === null) d.txCode = value;
+      else if (d.txCode !== value) keepAgain(d, key, value);
       break;
     case REMI:
     case USTD: {
@@ -493,33 +497,41 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
     }
     case CDTRREF:
       // Rabobank: "/REMI//CDTRREFTP//CD/SCOR/ISSR/CUR/CDTRREF/1234567899874563/".
-      setOnce(d, 'creditorReference', key, value);
+      if (d.creditorReference === null) d.creditorReference = value;
+      else if (d.creditorReference !== value) keepAgain(d, key, value);
       break;
     case CD:
-      setOnce(d, 'creditorReferenceType', key, value);
+      if (d.creditorReferenceType === null) d.creditorReferenceType = value;
+      else if (d.creditorReferenceType !== value) keepAgain(d, key, value);
       break;
     case RTRN:
-      setOnce(d, 'returnReason', key, value);
+      if (d.returnReason === null) d.returnReason = value;
+      else if (d.returnReason !== value) keepAgain(d, key, value);
       break;
     case PURP:
       d.purposeCode ??= value;
       keepUnread(d, `/PURP/${value}`);
       break;
     case NAME:
-      setOnce(d, 'counterpartyName', key, value);
+      if (d.counterpartyName === null) d.counterpartyName = value;
+      else if (d.counterpartyName !== value) keepAgain(d, key, value);
       break;
     case ADDR:
-      setOnce(d, 'counterpartyAddress', key, value);
+      if (d.counterpartyAddress === null) d.counterpartyAddress = value;
+      else if (d.counterpartyAddress !== value) keepAgain(d, key, value);
       break;
     case IBAN:
-      setOnce(d, 'counterpartyIban', key, value);
+      if (d.counterpartyIban === null) d.counterpartyIban = value;
+      else if (d.counterpartyIban !== value) keepAgain(d, key, value);
       break;
     case BIC:
-      setOnce(d, 'counterpartyBic', key, value);
+      if (d.counterpartyBic === null) d.counterpartyBic = value;
+      else if (d.counterpartyBic !== value) keepAgain(d, key, value);
       break;
     case ACCW:
     case ACNO:
-      setOnce(d, 'counterpartyAccount', key, value);
+      if (d.counterpartyAccount === null) d.counterpartyAccount = value;
+      else if (d.counterpartyAccount !== value) keepAgain(d, key, value);
       break;
     case CNTP: {
       // Rabobank/ING: /CNTP/account/BIC/name/city/
@@ -539,27 +551,9 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
   }
 }
 
-type OnceField =
-  | 'endToEndId'
-  | 'mandateId'
-  | 'creditorId'
-  | 'paymentInfoId'
-  | 'txCode'
-  | 'creditorReference'
-  | 'creditorReferenceType'
-  | 'returnReason'
-  | 'purposeCode'
-  | 'counterpartyName'
-  | 'counterpartyAddress'
-  | 'counterpartyIban'
-  | 'counterpartyBic'
-  | 'counterpartyAccount';
-
-/** The first value of a key sets its field; a later different one (a second /NAME/) is kept as written. */
-function setOnce(d: Details, field: OnceField, key: number, value: string): void {
-  const before = d[field];
-  if (before === null) d[field] = value;
-  else if (before !== value) keepUnread(d, `/${SWIFT_KEYS[key]}/${value}`);
+/** A later different value of a key already read (a second /NAME/) is kept as written. */
+function keepAgain(d: Details, key: number, value: string): void {
+  keepUnread(d, `/${SWIFT_KEYS[key]}/${value}`);
 }
 
 /**
