@@ -204,6 +204,16 @@ try {
     byRound.push(readPairs(resultsDir(args), startedAt));
   }
   if (status === 0 && baselines.length > 0) printComparison(byRound);
+  // The reconciliation task's receivables part (bench/receivables.ts): ours beside a hash join, one process.
+  const tasksAt = passThrough.indexOf('--tasks');
+  const wantsRecon = tasksAt < 0 || (passThrough[tasksAt + 1] ?? '').split(',').includes('recon');
+  if (status === 0 && wantsRecon) {
+    const recv = spawnSync(process.execPath, ['--expose-gc', path.join(repoRoot, 'bench', 'receivables.ts')], {
+      cwd: repoRoot,
+      stdio: 'inherit',
+    });
+    status = recv.status ?? 1;
+  }
 } catch (e) {
   process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
 } finally {

@@ -1410,6 +1410,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/reconciliation/exceptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What needs a person
+         * @description What needs a person: credits nothing matched, ambiguous ones, overdue expected payments; each with at most 5 nearest candidates and why each did not match.
+         */
+        get: operations["listReconciliationExceptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/matches": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Matches an incoming payment to expected payments by hand, with a reason
+         * @description Matches an incoming payment to expected payments by hand, with a reason; the audit trail names the actor.
+         */
+        post: operations["createManualMatch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/reconciliation/matches/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Undoes a match (manual or automatic) with a reason
+         * @description Undoes a match (manual or automatic) with a reason; both sides return to the queue.
+         */
+        delete: operations["deleteMatch"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -10717,6 +10777,270 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error404"];
+                };
+            };
+        };
+    };
+    listReconciliationExceptions: {
+        parameters: {
+            query: {
+                companyId: string;
+                kind?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            kind: string;
+                            subject: {
+                                [key: string]: unknown;
+                            };
+                            candidates: {
+                                ref: string;
+                                amountDelta: string;
+                                daysDelta: number;
+                                referenceMatch: boolean;
+                                why: string;
+                            }[];
+                            since: string;
+                        }[];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+        };
+    };
+    createManualMatch: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    companyId: string;
+                    incomingPaymentId?: string;
+                    expectedPaymentIds?: string[];
+                    entry?: {
+                        documentId: string;
+                        entryIndex: number;
+                    };
+                    outboundLines?: {
+                        documentId: string;
+                        index: number;
+                    }[];
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        matches: {
+                            id: string;
+                            rule: string;
+                            manual: boolean;
+                            amount: string;
+                            amountDelta: string;
+                            daysDelta: number;
+                            incomingPaymentId: string;
+                            expectedPaymentId: string;
+                            actorUserId: string | null;
+                            reason: string | null;
+                            createdAt: string;
+                            unmatchedAt: string | null;
+                            unmatchReason: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
+                };
+            };
+        };
+    };
+    deleteMatch: {
+        parameters: {
+            query: {
+                companyId: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        rule: string;
+                        manual: boolean;
+                        amount: string;
+                        amountDelta: string;
+                        daysDelta: number;
+                        incomingPaymentId: string;
+                        expectedPaymentId: string;
+                        actorUserId: string | null;
+                        reason: string | null;
+                        createdAt: string;
+                        unmatchedAt: string | null;
+                        unmatchReason: string | null;
+                    };
+                };
+            };
+            /** @description bad_request, validation_failed, invalid_json, empty_body, unrecognised_statement, invalid_service_version, idempotency_key_required, url_required, unsupported_pain_version, invalid_certificate, activation_failed, wrong_activation_family, ebics_refused, bank_key_mismatch, wrong_channel, not_web_services, not_host_to_host, test_environment_only, channel_check_failed, email_taken, invalid_token, wrong_password, wrong_code */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error400"];
+                };
+            };
+            /** @description unauthorized, invalid_code */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error401"];
+                };
+            };
+            /** @description forbidden, insufficient_scope, admin_required, two_factor_required, sandbox_only, maker_cannot_approve */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error403"];
+                };
+            };
+            /** @description not_found, connection_not_found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error404"];
+                };
+            };
+            /** @description conflict, message_id_already_used, connection_not_ready, delivery_unrecorded, approval_not_pending, already_decided, out_of_order, last_admin, no_company, two_factor_already_enabled, two_factor_not_enabled, two_factor_not_set_up */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error409"];
                 };
             };
         };

@@ -81,7 +81,17 @@ export type Ambiguous = { incoming: number; rule: MatchRule; candidates: number[
 export type MatchOutcome = { matches: Match[]; ambiguous: Ambiguous[]; unmatched: number[] };
 
 const DAY_MS = 86_400_000;
-const dayNumber = (date: string) => Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+/** Day numbers of YYYY-MM-DD dates, remembered: a statement's and a window's dates repeat. */
+const dayNumbers = new Map<string, number>();
+function dayNumber(date: string): number {
+  let n = dayNumbers.get(date);
+  if (n === undefined) {
+    n = Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
+    if (dayNumbers.size > 100_000) dayNumbers.clear();
+    dayNumbers.set(date, n);
+  }
+  return n;
+}
 
 /** Days the booking lies outside [from, to]: 0 inside, negative before, positive after. */
 export function daysOutside(booking: string | null, from: string, to: string): number {
@@ -120,35 +130,29 @@ export function remittanceKeys(text: string | null): string[] {
   return [...keys];
 }
 
-type State = { expectedOpen: bigint[]; incomingOpen: bigint[]; settled: boolean[] };
+/** A key's expected payments: one index, or several (most keys name one: no array then). */
+type Slot = number | number[];
 
-/** What an expected payment still takes: up to its most (a range's upper bound). */
-const roomOf = (e: ExpectedCandidate, s: State, i: number) =>
-  s.settled[i] ? 0n : e.amountMaxMinor - s.expectedOpen[i]!;
-/** What it still needs to be reconciled: its least less what matched. */
-const needOf = (e: ExpectedCandidate, s: State, i: number) => {
-  const need = e.amountMinMinor - s.expectedOpen[i]!;
-  return s.settled[i] ? 0n : need > 0n ? need : 0n;
-};
+function addTo(map: Map<string, Slot>, key: string | null, i: number): void {
+  if (key === null || key === '') return;
+  const slot = map.get(key);
+  if (slot === undefined) map.set(key, i);
+  else if (typeof slot === 'number') map.set(key, [slot, i]);
+  else slot.push(i);
+}
 
 /** Indexes of the open expected payments by reference and by invoice number, and by counterparty account. */
 export class ExpectedIndex {
-  readonly byReference = new Map<string, number[]>();
-  readonly byInvoice = new Map<string, number[]>();
-  readonly byAccount = new Map<string, number[]>();
+  readonly byReference = new Map<string, Slot>();
+  readonly byInvoice = new Map<string, Slot>();
+  readonly byAccount = new Map<string, Slot>();
   constructor(expected: readonly ExpectedCandidate[]) {
-    const add = (map: Map<string, number[]>, key: string | null, i: number) => {
-      if (key === null || key === '') return;
-      const list = map.get(key);
-      if (list) list.push(i);
-      else map.set(key, [i]);
-    };
     for (let i = 0; i < expected.length; i++) {
       const e = expected[i]!;
-      add(this.byReference, e.referenceValue === null ? null : comparableReference(e.referenceValue), i);
-      add(this.byInvoice, e.remittanceContains === null ? null : comparableReference(e.remittanceContains), i);
-      add(this.byAccount, e.counterpartyIban ?? null, i);
-      if (e.counterpartyOther !== null) add(this.byAccount, comparableReference(e.counterpartyOther), i);
+      addTo(this.byReference, e.referenceValue === null ? null : comparableReference(e.referenceValue), i);
+      addTo(this.byInvoice, e.remittanceContains === null ? null : comparableReference(e.remittanceContains), i);
+      addTo(this.byAccount, e.counterpartyIban, i);
+      if (e.counterpartyOther !== null) addTo(this.byAccount, comparableReference(e.counterpartyOther), i);
     }
   }
 }
@@ -163,137 +167,193 @@ export function matchReceivables(
   settings: MatchSettings = DEFAULT_SETTINGS,
   index: ExpectedIndex = new ExpectedIndex(expected),
 ): MatchOutcome {
-  const state: State = {
-    expectedOpen: expected.map((e) => e.matchedMinor),
-    incomingOpen: incoming.map((p) => p.amountMinor - p.matchedMinor),
-    settled: expected.map(() => false),
-  };
+  const m = new Matcher(incoming, expected, settings, index);
   const out: MatchOutcome = { matches: [], ambiguous: [], unmatched: [] };
   for (let i = 0; i < incoming.length; i++) {
-    const p = incoming[i]!;
-    if (state.incomingOpen[i]! <= 0n) continue;
-    const decided = matchOne(i, p, expected, index, settings, state);
+    if (m.incomingOpen[i]! <= 0n) continue;
+    const decided = m.matchOne(i);
     if (decided === null) out.unmatched.push(i);
     else if ('candidates' in decided) out.ambiguous.push(decided);
     else {
-      for (const m of decided) {
-        out.matches.push(m);
-        state.incomingOpen[i]! -= m.amountMinor;
-        state.expectedOpen[m.expected]! += m.amountMinor;
-        if (m.settles) state.settled[m.expected] = true;
+      for (const x of decided) {
+        out.matches.push(x);
+        m.incomingOpen[i]! -= x.amountMinor;
+        m.expectedOpen[x.expected]! += x.amountMinor;
+        if (x.settles) m.settled[x.expected] = true;
       }
     }
   }
   return out;
 }
 
-function matchOne(
-  i: number,
-  p: IncomingCredit,
-  expected: readonly ExpectedCandidate[],
-  index: ExpectedIndex,
-  settings: MatchSettings,
-  state: State,
-): Match[] | Ambiguous | null {
-  const open = (j: number) => expected[j]!.currency === p.currency && roomOf(expected[j]!, state, j) > 0n;
-  const single = (j: number, rule: MatchRule): Match => {
-    const e = expected[j]!;
-    const room = roomOf(e, state, j);
-    const credit = state.incomingOpen[i]!;
+/** Candidate tests (no closure per credit: this runs once per credit of a statement). */
+const OPEN = 0;
+const AMOUNT_COUNTERPARTY = 1;
+const NAMED = 2;
+
+class Matcher {
+  readonly expectedOpen: bigint[];
+  readonly incomingOpen: bigint[];
+  readonly settled: boolean[];
+  private readonly fromDay: number[];
+  private readonly toDay: number[];
+  private readonly buf: number[] = [];
+  private i = 0;
+  private p: IncomingCredit | undefined;
+  private booking: number | null = null;
+  private readonly incoming: readonly IncomingCredit[];
+  private readonly expected: readonly ExpectedCandidate[];
+  private readonly settings: MatchSettings;
+  private readonly index: ExpectedIndex;
+
+  constructor(
+    incoming: readonly IncomingCredit[],
+    expected: readonly ExpectedCandidate[],
+    settings: MatchSettings,
+    index: ExpectedIndex,
+  ) {
+    this.incoming = incoming;
+    this.expected = expected;
+    this.settings = settings;
+    this.index = index;
+    this.expectedOpen = expected.map((e) => e.matchedMinor);
+    this.incomingOpen = incoming.map((p) => p.amountMinor - p.matchedMinor);
+    this.settled = expected.map(() => false);
+    this.fromDay = expected.map((e) => dayNumber(e.dateFrom));
+    this.toDay = expected.map((e) => dayNumber(e.dateTo));
+  }
+
+  /** What an expected payment still takes: up to its most (a range's upper bound). */
+  private room(j: number): bigint {
+    return this.settled[j] ? 0n : this.expected[j]!.amountMaxMinor - this.expectedOpen[j]!;
+  }
+
+  /** What it still needs to be reconciled: its least less what matched. */
+  private need(j: number): bigint {
+    if (this.settled[j]) return 0n;
+    const need = this.expected[j]!.amountMinMinor - this.expectedOpen[j]!;
+    return need > 0n ? need : 0n;
+  }
+
+  private days(j: number): number {
+    const b = this.booking;
+    if (b === null) return 0;
+    const f = this.fromDay[j]!;
+    const t = this.toDay[j]!;
+    return b < f ? b - f : b > t ? b - t : 0;
+  }
+
+  private passes(j: number, test: number): boolean {
+    if (this.expected[j]!.currency !== this.p!.currency || this.room(j) <= 0n) return false;
+    if (test === OPEN) return true;
+    if (Math.abs(this.days(j)) > this.settings.windowDays) return false;
+    const need = this.need(j);
+    if (need <= 0n) return false;
+    if (test === NAMED) return true;
+    const credit = this.incomingOpen[this.i]!;
+    return credit >= need && credit <= this.room(j);
+  }
+
+  /** Adds the slot's expected payments that pass `test` to the buffer (once each). */
+  private collect(slot: Slot | undefined, test: number): void {
+    if (slot === undefined) return;
+    if (typeof slot === 'number') {
+      if (!this.buf.includes(slot) && this.passes(slot, test)) this.buf.push(slot);
+      return;
+    }
+    for (const j of slot) if (!this.buf.includes(j) && this.passes(j, test)) this.buf.push(j);
+  }
+
+  private single(j: number, rule: MatchRule): Match {
+    const room = this.room(j);
+    const credit = this.incomingOpen[this.i]!;
     return {
-      incoming: i,
+      incoming: this.i,
       expected: j,
       rule,
       amountMinor: credit < room ? credit : room,
-      amountDeltaMinor: credit - needOf(e, state, j),
-      daysDelta: daysOutside(p.bookingDate, e.dateFrom, e.dateTo),
+      amountDeltaMinor: credit - this.need(j),
+      daysDelta: this.days(j),
       settles: false,
     };
-  };
-  // Several candidates settle together only when their open amounts add up to the credit exactly (1:N).
-  const several = (list: number[], rule: MatchRule): Match[] | Ambiguous => {
-    const sorted = [...list].sort((a, b) => a - b);
+  }
+
+  /** Several candidates settle together only when their open amounts add up to the credit exactly (1:N). */
+  private several(rule: MatchRule): Match[] | Ambiguous {
+    const sorted = [...this.buf].sort((a, b) => a - b);
     let sum = 0n;
-    for (const j of sorted) sum += needOf(expected[j]!, state, j);
-    if (sum !== state.incomingOpen[i]! || sorted.some((j) => needOf(expected[j]!, state, j) === 0n))
-      return { incoming: i, rule, candidates: sorted };
+    for (const j of sorted) sum += this.need(j);
+    if (sum !== this.incomingOpen[this.i]! || sorted.some((j) => this.need(j) === 0n))
+      return { incoming: this.i, rule, candidates: sorted };
     return sorted.map((j) => ({
-      incoming: i,
+      incoming: this.i,
       expected: j,
       rule,
-      amountMinor: needOf(expected[j]!, state, j),
+      amountMinor: this.need(j),
       amountDeltaMinor: 0n,
-      daysDelta: daysOutside(p.bookingDate, expected[j]!.dateFrom, expected[j]!.dateTo),
+      daysDelta: this.days(j),
       settles: false,
     }));
-  };
-  const decide = (candidates: number[], rule: MatchRule): Match[] | Ambiguous | null => {
-    if (candidates.length === 0) return null;
-    if (candidates.length > 1) return several(candidates, rule);
-    return [single(candidates[0]!, rule)];
-  };
-
-  // 1. Structured reference (one expected payment: a full or partial payment; several: 1:N, exact sum).
-  if (p.reference !== null) {
-    const hit = decide(
-      (index.byReference.get(comparableReference(p.reference)) ?? []).filter(open),
-      'structured-reference',
-    );
-    if (hit !== null) return hit;
   }
 
-  // 2. End-to-end id: the payer quoted the reference or the invoice number as its end-to-end id.
-  if (p.endToEndId !== null && p.endToEndId !== 'NOTPROVIDED') {
-    const key = comparableReference(p.endToEndId);
-    const set = new Set([...(index.byReference.get(key) ?? []), ...(index.byInvoice.get(key) ?? [])]);
-    const hit = decide([...set].filter(open), 'end-to-end-id');
-    if (hit !== null) return hit;
+  /** The buffer's candidates decided: none, one, or several (1:N or ambiguous). */
+  private decide(rule: MatchRule): Match[] | Ambiguous | null {
+    if (this.buf.length === 0) return null;
+    if (this.buf.length > 1) return this.several(rule);
+    return [this.single(this.buf[0]!, rule)];
   }
 
-  const credit = state.incomingOpen[i]!;
-  const inWindow = (j: number) => {
-    const e = expected[j]!;
-    return Math.abs(daysOutside(p.bookingDate, e.dateFrom, e.dateTo)) <= settings.windowDays;
-  };
-  // 3. Amount and counterparty account within the window: the open amount exactly (a range: within it).
-  if (p.counterpartyIban !== null) {
-    const fits = (j: number) => {
-      const e = expected[j]!;
-      return (
-        open(j) &&
-        inWindow(j) &&
-        credit >= needOf(e, state, j) &&
-        credit <= roomOf(e, state, j) &&
-        needOf(e, state, j) > 0n
-      );
-    };
-    const hit = decide(
-      (index.byAccount.get(comparableReference(p.counterpartyIban)) ?? []).filter(fits),
-      'amount-counterparty',
-    );
-    if (hit !== null) return hit;
-  }
+  matchOne(i: number): Match[] | Ambiguous | null {
+    const p = this.incoming[i]!;
+    this.i = i;
+    this.p = p;
+    this.booking = p.bookingDate === null ? null : dayNumber(p.bookingDate);
+    const { index } = this;
+    const buf = this.buf;
 
-  // 4. Within tolerance, with the reference or invoice number in the remittance text (several named
-  // there: 1:N, their open amounts adding up to the credit exactly).
-  const keys = remittanceKeys(p.remittance);
-  if (keys.length > 0) {
-    const set = new Set<number>();
+    // 1. Structured reference (one expected payment: a full or partial payment; several: 1:N, exact sum).
+    if (p.reference !== null) {
+      buf.length = 0;
+      this.collect(index.byReference.get(comparableReference(p.reference)), OPEN);
+      const hit = this.decide('structured-reference');
+      if (hit !== null) return hit;
+    }
+
+    // 2. End-to-end id: the payer quoted the reference or the invoice number as its end-to-end id.
+    if (p.endToEndId !== null && p.endToEndId !== 'NOTPROVIDED') {
+      const key = comparableReference(p.endToEndId);
+      buf.length = 0;
+      this.collect(index.byReference.get(key), OPEN);
+      this.collect(index.byInvoice.get(key), OPEN);
+      const hit = this.decide('end-to-end-id');
+      if (hit !== null) return hit;
+    }
+
+    // 3. Amount and counterparty account within the window: the open amount exactly (a range: within it).
+    if (p.counterpartyIban !== null) {
+      buf.length = 0;
+      this.collect(index.byAccount.get(comparableReference(p.counterpartyIban)), AMOUNT_COUNTERPARTY);
+      const hit = this.decide('amount-counterparty');
+      if (hit !== null) return hit;
+    }
+
+    // 4. Within tolerance, with the reference or invoice number in the remittance text (several named
+    // there: 1:N, their open amounts adding up to the credit exactly).
+    const keys = remittanceKeys(p.remittance);
+    if (keys.length === 0) return null;
+    buf.length = 0;
     for (const k of keys) {
-      for (const j of index.byReference.get(k) ?? []) set.add(j);
-      for (const j of index.byInvoice.get(k) ?? []) set.add(j);
+      this.collect(index.byReference.get(k), NAMED);
+      this.collect(index.byInvoice.get(k), NAMED);
     }
-    const named = [...set].filter((j) => open(j) && inWindow(j) && needOf(expected[j]!, state, j) > 0n);
-    if (named.length > 1) return several(named, 'tolerance-remittance');
-    if (named.length === 1) {
-      const j = named[0]!;
-      const need = needOf(expected[j]!, state, j);
-      const delta = credit - need;
-      if ((delta < 0n ? -delta : delta) > toleranceMinor(settings, expected[j]!.currency, need)) return null;
-      const m = single(j, 'tolerance-remittance');
-      // An underpayment within tolerance settles the expected payment; an overpayment keeps the rest open.
-      return [{ ...m, settles: credit < need }];
-    }
+    if (buf.length > 1) return this.several('tolerance-remittance');
+    if (buf.length === 0) return null;
+    const j = buf[0]!;
+    const need = this.need(j);
+    const credit = this.incomingOpen[i]!;
+    const delta = credit - need;
+    if ((delta < 0n ? -delta : delta) > toleranceMinor(this.settings, this.expected[j]!.currency, need)) return null;
+    // An underpayment within tolerance settles the expected payment; an overpayment keeps the rest open.
+    return [{ ...this.single(j, 'tolerance-remittance'), settles: credit < need }];
   }
-  return null;
 }

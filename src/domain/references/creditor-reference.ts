@@ -132,5 +132,7 @@ export function validateReference(type: ReferenceType, value: string, options: R
  * type decides which check applies). Used by the matcher to compare references in normalised form.
  */
 export function comparableReference(value: string): string {
-  return value.replace(/[\s.-]/g, '').toUpperCase();
+  // Most references arrive as written: no copy then.
+  return COMPARABLE.test(value) ? value : value.replace(/[\s.-]/g, '').toUpperCase();
 }
+const COMPARABLE = /^[A-Z0-9]*$/;
