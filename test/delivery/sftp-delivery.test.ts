@@ -137,6 +137,29 @@ test('a permanent channel failure (the pinned host key does not match) ends the 
   assert.equal(delivery.errorCode, 'host_key_mismatch');
   assert.equal(delivery.retryable, false);
   assert.match(String(delivery.failedReason), /host key/i);
+  // The document's own delivery says why, and the connection is not ready, naming the fault.
+  const shown = final.delivery as { status: string; reason?: string; code?: string };
+  assert.equal(shown.code, 'host_key_mismatch');
+  assert.match(shown.reason ?? '', /host key/i);
+  const connections = await t.request({
+    method: 'GET',
+    url: `/connections?platformId=${sandbox.platformId}&companyId=${sandbox.companyId}`,
+    headers: { 'x-session-token': sandbox.sessionToken },
+  });
+  assert.equal(connections.statusCode, 200, connections.body);
+  const sftp = (
+    connections.json() as {
+      items: {
+        bankKey: string;
+        environment: string;
+        readiness: { ready: boolean; missing: string[]; channelError: { code: string; message: string } | null };
+      }[];
+    }
+  ).items.find((c) => c.bankKey === 'nordea-se' && c.environment === 'test');
+  assert.equal(sftp?.readiness.ready, false);
+  assert.ok(sftp?.readiness.missing.includes('channel'));
+  assert.equal(sftp?.readiness.channelError?.code, 'host_key_mismatch');
+  assert.match(sftp?.readiness.channelError?.message ?? '', /host key/i);
 
   const db = new pg.Client({ connectionString: t.databaseUrl });
   await db.connect();
