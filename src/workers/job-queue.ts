@@ -109,11 +109,16 @@ export async function openJobQueue(
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
         ...(sendOptions.singletonKey ? { singletonKey: sendOptions.singletonKey } : {}),
         ...(sendOptions.singletonSeconds ? { singletonSeconds: sendOptions.singletonSeconds } : {}),
+        ...(sendOptions.singletonNextSlot ? { singletonNextSlot: true } : {}),
         ...inTx(sendOptions.tx),
       });
       // Sent in a transaction, the job exists once it commits; a wake before that (or after a
       // rollback) only makes the worker fetch and find nothing.
       dueAt(kind, sendOptions.startAfter);
+      // A job put into the next slot is due when that slot begins (at most singletonSeconds later).
+      if (sendOptions.singletonNextSlot && sendOptions.singletonSeconds && sendOptions.startAfter) {
+        dueAt(kind, new Date(sendOptions.startAfter.getTime() + sendOptions.singletonSeconds * 1000));
+      }
       return id;
     },
     sendMany: async (kind, items, sendOptions = {}) => {

@@ -152,6 +152,11 @@ export type SendOptions = {
   singletonKey?: string;
   /** With `singletonKey`: at most one job with the key per slot of this many seconds (a throttle). */
   singletonSeconds?: number;
+  /**
+   * With `singletonSeconds`: when the current slot has its job already (perhaps one that ran before
+   * what this send announces), the job goes into the next slot instead of being dropped.
+   */
+  singletonNextSlot?: boolean;
 };
 
 export type JobQueue = {

@@ -42,11 +42,11 @@ const inboundCount = async () =>
 test('each bank file is ingested once, by its reference, across a restart and a crash', async () => {
   const first = await payAndDeliver('DL-1');
   clock.advance(61_000);
-  assert.deepEqual(await pickUpBankFiles(t.ctx), { files: 2, failed: 0 });
+  assert.deepEqual(await pickUpBankFiles(t.ctx), { files: 2, failed: 0, deferred: 0 });
   assert.equal((await documentOf(t, sb, first)).status, 'executed');
   const afterFirst = await inboundCount();
   // Not due again within the profile's minute: nothing is listed.
-  assert.deepEqual(await pickUpBankFiles(t.ctx), { files: 0, failed: 0 });
+  assert.deepEqual(await pickUpBankFiles(t.ctx), { files: 0, failed: 0, deferred: 0 });
 
   // "Restart": a new process state (its own pool and context) on the same database and bank.
   const second = await payAndDeliver('DL-2');
@@ -63,7 +63,7 @@ test('each bank file is ingested once, by its reference, across a restart and a 
       sandboxBanks: t.banks!,
     });
     clock.advance(61_000);
-    assert.deepEqual(await pickUpBankFiles(restarted), { files: 2, failed: 0 }, 'only the two new files');
+    assert.deepEqual(await pickUpBankFiles(restarted), { files: 2, failed: 0, deferred: 0 }, 'only the two new files');
     assert.equal((await documentOf(t, sb, second)).status, 'executed');
     assert.equal(await inboundCount(), afterFirst + 2);
     const files = t
@@ -93,7 +93,7 @@ test('each bank file is ingested once, by its reference, across a restart and a 
     await sql(t, 'DELETE FROM connection_files WHERE file_reference = $1', [lost]);
     const before = await inboundCount();
     clock.advance(61_000);
-    assert.deepEqual(await pickUpBankFiles(restarted), { files: 1, failed: 0 });
+    assert.deepEqual(await pickUpBankFiles(restarted), { files: 1, failed: 0, deferred: 0 });
     assert.equal(await inboundCount(), before, 'the repeated file is deduplicated by ingest');
     assert.equal(files[3]!.downloads, 2);
     const again = await sql<{ n: number }>(

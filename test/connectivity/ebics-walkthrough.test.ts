@@ -200,7 +200,7 @@ for (const bankKey of ['deutsche-bank-de', 'commerzbank-de']) {
         ?.files(issued)
         .every((f) => f.deliveredAt !== null || f.kind === 'hac'),
     );
-    assert.deepEqual(await pickUpNextMinute(), { files: 0, failed: 0 });
+    assert.deepEqual(await pickUpNextMinute(), { files: 0, failed: 0, deferred: 0 });
 
     const steps = [
       'connection.created',

@@ -74,7 +74,7 @@ test('an answer signed by another certificate is refused: the download worker in
   sim.injectFault({ kind: 'sign-with-other-certificate', operation: 'downloadFileList' });
   clock.advance(61_000);
   const refused = await pickUpBankFiles(t.ctx);
-  assert.deepEqual(refused, { files: 0, failed: 1 });
+  assert.deepEqual(refused, { files: 0, failed: 1, deferred: 0 });
   const after = await sql<{ n: number }>(
     t,
     `SELECT count(*)::int AS n FROM journal_documents WHERE direction = 'inbound' AND company_id = $1`,

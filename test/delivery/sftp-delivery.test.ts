@@ -113,12 +113,12 @@ test('the delivery job uploads the exact file once, and the pickup job ingests t
   const reply = demoPain002(deliveredFileOf(payment, 'pain.001.001.03'), 'BANK-STS-1', '2026-11-23T10:00:00Z');
   writeFileSync(server.local('/out/status-1.xml'), reply);
   const picked = await pickUpBankFiles(t.ctx);
-  assert.deepEqual(picked, { files: 1, failed: 0 });
+  assert.deepEqual(picked, { files: 1, failed: 0, deferred: 0 });
   assert.equal((await document(doc.id)).status, 'executed');
   assert.deepEqual(readdirSync(server.local('/out')), []);
   assert.deepEqual(readdirSync(server.local('/archive')), ['status-1.xml']);
   // Nothing left to pick up.
-  assert.deepEqual(await pickUpBankFiles(t.ctx), { files: 0, failed: 0 });
+  assert.deepEqual(await pickUpBankFiles(t.ctx), { files: 0, failed: 0, deferred: 0 });
 });
 
 test('a permanent channel failure (the pinned host key does not match) ends the delivery at once, with its reason', async () => {

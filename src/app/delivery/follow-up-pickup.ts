@@ -21,8 +21,10 @@ const FOLLOWED = new Set(['ebics']);
 /**
  * After deliveries were recorded: one pickup job per connection that took a file over a followed
  * channel, FOLLOW_UP_AFTER_MS later, throttled per connection by the queue (singletonKey with
- * singletonSeconds: a send inside a slot that already has the connection's job adds nothing). A lost
- * send only means the minute's sweep picks the answers up.
+ * singletonSeconds): a send inside a slot that already has the connection's job goes into the next
+ * slot (singletonNextSlot), so the last delivery of a burst is always followed within a slot, even
+ * when the current slot's job ran before it (docs/adr/0074). A lost send only means the minute's
+ * sweep picks the answers up.
  */
 export async function scheduleFollowUpPickups(
   ctx: AppContext,
@@ -41,6 +43,9 @@ export async function scheduleFollowUpPickups(
         startAfter,
         singletonKey: key,
         singletonSeconds: FOLLOW_UP_EVERY_SECONDS,
+        // A slot whose job ran before this delivery's answers were there must not swallow this one:
+        // the follow-up goes into the next slot (docs/adr/0074).
+        singletonNextSlot: true,
       });
     } catch (error) {
       ctx.logger.warn({ err: error, ...job }, 'follow-up pickup not scheduled; the minute sweep takes the files');
