@@ -178,6 +178,20 @@ test('expected payments: validation, a generated reference, archive final, and t
     payload: { companyId: s.companyId, amount: '5.00' },
   });
   assertError(patched, 409, 'conflict');
+  // A window that passed makes it overdue; moving the window on (PATCH, nothing matched) reopens it.
+  const late = await expect(s, { amount: '20.00', dateFrom: '2026-01-01', dateTo: '2026-01-31' });
+  assert.equal(late.status, 'overdue');
+  const moved = await t.request({
+    method: 'PATCH',
+    url: `/expected-payments/${late.id}`,
+    headers: { 'x-api-key': s.apiKey },
+    payload: { companyId: s.companyId, dateTo: '2099-12-31', amount: '25.00' },
+  });
+  assert.equal(moved.statusCode, 200, moved.body);
+  assert.deepEqual(
+    [(moved.json() as { status: string }).status, (moved.json() as { openAmount: string }).openAmount],
+    ['unreconciled', '25.00'],
+  );
   await assert.rejects(
     db.query(`UPDATE expected_payments SET status = 'paid' WHERE id = $1`, [e.id]),
     (x: { code?: string }) => x.code === '23514',

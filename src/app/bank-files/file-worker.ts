@@ -106,8 +106,17 @@ async function prepareFileId(
           afterMatch = true;
           return thread.call<StatementMatchOutcome>({ op: 'match', file, block, lines, context });
         },
-        incoming: (page) =>
-          thread.call<{ json: string; count: number; next: number | null }>({ op: 'incoming', file, block, page }),
+        incoming: (page) => {
+          // As for the leftovers below: each page's JSON and its insert leave young garbage behind that
+          // nothing else here would collect during a large statement's writes.
+          if (large && page % 10 === 0) collectYoung();
+          return thread.call<{ json: string; count: number; next: number | null }>({
+            op: 'incoming',
+            file,
+            block,
+            page,
+          });
+        },
         leftovers: (request) => {
           if (!ok?.hasEntries)
             return Promise.resolve({ unmatched: { json: '[]', count: 0 }, matchedKeys: [], next: null });

@@ -218,8 +218,8 @@ export async function patchExpected(
   const scope = await receivablesScope(ctx, principal, body.companyId);
   const row = await findExpected(ctx.db, scope, id);
   if (!row) throw notFound('expected payment');
-  if (row.status !== 'unreconciled' && row.status !== 'overdue')
-    throw new AppError('conflict', `an expected payment that is ${row.status} cannot be changed`);
+  if ((row.status !== 'unreconciled' && row.status !== 'overdue') || row.matchedMinor > 0n)
+    throw new AppError('conflict', `an expected payment that is ${row.status} or has matches cannot be changed`);
   const merged: ExpectedInput = {
     direction: row.direction,
     currency: row.currency,
@@ -240,18 +240,14 @@ export async function patchExpected(
   const f = checked.fields;
   const today = todayOf(ctx);
   const from = row.status as ExpectedPaymentStatus;
-  const to = mustMove(
-    expectedPaymentTransition,
-    from,
-    today > f.dateTo ? 'overdue' : from === 'overdue' ? 'overdue' : 'unreconciled',
-  );
+  const to = mustMove(expectedPaymentTransition, from, today > f.dateTo ? 'overdue' : 'unreconciled');
   const updated = await updateExpected(ctx.db, scope, id, from, {
     amountMinMinor: f.amountMinMinor,
     amountMaxMinor: f.amountMaxMinor,
     dateFrom: f.dateFrom,
     dateTo: f.dateTo,
     metadata: f.metadata,
-    status: to === 'overdue' && today <= f.dateTo ? 'unreconciled' : to,
+    status: to,
     updatedAt: ctx.clock.now(),
   });
   if (!updated) throw new AppError('conflict', 'the expected payment changed meanwhile; read it again');

@@ -1,5 +1,5 @@
 import type { CompanyScope, Tx } from '../../db/executor.ts';
-import { insertIncomingPage } from '../../db/repositories/receivables.ts';
+import { hasOpenExpected, insertIncomingPage } from '../../db/repositories/receivables.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { matchIncoming } from './match.ts';
@@ -24,16 +24,22 @@ export async function recordIncomingPayments(
 ): Promise<{ received: number; matched: number; ambiguous: number }> {
   if (input.accountKey === null) return { received: 0, matched: 0, ambiguous: 0 };
   const now = ctx.clock.now();
+  // The new ids are wanted only when something may match them: a company that expects nothing (a
+  // collection account's 50 MB statement) gets no row back per credit.
+  const matching = await hasOpenExpected(tx, scope);
   const ids: string[] = [];
+  let received = 0;
   for (let page: number | null = 0; page !== null; ) {
     const p = await input.entries.incoming(page);
     if (p.count > 0) {
       const statement = { documentId: input.documentId, accountKey: input.accountKey, idBase: ctx.ids.next('inc') };
-      ids.push(...(await insertIncomingPage(tx, scope, statement, p.json, now)));
+      const inserted = await insertIncomingPage(tx, scope, statement, p.json, now, matching);
+      received += inserted.count;
+      if (matching) ids.push(...inserted.ids);
     }
     page = p.next;
   }
-  if (ids.length === 0) return { received: 0, matched: 0, ambiguous: 0 };
+  if (ids.length === 0) return { received, matched: 0, ambiguous: 0 };
   const outcome = await matchIncoming(ctx, tx, scope, ids, audit);
-  return { received: ids.length, ...outcome };
+  return { received, ...outcome };
 }

@@ -111,24 +111,25 @@ export async function insertIncomingPage(
   statement: { documentId: string; accountKey: string; idBase: string },
   json: string,
   now: Date,
-): Promise<string[]> {
-  const { rows } = await q.execute<{ id: string }>(sql`
+  returning: boolean,
+): Promise<{ count: number; ids: string[] }> {
+  const { rows } = await q.execute<{ id: string | null; n: number | null }>(sql`
+    WITH inserted AS (
     INSERT INTO incoming_payments (id, platform_id, company_id, document_id, entry_index, payment_key, account_key,
            amount, amount_minor, currency, booking_date, value_date, bank_ref, end_to_end_id, reference,
            counterparty_name, counterparty_iban, remittance, status, matched_minor, created_at)
-    SELECT ${statement.idBase}::text || lpad(to_hex(r.at), 5, '0'), ${scope.platformId}::text, ${scope.companyId}::text,
-           ${statement.documentId}::text, r."entryIndex", r."paymentKey", ${statement.accountKey}::text, r.amount,
-           r."amountMinor", r.currency, r."bookingDate", r."valueDate", r."bankRef", r."endToEndId", r.reference,
-           r."counterpartyName", r."counterpartyIban", r.remittance, 'unmatched', 0, ${now}::timestamptz
-      FROM ROWS FROM (jsonb_to_recordset(${json}::jsonb) AS ("entryIndex" int, "paymentKey" text, amount text,
-           "amountMinor" bigint, currency text, "bookingDate" date, "valueDate" date, "bankRef" text,
-           "endToEndId" text, reference text, "counterpartyName" text, "counterpartyIban" text, remittance text))
-           WITH ORDINALITY AS r("entryIndex", "paymentKey", amount, "amountMinor", currency, "bookingDate",
-           "valueDate", "bankRef", "endToEndId", reference, "counterpartyName", "counterpartyIban", remittance, at)
+    SELECT ${statement.idBase}::text || lpad(to_hex(r.at::int), 5, '0'), ${scope.platformId}::text,
+           ${scope.companyId}::text, ${statement.documentId}::text, (r.v->>0)::int, r.v->>1,
+           ${statement.accountKey}::text, r.v->>2, (r.v->>3)::bigint, r.v->>4, (r.v->>5)::date, (r.v->>6)::date,
+           r.v->>7, r.v->>8, r.v->>9, r.v->>10, r.v->>11, r.v->>12, 'unmatched', 0, ${now}::timestamptz
+      -- Positional records (IncomingRecord), in the page's order.
+      FROM jsonb_array_elements(${json}::jsonb) WITH ORDINALITY AS r(v, at)
      ORDER BY r.at
     ON CONFLICT (company_id, account_key, payment_key) DO NOTHING
-    RETURNING id`);
-  return rows.map((r) => r.id);
+    RETURNING id)
+    ${returning ? sql`SELECT id, NULL::int AS n FROM inserted` : sql`SELECT NULL::text AS id, count(*)::int AS n FROM inserted`}`);
+  if (!returning) return { count: rows[0]?.n ?? 0, ids: [] };
+  return { count: rows.length, ids: rows.map((r) => r.id as string) };
 }
 
 export async function incomingByIds(q: Executor, scope: CompanyScope, ids: string[]): Promise<IncomingRow[]> {

@@ -25,7 +25,8 @@ export const expectedPaymentTransition = tableTransition<ExpectedPaymentStatus>(
     unreconciled: ['partially-reconciled', 'reconciled', 'overdue', 'archived'],
     'partially-reconciled': ['unreconciled', 'reconciled', 'overdue', 'archived'],
     reconciled: ['unreconciled', 'partially-reconciled', 'overdue', 'archived'],
-    overdue: ['partially-reconciled', 'reconciled', 'archived'],
+    // Back to unreconciled only when a person moves the window on (PATCH, nothing matched yet).
+    overdue: ['unreconciled', 'partially-reconciled', 'reconciled', 'archived'],
     archived: [],
   },
   'expected payment',
