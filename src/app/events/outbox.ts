@@ -106,10 +106,11 @@ export type ReturnEvent = {
  * exceptions): the document, the line's end-to-end id, amount and currency (what a webhook's
  * minAmount filter compares), and the return's reason code.
  */
-export async function emitReturnEvents(ctx: AppContext, tx: Executor, events: ReturnEvent[]): Promise<void> {
-  if (events.length === 0) return;
-  const rows = events.map(({ doc, line, reason, matchedBy, evidenceDocumentId }) =>
-    outboxRow(ctx, {
+export function emitReturnEvents(ctx: AppContext, tx: Executor, events: ReturnEvent[]): Promise<void> {
+  return emitEvents(
+    ctx,
+    tx,
+    events.map(({ doc, line, reason, matchedBy, evidenceDocumentId }) => ({
       type: 'payment.returned',
       platformId: doc.platformId,
       companyId: doc.companyId,
@@ -127,9 +128,8 @@ export async function emitReturnEvents(ctx: AppContext, tx: Executor, events: Re
         matchedBy,
         evidenceDocumentId,
       },
-    }),
+    })),
   );
-  await insertOutboxEvents(tx, rows);
 }
 
 /** Several events in one statement (the event ids in the given order). */
