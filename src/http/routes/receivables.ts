@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { listExceptions, manualMatch, unmatch } from '../../app/receivables/exceptions.ts';
+import { listExceptions } from '../../app/receivables/exceptions.ts';
 import {
   archiveExpected,
   checkReference,
@@ -13,6 +13,7 @@ import {
   patchExpected,
   putReconciliationSettings,
 } from '../../app/receivables/expected-payments.ts';
+import { manualMatch, unmatch } from '../../app/receivables/manual-match.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, NextCursor } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
