@@ -36,6 +36,7 @@ import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, page } from '../pagination.ts';
 import { settingsOf } from './match.ts';
+import { matchNewExpected } from './match-expected.ts';
 import { moveOverdue, overdueEvent, todayOf } from './overdue.ts';
 
 const invalid = (issues: Issue[]) =>
@@ -173,9 +174,11 @@ export async function createExpected(
     });
     // Created with its window passed: overdue from the start, and told so like any other.
     if (inserted.status === 'overdue') await emitEvents(ctx, tx, [overdueEvent(scope, inserted, 'unreconciled')]);
-    return inserted;
+    // Its credit may have arrived already: matched now, as a statement's credits are.
+    const outcome = await matchNewExpected(ctx, tx, scope, inserted);
+    return outcome.matched > 0 ? ((await findExpected(tx, scope, inserted.id)) ?? inserted) : inserted;
   });
-  return expectedView(row, []);
+  return expectedView(row, await liveMatches(ctx.db, scope, { expectedIds: [row.id] }));
 }
 
 export async function getExpected(ctx: AppContext, principal: Principal, id: string, companyId: string) {
@@ -260,9 +263,11 @@ export async function patchExpected(
     if (!row) throw new AppError('conflict', 'the expected payment changed meanwhile; read it again');
     // A window moved into the past: overdue now, told once (docs/adr/0075).
     if (to === 'overdue' && from !== 'overdue') await emitEvents(ctx, tx, [overdueEvent(scope, row, from)]);
-    return row;
+    // A new amount or window may fit a credit that arrived already.
+    const outcome = await matchNewExpected(ctx, tx, scope, row);
+    return outcome.matched > 0 ? ((await findExpected(tx, scope, row.id)) ?? row) : row;
   });
-  return expectedView(updated, []);
+  return expectedView(updated, await liveMatches(ctx.db, scope, { expectedIds: [id] }));
 }
 
 /** POST /expected-payments/{id}/archive: final; a payment still open is archived with its matches kept. */
