@@ -4,8 +4,7 @@ import { incomingPayments } from '../schema/index.ts';
 import { inCompany } from '../tenant.ts';
 
 /** Letters and digits only, upper case: looser than comparableReference, so equal there is equal here. */
-const loose = (column: SQLWrapper) =>
-  sql`upper(regexp_replace(${column}, '[^[:alnum:]]', '', 'g'))`;
+const loose = (column: SQLWrapper) => sql`upper(regexp_replace(${column}, '[^[:alnum:]]', '', 'g'))`;
 
 /**
  * The open credits (unmatched, partly matched) of a currency that could name a new expected payment by
