@@ -8,8 +8,9 @@ import { decodeCursor, encodeCursor } from '../pagination.ts';
 import { receivablesScope } from './expected-payments.ts';
 import { candidateOf, creditOf, settingsOf } from './match.ts';
 import { moveOverdue } from './overdue.ts';
+import { unansweredItems } from './unanswered-outbound.ts';
 
-const KINDS = ['unmatched-incoming', 'ambiguous', 'overdue-expected'] as const;
+const KINDS = ['unmatched-incoming', 'unanswered-outbound', 'ambiguous', 'overdue-expected'] as const;
 type Kind = (typeof KINDS)[number];
 const CANDIDATES = 5;
 /** Open rows read per subject to pick the nearest candidates from. */
@@ -30,8 +31,8 @@ function candidateView(ref: string, currency: string, x: ReturnType<typeof expla
 
 /**
  * GET /reconciliation/exceptions: what needs a person, each with its nearest candidates and why each
- * did not match. Kinds in this order: credits nothing matched, credits with an ambiguous candidate set,
- * overdue expected payments; keyset on (kind, id).
+ * did not match. Kinds in this order: credits nothing matched, outbound lines unanswered past their
+ * answer window, credits with an ambiguous candidate set, overdue expected payments; keyset on (kind, id).
  */
 export async function listExceptions(
   ctx: AppContext,
@@ -63,6 +64,10 @@ export async function listExceptions(
     if (items.length > limit) break;
     const after = kind === fromKind ? afterId : undefined;
     const want = limit + 1 - items.length;
+    if (kind === 'unanswered-outbound') {
+      items.push(...(await unansweredItems(ctx, scope, { after, limit: want })));
+      continue;
+    }
     if (kind === 'overdue-expected') {
       for (const e of await overdueExpected(ctx.db, scope, { after, limit: want })) {
         const need = e.amountMinMinor - e.matchedMinor;
