@@ -219,3 +219,14 @@ test('webhook filter: minAmount compares the credit and the open amount, bankKey
   // An expected payment concerns no bank: an endpoint that asks for one bank's events does not get it.
   assert.deepEqual(await deliveries(bank), ['incoming_payment.received 24.99', 'incoming_payment.received 25.00']);
 });
+
+test('the overdue sweep finds its companies through expected_payments_due_idx (migration 0037)', async () => {
+  await db.query('BEGIN');
+  await db.query('SET LOCAL enable_seqscan = off');
+  const plan = await db.query(
+    `EXPLAIN SELECT DISTINCT platform_id, company_id FROM expected_payments
+      WHERE status IN ('unreconciled', 'partially-reconciled') AND date_to < '2026-12-07'::date LIMIT 100`,
+  );
+  await db.query('ROLLBACK');
+  assert.match(plan.rows.map((r) => r['QUERY PLAN']).join('\n'), /expected_payments_due_idx/);
+});
