@@ -167,11 +167,17 @@ export class ExpectedIndex {
   readonly byReference = new Map<string, Slot>();
   readonly byInvoice = new Map<string, Slot>();
   readonly byAccount = new Map<string, Slot>();
+  /** The longest reference or invoice key: a remittance join longer than it names nothing. */
+  maxNameLength = 0;
   constructor(expected: readonly ExpectedCandidate[]) {
     for (let i = 0; i < expected.length; i++) {
       const e = expected[i]!;
-      addTo(this.byReference, e.referenceValue === null ? null : comparableReference(e.referenceValue), i);
-      addTo(this.byInvoice, e.remittanceContains === null ? null : comparableReference(e.remittanceContains), i);
+      const ref = e.referenceValue === null ? null : comparableReference(e.referenceValue);
+      const invoice = e.remittanceContains === null ? null : comparableReference(e.remittanceContains);
+      addTo(this.byReference, ref, i);
+      addTo(this.byInvoice, invoice, i);
+      if (ref !== null && ref.length > this.maxNameLength) this.maxNameLength = ref.length;
+      if (invoice !== null && invoice.length > this.maxNameLength) this.maxNameLength = invoice.length;
       addTo(this.byAccount, e.counterpartyIban, i);
       if (e.counterpartyOther !== null) addTo(this.byAccount, comparableReference(e.counterpartyOther), i);
     }
@@ -348,12 +354,14 @@ class Matcher {
    */
   private collectRemittance(text: string): void {
     const tokens = remittanceTokens(text, this.tokens);
-    const { byReference, byInvoice } = this.index;
+    const { byReference, byInvoice, maxNameLength } = this.index;
     const invoices = byInvoice.size > 0;
     for (let a = 0; a < tokens.length; a++) {
       let joined = '';
       for (let b = a; b < tokens.length && b < a + REMITTANCE_JOIN; b++) {
         joined += tokens[b];
+        // Longer than every name: so is every longer join from here (no string built, hashed, looked up).
+        if (joined.length > maxNameLength) break;
         if (joined.length < 3) continue;
         this.collect(byReference.get(joined), NAMED);
         if (invoices) this.collect(byInvoice.get(joined), NAMED);
