@@ -145,6 +145,22 @@ test('expected_payment.overdue: the sweeper moves what passed its window with an
   assert.deepEqual(await audit(s, 'expected_payment.overdue'), [{ expectedPaymentIds: [open.id, partial.id].sort() }]);
   // Reading again emits nothing more.
   assert.equal((await outbox(s, 'expected_payment.overdue')).length, 2);
+  // Undoing the match of the one that was paid, after its window: overdue now, told once.
+  const [match] = (await expected(t, s, paid.id)).matches as unknown as Array<{ id: string }>;
+  const undone = await t.request({
+    method: 'DELETE',
+    url: `/reconciliation/matches/${match!.id}?companyId=${s.companyId}`,
+    headers: { 'x-api-key': s.apiKey },
+    payload: { reason: 'paid another invoice' },
+  });
+  assert.equal(undone.statusCode, 200, undone.body);
+  assert.equal((await expected(t, s, paid.id)).status, 'overdue');
+  const after = (await outbox(s, 'expected_payment.overdue')).filter((e) => e.data.expectedPaymentId === paid.id);
+  assert.deepEqual(
+    after.map((e) => [e.data.previousStatus, e.data.amount]),
+    [['reconciled', '60.00']],
+  );
+  assert.equal(await sweepOverdue(t.ctx), 0);
 });
 
 test('expected_payment.overdue: a reader that moves it first tells it, and the sweep after it does not again', async () => {
