@@ -190,7 +190,10 @@ test('expected_payment.overdue: a reader that moves it first tells it, and the s
 test('webhook filter: minAmount compares the credit and the open amount, bankKey the statement bank', async () => {
   clock.set(new Date('2026-12-05T10:00:00Z'));
   const s = await provisionAndLogin(t);
-  const hook = async (filterPredicate: Record<string, unknown>) => {
+  const hook = async (
+    filterPredicate: Record<string, unknown>,
+    eventTypes = ['incoming_payment.received', 'expected_payment.overdue'],
+  ) => {
     const res = await t.request({
       method: 'POST',
       url: '/webhooks',
@@ -198,7 +201,7 @@ test('webhook filter: minAmount compares the credit and the open amount, bankKey
       payload: {
         companyId: s.companyId,
         url: 'https://hooks.example.test/in',
-        eventTypes: ['incoming_payment.received', 'expected_payment.overdue'],
+        eventTypes,
         filterPredicate,
       },
     });
@@ -207,10 +210,13 @@ test('webhook filter: minAmount compares the credit and the open amount, bankKey
   };
   const big = await hook({ minAmount: 25 });
   const bank = await hook({ bankKey: 'demo' });
+  const otherBank = await hook({ bankKey: 'other' }, ['incoming_payment.matched']);
+  const matchedOfBank = await hook({ bankKey: 'demo' }, ['incoming_payment.matched']);
+  await expect(t, s, { amount: '25.00', counterparty: { iban: 'DE89370400440532013000' } });
   await expect(t, s, { amount: '26.00', dateFrom: '2026-12-01', dateTo: '2026-12-06' });
   await expect(t, s, { amount: '24.00', dateFrom: '2026-12-01', dateTo: '2026-12-06' });
   const content = credits('WH-053', [
-    { amount: '25.00', ref: 'WH-1' },
+    { amount: '25.00', ref: 'WH-1', iban: 'DE89370400440532013000' },
     { amount: '24.99', ref: 'WH-2' },
   ]);
   const res = await t.request({
@@ -234,6 +240,9 @@ test('webhook filter: minAmount compares the credit and the open amount, bankKey
   assert.deepEqual(await deliveries(big), ['expected_payment.overdue 26.00', 'incoming_payment.received 25.00']);
   // An expected payment concerns no bank: an endpoint that asks for one bank's events does not get it.
   assert.deepEqual(await deliveries(bank), ['incoming_payment.received 24.99', 'incoming_payment.received 25.00']);
+  // incoming_payment.matched names the statement's bank too.
+  assert.deepEqual(await deliveries(matchedOfBank), ['incoming_payment.matched 25.00']);
+  assert.deepEqual(await deliveries(otherBank), []);
 });
 
 test('the overdue sweep finds its companies through expected_payments_due_idx (migration 0037)', async () => {

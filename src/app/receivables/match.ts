@@ -10,6 +10,7 @@ import {
   insertMatches,
   openExpected,
   setReviewNotes,
+  statementBanks,
 } from '../../db/repositories/receivables.ts';
 import {
   type ExpectedPaymentStatus,
@@ -148,6 +149,10 @@ export async function matchIncoming(
         events.push(overdueEvent(scope, { ...e, matchedMinor: sum.matched, settled: sum.settled }, from));
       return { id: e.id, from, status: to, matchedMinor: sum.matched, settled: sum.settled };
     });
+    // The statement's bank on each credit's event, as on incoming_payment.received (the bankKey filter).
+    const banks = await statementBanks(tx, scope, [
+      ...new Set([...incomingSums.keys()].map((i) => incoming[i]!.documentId)),
+    ]);
     const incomingWrites = [...incomingSums].map(([i, sum]) => {
       const p = incoming[i]!;
       const from = p.status as IncomingPaymentStatus;
@@ -161,6 +166,8 @@ export async function matchIncoming(
           amount: p.amount,
           currency: p.currency,
           status: to,
+          bankKey: banks.get(p.documentId)?.bankKey ?? null,
+          environment: banks.get(p.documentId)?.environment ?? null,
           matches: rows
             .filter((r) => r.incomingPaymentId === p.id)
             .map((r) => ({

@@ -1,7 +1,13 @@
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { ExpectedPaymentStatus, IncomingPaymentStatus } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { expectedPayments, incomingPayments, receivableMatches, reconciliationSettings } from '../schema/index.ts';
+import {
+  expectedPayments,
+  incomingPayments,
+  journalDocuments,
+  receivableMatches,
+  reconciliationSettings,
+} from '../schema/index.ts';
 import { inCompany, inCompanyByKey } from '../tenant.ts';
 
 /** Receivables store (docs/adr/0069): every query carries its company scope. */
@@ -348,4 +354,18 @@ export async function nearestIncoming(
       asc(incomingPayments.id),
     )
     .limit(near.limit);
+}
+
+/** The bank and environment of these statements (what an incoming payment's events name for the filter). */
+export async function statementBanks(
+  q: Executor,
+  scope: CompanyScope,
+  documentIds: string[],
+): Promise<Map<string, { bankKey: string | null; environment: string }>> {
+  if (documentIds.length === 0) return new Map();
+  const rows = await q
+    .select({ id: journalDocuments.id, bankKey: journalDocuments.bankKey, environment: journalDocuments.environment })
+    .from(journalDocuments)
+    .where(and(inArray(journalDocuments.id, documentIds), inCompanyByKey(journalDocuments, scope)));
+  return new Map(rows.map((r) => [r.id, { bankKey: r.bankKey, environment: r.environment }]));
 }
