@@ -37,6 +37,13 @@ test('a new expected payment matches the credits already received, rule by rule,
     payload: { companyId: s.companyId, type: 'SCOR', base: '539007547034' },
   });
   const rf = (issued.json() as { value: string }).value;
+  const other = await t.request({
+    method: 'POST',
+    url: '/references',
+    headers: { 'x-api-key': s.apiKey },
+    payload: { companyId: s.companyId, type: 'SCOR', base: '4455667' },
+  });
+  const rf2 = (other.json() as { value: string }).value;
   // Two expected payments that both fit the 66.00 credit: it arrives ambiguous.
   const amb = [
     await expect(t, s, { amount: '66.00', counterparty: { iban: 'SE4550000000058398257466' } }),
@@ -52,6 +59,7 @@ test('a new expected payment matches the credits already received, rule by rule,
       { amount: '66.00', ref: 'L-4', iban: 'SE4550000000058398257466' },
       { amount: '20.00', ref: 'L-5', iban: 'NO9386011117947' },
       { amount: '40.00', ref: 'L-6', e2e: 'ORDER-5521' },
+      { amount: '12.00', ref: 'L-7', scor: rf2 },
     ]),
   );
   const credit = async (amount: string) => (await incoming(t, s)).find((i) => i.amount === amount)!;
@@ -85,6 +93,18 @@ test('a new expected payment matches the credits already received, rule by rule,
     );
     assert.equal((await credit(creditAmount)).status, 'matched', rule);
   }
+
+  // A reference names the credit whatever the window says (rule 1 has none); the days are its evidence.
+  const far = (await expect(t, s, {
+    amount: '12.00',
+    reference: { type: 'SCOR', value: rf2 },
+    dateFrom: '2027-01-01',
+    dateTo: '2027-01-31',
+  })) as unknown as Created;
+  assert.deepEqual(
+    far.matches.map((m) => [m.rule, m.amount, m.daysDelta, m.incomingPaymentId]),
+    [['structured-reference', '12.00', -42, (await credit('12.00')).id]],
+  );
 
   // A third candidate for the ambiguous credit: still ambiguous, nothing matched, the credit left for a person.
   const third = (await expect(t, s, {
@@ -131,8 +151,8 @@ test('a new expected payment matches the credits already received, rule by rule,
   assert.deepEqual(
     events.rows.map((r) => [r.type, r.n]),
     [
-      ['expected_payment.reconciled', 5],
-      ['incoming_payment.matched', 5],
+      ['expected_payment.reconciled', 6],
+      ['incoming_payment.matched', 6],
     ],
   );
   const audit = await db.query(
@@ -140,9 +160,9 @@ test('a new expected payment matches the credits already received, rule by rule,
         AND metadata->>'trigger' = 'expected-payment' ORDER BY seq`,
     [s.companyId],
   );
-  assert.equal(audit.rows.length, 6);
+  assert.equal(audit.rows.length, 7);
   assert.deepEqual(
     audit.rows.map((r) => r.metadata.matched),
-    [1, 1, 1, 1, 0, 1],
+    [1, 1, 1, 1, 1, 0, 1],
   );
 });

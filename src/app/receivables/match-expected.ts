@@ -3,7 +3,7 @@ import { creditsNaming } from '../../db/repositories/incoming-candidates.ts';
 import type { ExpectedRow } from '../../db/repositories/receivables.ts';
 import { type AuditEvent, recordEvents } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { matchIncoming } from './match.ts';
+import { matchIncoming, settingsOf } from './match.ts';
 
 /** Credits read for one new expected payment at most (the oldest first; the rest wait for a person). */
 const CREDITS = 2000;
@@ -24,10 +24,14 @@ export async function matchNewExpected(
   e: ExpectedRow,
 ): Promise<{ matched: number; ambiguous: number }> {
   if (e.direction !== 'credit') return { matched: 0, ambiguous: 0 };
+  const { windowDays } = await settingsOf(tx, scope);
+  const shift = (date: string, days: number) =>
+    new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
   const ids = await creditsNaming(tx, scope, {
     currency: e.currency,
     names: [letters(e.referenceValue), letters(e.remittanceContains)],
     accounts: [letters(e.counterpartyIban), letters(e.counterpartyOther)],
+    window: { from: shift(e.dateFrom, -windowDays), to: shift(e.dateTo, windowDays) },
     limit: CREDITS,
   });
   if (ids.length === 0) return { matched: 0, ambiguous: 0 };

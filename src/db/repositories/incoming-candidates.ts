@@ -8,25 +8,42 @@ const loose = (column: SQLWrapper) => sql`upper(regexp_replace(${column}, '[^[:a
 
 /**
  * The open credits (unmatched, partly matched) of a currency that could name a new expected payment by
- * one of the matcher's rules: its reference or invoice number as their structured reference, end-to-end
- * id or within their remittance text, or its counterparty account as theirs. A superset (the keys are
- * compared letters and digits only, dates and amounts are left to the matcher), oldest booking first.
+ * one of the matcher's rules: its reference or invoice number as their structured reference or end-to-end
+ * id (rules 1 and 2, any date), or within their remittance text or its counterparty account as theirs
+ * (rules 4 and 3, booked within the window). A superset (the keys are compared letters and digits only,
+ * amounts are left to the matcher), oldest booking first.
  */
 export async function creditsNaming(
   q: Executor,
   scope: CompanyScope,
-  keys: { currency: string; names: string[]; accounts: string[]; limit: number },
+  keys: {
+    currency: string;
+    names: string[];
+    accounts: string[];
+    /** Rules 3 and 4 take a credit booked in this window only (YYYY-MM-DD, windowDays included). */
+    window: { from: string; to: string };
+    limit: number;
+  },
 ): Promise<string[]> {
   const names = keys.names.filter((k) => k.length > 0);
   const accounts = keys.accounts.filter((k) => k.length > 0);
   const either: SQL[] = [];
+  const windowed: SQL[] = [];
   for (const name of names) {
     either.push(sql`${loose(incomingPayments.reference)} = ${name}`);
     either.push(sql`${loose(incomingPayments.endToEndId)} = ${name}`);
     // Remittance keys are at least three characters (matcher.ts remittanceKeys).
-    if (name.length >= 3) either.push(sql`${loose(incomingPayments.remittance)} LIKE ${`%${name}%`}`);
+    if (name.length >= 3) windowed.push(sql`${loose(incomingPayments.remittance)} LIKE ${`%${name}%`}`);
   }
-  if (accounts.length > 0) either.push(inArray(loose(incomingPayments.counterpartyIban), accounts));
+  if (accounts.length > 0) windowed.push(inArray(loose(incomingPayments.counterpartyIban), accounts));
+  if (windowed.length > 0) {
+    // The date first: the remittance's regular expression runs only on credits the window admits (a
+    // credit without dates is inside every window, as in the matcher).
+    const booked = sql`coalesce(${incomingPayments.bookingDate}, ${incomingPayments.valueDate})`;
+    either.push(
+      sql`((${booked} IS NULL OR ${booked} BETWEEN ${keys.window.from}::date AND ${keys.window.to}::date) AND (${sql.join(windowed, sql` OR `)}))`,
+    );
+  }
   if (either.length === 0) return [];
   const rows = await q
     .select({ id: incomingPayments.id })
