@@ -40,11 +40,14 @@ export function dayChart(input: {
       return html`<rect class="${s.className}" x="${x.toFixed(1)}" y="${(TOP + plotH - h).toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}"><title>${day}: ${s.label} ${amountText(v, currency)} ${currency}</title></rect>`;
     }),
   );
-  // A date label every 7 days (and the last day), so they never overlap.
+  // A date label every 7 days, and the last day's (right-aligned) when it is not next to one of them.
+  const last = days.length - 1;
   const labels = days.map((day, i) =>
-    i % 7 === 0 || i === days.length - 1
+    i % 7 === 0
       ? html`<text x="${(LEFT + i * slot).toFixed(1)}" y="${H - 8}" class="axis">${day.slice(5)}</text>`
-      : '',
+      : i === last && last % 7 >= 4
+        ? html`<text x="${(LEFT + (i + 1) * slot).toFixed(1)}" y="${H - 8}" text-anchor="end" class="axis">${day.slice(5)}</text>`
+        : '',
   );
   const todayAt = input.today ? days.indexOf(input.today) : -1;
   const today =

@@ -77,7 +77,7 @@ ${doc ? html`<p><a href="${`/dashboard/journal/${encodeURIComponent(doc)}`}">The
     : html`<input type="hidden" name="${`expected:${expected}`}" value="on">`;
   return html`<section class="exception" aria-label="${title}">${heading}
 <form method="post" action="/dashboard/exceptions/match">${csrfField(view)}${hidden}${side}
-<label for="${`reason-${n}`}">Reason for the match</label><input id="${`reason-${n}`}" name="reason" type="text" required maxlength="500">
+<label class="reason" for="${`reason-${n}`}">Reason for the match</label><input id="${`reason-${n}`}" name="reason" type="text" required maxlength="500">
 <button type="submit" class="primary">Match ${title}</button></form></section>`;
 }
 
