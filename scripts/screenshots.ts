@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from '../src/platform/free-port.ts';
 import { chromiumMissing, launchChromium } from '../test/support/chromium.ts';
+import { seedReceivables } from './screenshot-receivables.ts';
 
 if (chromiumMissing) {
   process.stderr.write(`${chromiumMissing}\n`);
@@ -144,7 +145,11 @@ try {
     content: feeStatement(new Date().toISOString().slice(0, 10)),
   });
 
+  await seedReceivables(api, key, sandbox.companyId);
+
   for (const [name, url] of [
+    ['receivables', '/dashboard/receivables'],
+    ['exceptions', '/dashboard/exceptions'],
     ['approvals', '/dashboard/approvals'],
     ['overview', '/dashboard'],
     ['journal', '/dashboard/journal'],

@@ -1419,7 +1419,7 @@ export interface paths {
         };
         /**
          * What needs a person
-         * @description What needs a person: credits nothing matched, ambiguous ones, overdue expected payments; each with at most 5 nearest candidates and why each did not match.
+         * @description What needs a person: credits nothing matched, outbound lines unanswered past their answer window (no pain.002, no statement booking; candidates are unmatched statement debits, ref `unmatched-entry:<id>`), ambiguous credits, overdue expected payments; each with at most 5 nearest candidates and why each did not match.
          */
         get: operations["listReconciliationExceptions"];
         put?: never;
@@ -11073,7 +11073,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         items: {
-                            kind: string;
+                            kind: "unmatched-incoming" | "unanswered-outbound" | "ambiguous" | "overdue-expected";
                             subject: {
                                 [key: string]: unknown;
                             };

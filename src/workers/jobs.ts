@@ -115,6 +115,18 @@ export const JOBS = {
     leaseSeconds: 300,
     notify: false,
   }),
+  /**
+   * Every five minutes: expected payments whose window passed with an open amount become overdue,
+   * each with its expected_payment.overdue (src/app/receivables/overdue.ts).
+   */
+  expectedOverdue: job('expected-overdue', Empty, {
+    // The next run is the retry.
+    retryLimit: 0,
+    retryDelay: 60,
+    retryBackoff: false,
+    leaseSeconds: 300,
+    notify: false,
+  }),
 } as const;
 
 type Catalogue = typeof JOBS;

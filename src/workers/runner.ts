@@ -9,6 +9,7 @@ import { runFollowUpPickups } from '../app/delivery/follow-up-pickup.ts';
 import { pickUpBankFiles } from '../app/delivery/pickup.ts';
 import { relayQueuedDeliveries, requeueAbandonedDeliveries } from '../app/delivery/relay.ts';
 import { removeExpiredJournal } from '../app/journal/retention.ts';
+import { sweepOverdue } from '../app/receivables/overdue.ts';
 import { removeIdleSandboxes } from '../app/sandbox/retention.ts';
 import { holdClaimOwner } from '../db/claim-owner.ts';
 import { type JobEnd, workBatches } from './catalogue.ts';
@@ -127,6 +128,12 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   await boss.schedule(QUEUES.approvalExpiry, '* * * * *');
   await boss.work(QUEUES.approvalExpiry, async () => {
     await expireApprovals(ctx);
+  });
+  // Every five minutes: expected payments past their window with an open amount become overdue (one
+  // event each; the readers of expected payments move them too, whichever comes first tells).
+  await boss.schedule(QUEUES.expectedOverdue, '*/5 * * * *');
+  await boss.work(QUEUES.expectedOverdue, async () => {
+    await sweepOverdue(ctx);
   });
   await startWebhookWorkers(ctx, boss);
   ctx.logger.info('workers started');

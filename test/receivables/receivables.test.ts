@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { assertError, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
+import { type Credit, credits, expect, expected, incoming, ingest } from './support.ts';
 
 /**
  * Receivables on real PostgreSQL (issue 39, docs/adr/0069): references issued and validated through
@@ -19,80 +20,6 @@ after(async () => {
   await db.end();
   await t.close();
 });
-
-type Sandbox = Awaited<ReturnType<typeof provisionAndLogin>>;
-type Credit = { amount: string; ref?: string; e2e?: string; iban?: string; scor?: string; text?: string; day?: string };
-
-/** A camt.053 (or camt.052) of account FI2112345600000785 with these booked credits. */
-function credits(id: string, entries: Credit[], kind: '053' | '052' = '053'): string {
-  const rows = entries.map((e) => {
-    const day = e.day ?? '2026-11-20';
-    return `<Ntry><Amt Ccy="EUR">${e.amount}</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts>BOOK</Sts>
-<BookgDt><Dt>${day}</Dt></BookgDt><ValDt><Dt>${day}</Dt></ValDt>${e.ref ? `<AcctSvcrRef>${e.ref}</AcctSvcrRef>` : ''}
-<BkTxCd><Domn><Cd>PMNT</Cd><Fmly><Cd>RCDT</Cd><SubFmlyCd>ESCT</SubFmlyCd></Fmly></Domn></BkTxCd>
-<NtryDtls><TxDtls><Refs>${e.e2e ? `<EndToEndId>${e.e2e}</EndToEndId>` : ''}</Refs>
-<RltdPties><Dbtr><Nm>Payer Oy</Nm></Dbtr>${e.iban ? `<DbtrAcct><Id><IBAN>${e.iban}</IBAN></Id></DbtrAcct>` : ''}</RltdPties>
-${e.text || e.scor ? `<RmtInf>${e.text ? `<Ustrd>${e.text}</Ustrd>` : ''}${e.scor ? `<Strd><CdtrRefInf><Tp><CdOrPrtry><Cd>SCOR</Cd></CdOrPrtry></Tp><Ref>${e.scor}</Ref></CdtrRefInf></Strd>` : ''}</RmtInf>` : ''}</TxDtls></NtryDtls></Ntry>`;
-  });
-  const [root, stmt] = kind === '053' ? ['BkToCstmrStmt', 'Stmt'] : ['BkToCstmrAcctRpt', 'Rpt'];
-  return `<?xml version="1.0" encoding="UTF-8"?>
-<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.${kind}.001.02"><${root}>
-<GrpHdr><MsgId>${id}-MSG</MsgId><CreDtTm>2026-11-21T06:00:00Z</CreDtTm></GrpHdr>
-<${stmt}><Id>${id}</Id><ElctrncSeqNb>1</ElctrncSeqNb><CreDtTm>2026-11-21T06:00:00Z</CreDtTm>
-<Acct><Id><IBAN>FI2112345600000785</IBAN></Id><Ccy>EUR</Ccy></Acct>
-${rows.join('\n')}
-</${stmt}></${root}></Document>`;
-}
-
-async function ingest(s: Sandbox, content: string) {
-  const res = await t.request({
-    method: 'POST',
-    url: '/journal/ingest',
-    headers: { 'x-api-key': s.apiKey },
-    payload: { companyId: s.companyId, content },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-}
-
-async function expect(s: Sandbox, body: Record<string, unknown>) {
-  const res = await t.request({
-    method: 'POST',
-    url: '/expected-payments',
-    headers: { 'x-api-key': s.apiKey },
-    payload: { companyId: s.companyId, currency: 'EUR', dateFrom: '2026-11-15', dateTo: '2027-01-31', ...body },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return res.json() as { id: string; status: string; openAmount: string; reference: { value: string } | null };
-}
-
-async function expected(s: Sandbox, id: string) {
-  const res = await t.request({
-    method: 'GET',
-    url: `/expected-payments/${id}?companyId=${s.companyId}`,
-    headers: { 'x-api-key': s.apiKey },
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  return res.json() as {
-    status: string;
-    openAmount: string;
-    matchedAmount: string;
-    matches: Array<{ rule: string; amount: string; amountDelta: string; daysDelta: number; incomingPaymentId: string }>;
-  };
-}
-
-async function incoming(s: Sandbox) {
-  const res = await t.request({
-    method: 'GET',
-    url: `/incoming-payments?companyId=${s.companyId}`,
-    headers: { 'x-api-key': s.apiKey },
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  return (
-    res.json() as {
-      items: Array<{ id: string; status: string; amount: string; openAmount: string; entry: { documentId: string } }>;
-    }
-  ).items;
-}
 
 test('references: POST /references issues valid check digits, GET /references/validate checks them', async () => {
   const s = await provisionAndLogin(t);
@@ -153,7 +80,7 @@ test('expected payments: validation, a generated reference, archive final, and t
   const err = assertError(bad, 400, 'validation_failed');
   const paths = ((err.details?.['issues'] ?? []) as Array<{ path: string }>).map((i) => i.path).sort();
   assert.deepEqual(paths, ['amount', 'dateTo', 'reference.value']);
-  const e = await expect(s, { amount: '100.00', reference: { type: 'FI', generate: true } });
+  const e = await expect(t, s, { amount: '100.00', reference: { type: 'FI', generate: true } });
   assert.equal(e.status, 'unreconciled');
   assert.equal(e.openAmount, '100.00');
   assert.match(e.reference?.value ?? '', /^\d{11}$/);
@@ -179,7 +106,7 @@ test('expected payments: validation, a generated reference, archive final, and t
   });
   assertError(patched, 409, 'conflict');
   // A window that passed makes it overdue; moving the window on (PATCH, nothing matched) reopens it.
-  const late = await expect(s, { amount: '20.00', dateFrom: '2026-01-01', dateTo: '2026-01-31' });
+  const late = await expect(t, s, { amount: '20.00', dateFrom: '2026-01-01', dateTo: '2026-01-31' });
   assert.equal(late.status, 'overdue');
   const moved = await t.request({
     method: 'PATCH',
@@ -212,9 +139,9 @@ test('every credit becomes one incoming payment, once, when a camt.052 and then 
     { amount: '10.00', ref: 'BANK-2', e2e: 'E-2' },
     { amount: '25.50', e2e: 'E-3' },
   ];
-  await ingest(s, credits('INTRADAY-1', entries, '052'));
-  await ingest(s, credits('EOD-1', [...entries, { amount: '7.00', ref: 'BANK-4' }]));
-  const items = await incoming(s);
+  await ingest(t, s, credits('INTRADAY-1', entries, '052'));
+  await ingest(t, s, credits('EOD-1', [...entries, { amount: '7.00', ref: 'BANK-4' }]));
+  const items = await incoming(t, s);
   assert.deepEqual(items.map((p) => p.amount).sort(), ['10.00', '10.00', '25.50', '7.00']);
   assert.ok(items.every((p) => p.status === 'unmatched'));
 });
@@ -228,16 +155,17 @@ test('matching: each rule, N:1 with the open amount exact, 1:N, tolerance at and
     payload: { companyId: s.companyId, toleranceAmount: '0.50', tolerancePercent: '0', windowDays: 5 },
   });
   assert.equal(settings.statusCode, 200, settings.body);
-  const byRef = await expect(s, { amount: '300.00', reference: { type: 'SCOR', value: 'RF18 5390 0754 7034' } });
-  const byE2e = await expect(s, { amount: '40.00', remittanceContains: 'INV-7001' });
-  const byParty = await expect(s, { amount: '55.25', counterparty: { iban: 'DE89370400440532013000' } });
-  const tolAt = await expect(s, { amount: '80.00', remittanceContains: 'INV-8001' });
-  const tolPast = await expect(s, { amount: '90.00', remittanceContains: 'INV-9001' });
-  const oneOfTwo = await expect(s, { amount: '12.00', reference: { type: 'SCOR', value: 'RF712348231' } });
-  const twoOfTwo = await expect(s, { amount: '18.00', reference: { type: 'FI', value: '1232' } });
-  const amb1 = await expect(s, { amount: '66.00', counterparty: { iban: 'SE4550000000058398257466' } });
-  const amb2 = await expect(s, { amount: '66.00', counterparty: { iban: 'SE4550000000058398257466' } });
+  const byRef = await expect(t, s, { amount: '300.00', reference: { type: 'SCOR', value: 'RF18 5390 0754 7034' } });
+  const byE2e = await expect(t, s, { amount: '40.00', remittanceContains: 'INV-7001' });
+  const byParty = await expect(t, s, { amount: '55.25', counterparty: { iban: 'DE89370400440532013000' } });
+  const tolAt = await expect(t, s, { amount: '80.00', remittanceContains: 'INV-8001' });
+  const tolPast = await expect(t, s, { amount: '90.00', remittanceContains: 'INV-9001' });
+  const oneOfTwo = await expect(t, s, { amount: '12.00', reference: { type: 'SCOR', value: 'RF712348231' } });
+  const twoOfTwo = await expect(t, s, { amount: '18.00', reference: { type: 'FI', value: '1232' } });
+  const amb1 = await expect(t, s, { amount: '66.00', counterparty: { iban: 'SE4550000000058398257466' } });
+  const amb2 = await expect(t, s, { amount: '66.00', counterparty: { iban: 'SE4550000000058398257466' } });
   await ingest(
+    t,
     s,
     credits('MATCH-1', [
       { amount: '100.00', ref: 'M-1', scor: 'RF18539007547034' },
@@ -251,7 +179,7 @@ test('matching: each rule, N:1 with the open amount exact, 1:N, tolerance at and
       { amount: '55.25', ref: 'M-9' },
     ]),
   );
-  const r = await expected(s, byRef.id);
+  const r = await expected(t, s, byRef.id);
   assert.equal(r.status, 'reconciled');
   assert.deepEqual(
     r.matches.map((m) => [m.rule, m.amount, m.amountDelta]).sort((a, b) => Number(a[1]) - Number(b[1])),
@@ -261,19 +189,19 @@ test('matching: each rule, N:1 with the open amount exact, 1:N, tolerance at and
     ],
   );
   assert.equal(r.openAmount, '0.00');
-  assert.equal((await expected(s, byE2e.id)).matches[0]?.rule, 'end-to-end-id');
-  assert.equal((await expected(s, byParty.id)).matches[0]?.rule, 'amount-counterparty');
-  const at = await expected(s, tolAt.id);
+  assert.equal((await expected(t, s, byE2e.id)).matches[0]?.rule, 'end-to-end-id');
+  assert.equal((await expected(t, s, byParty.id)).matches[0]?.rule, 'amount-counterparty');
+  const at = await expected(t, s, tolAt.id);
   assert.deepEqual(
     [at.status, at.matches[0]?.rule, at.matches[0]?.amountDelta],
     ['reconciled', 'tolerance-remittance', '-0.50'],
   );
-  assert.equal((await expected(s, tolPast.id)).status, 'unreconciled');
-  assert.equal((await expected(s, oneOfTwo.id)).matches[0]?.amount, '12.00');
-  assert.equal((await expected(s, twoOfTwo.id)).matches[0]?.amount, '18.00');
-  assert.equal((await expected(s, amb1.id)).status, 'unreconciled');
-  assert.equal((await expected(s, amb2.id)).status, 'unreconciled');
-  const items = await incoming(s);
+  assert.equal((await expected(t, s, tolPast.id)).status, 'unreconciled');
+  assert.equal((await expected(t, s, oneOfTwo.id)).matches[0]?.amount, '12.00');
+  assert.equal((await expected(t, s, twoOfTwo.id)).matches[0]?.amount, '18.00');
+  assert.equal((await expected(t, s, amb1.id)).status, 'unreconciled');
+  assert.equal((await expected(t, s, amb2.id)).status, 'unreconciled');
+  const items = await incoming(t, s);
   const byAmount = (a: string) => items.filter((p) => p.amount === a).map((p) => p.status);
   assert.deepEqual(byAmount('66.00'), ['unmatched']);
   assert.deepEqual(byAmount('89.49'), ['unmatched']);
@@ -298,9 +226,10 @@ test('matching: each rule, N:1 with the open amount exact, 1:N, tolerance at and
 
 test('exceptions queue: nearest candidates with why; manual match and unmatch with the reason and the actor', async () => {
   const s = await provisionAndLogin(t);
-  const a = await expect(s, { amount: '100.00', reference: { type: 'SCOR', value: 'RF18539007547034' } });
-  const b = await expect(s, { amount: '50.00', counterparty: { iban: 'DE89370400440532013000' } });
+  const a = await expect(t, s, { amount: '100.00', reference: { type: 'SCOR', value: 'RF18539007547034' } });
+  const b = await expect(t, s, { amount: '50.00', counterparty: { iban: 'DE89370400440532013000' } });
   await ingest(
+    t,
     s,
     credits('EXC-1', [{ amount: '99.00', ref: 'X-1', iban: 'FR1420041010050500013M02606', text: 'thanks' }]),
   );
@@ -364,7 +293,7 @@ test('exceptions queue: nearest candidates with why; manual match and unmatch wi
   ).matches[0]!;
   assert.deepEqual([match.rule, match.manual, match.amount], ['manual', true, '99.00']);
   assert.ok(match.actorUserId);
-  const afterMatch = await expected(s, a.id);
+  const afterMatch = await expected(t, s, a.id);
   assert.deepEqual([afterMatch.status, afterMatch.openAmount], ['partially-reconciled', '1.00']);
   assert.equal((await queue()).length, 0);
   const again = await t.request({
@@ -383,7 +312,7 @@ test('exceptions queue: nearest candidates with why; manual match and unmatch wi
   });
   assert.equal(undone.statusCode, 200, undone.body);
   assert.equal((undone.json() as { unmatchReason: string }).unmatchReason, 'wrong invoice');
-  const afterUnmatch = await expected(s, a.id);
+  const afterUnmatch = await expected(t, s, a.id);
   assert.deepEqual(
     [afterUnmatch.status, afterUnmatch.openAmount, afterUnmatch.matches.length],
     ['unreconciled', '100.00', 0],
@@ -427,7 +356,7 @@ test('property (fixed seed, on PostgreSQL): no sequence of ingests, matches and 
   for (let k = 0; k < 6; k++) {
     exp.push(
       (
-        await expect(s, {
+        await expect(t, s, {
           amount: `${10 + rnd(40)}.00`,
           reference: { type: 'FI', value: ['1232', '1245', '1258'][rnd(3)]! },
         })
@@ -438,6 +367,7 @@ test('property (fixed seed, on PostgreSQL): no sequence of ingests, matches and 
     const op = rnd(3);
     if (op === 0) {
       await ingest(
+        t,
         s,
         credits(`PROP-${round}`, [
           { amount: `${1 + rnd(30)}.00`, ref: `P-${round}-1`, scor: ['1232', '1245', '1258'][rnd(3)]! },

@@ -10,7 +10,6 @@ import {
   listIncoming,
   liveMatches,
   type MatchRow,
-  markOverdue,
   putSettings,
   updateExpected,
 } from '../../db/repositories/receivables.ts';
@@ -31,11 +30,14 @@ import {
 } from '../../domain/references/creditor-reference.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
+import { emitEvents } from '../events/outbox.ts';
 import { requireCompanyMember } from '../identity/access.ts';
 import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, page } from '../pagination.ts';
-import { settingsOf, todayOf } from './match.ts';
+import { settingsOf } from './match.ts';
+import { matchNewExpected } from './match-expected.ts';
+import { moveOverdue, overdueEvent, todayOf } from './overdue.ts';
 
 const invalid = (issues: Issue[]) =>
   new AppError('validation_failed', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { issues });
@@ -149,32 +151,39 @@ export async function createExpected(
   }
   const now = ctx.clock.now();
   const today = todayOf(ctx);
-  const row = await insertExpected(ctx.db, {
-    id: ctx.ids.next('exp'),
-    ...scope,
-    direction: f.direction,
-    amountMinMinor: f.amountMinMinor,
-    amountMaxMinor: f.amountMaxMinor,
-    currency: f.currency,
-    dateFrom: f.dateFrom,
-    dateTo: f.dateTo,
-    counterpartyName: f.counterpartyName,
-    counterpartyIban: f.counterpartyIban,
-    counterpartyOther: f.counterpartyOther,
-    referenceType: f.referenceType,
-    referenceValue,
-    remittanceContains: f.remittanceContains,
-    metadata: f.metadata,
-    status: today > f.dateTo ? 'overdue' : 'unreconciled',
-    createdAt: now,
-    updatedAt: now,
+  const row = await ctx.db.transaction(async (tx) => {
+    const inserted = await insertExpected(tx, {
+      id: ctx.ids.next('exp'),
+      ...scope,
+      direction: f.direction,
+      amountMinMinor: f.amountMinMinor,
+      amountMaxMinor: f.amountMaxMinor,
+      currency: f.currency,
+      dateFrom: f.dateFrom,
+      dateTo: f.dateTo,
+      counterpartyName: f.counterpartyName,
+      counterpartyIban: f.counterpartyIban,
+      counterpartyOther: f.counterpartyOther,
+      referenceType: f.referenceType,
+      referenceValue,
+      remittanceContains: f.remittanceContains,
+      metadata: f.metadata,
+      status: today > f.dateTo ? 'overdue' : 'unreconciled',
+      createdAt: now,
+      updatedAt: now,
+    });
+    // Created with its window passed: overdue from the start, and told so like any other.
+    if (inserted.status === 'overdue') await emitEvents(ctx, tx, [overdueEvent(scope, inserted, 'unreconciled')]);
+    // Its credit may have arrived already: matched now, as a statement's credits are.
+    const outcome = await matchNewExpected(ctx, tx, scope, inserted);
+    return outcome.matched > 0 ? ((await findExpected(tx, scope, inserted.id)) ?? inserted) : inserted;
   });
-  return expectedView(row, []);
+  return expectedView(row, await liveMatches(ctx.db, scope, { expectedIds: [row.id] }));
 }
 
 export async function getExpected(ctx: AppContext, principal: Principal, id: string, companyId: string) {
   const scope = await receivablesScope(ctx, principal, companyId);
-  await markOverdue(ctx.db, scope, todayOf(ctx), ctx.clock.now());
+  await ctx.db.transaction((tx) => moveOverdue(ctx, tx, scope));
   const row = await findExpected(ctx.db, scope, id);
   if (!row) throw notFound('expected payment');
   return expectedView(row, await liveMatches(ctx.db, scope, { expectedIds: [row.id] }));
@@ -188,7 +197,7 @@ export async function listExpectedPayments(
   const scope = await receivablesScope(ctx, principal, query.companyId);
   if (query.status !== undefined && !(EXPECTED_PAYMENT_STATUSES as readonly string[]).includes(query.status))
     throw invalid([{ path: 'status', message: EXPECTED_PAYMENT_STATUSES.join(', ') }]);
-  await markOverdue(ctx.db, scope, todayOf(ctx), ctx.clock.now());
+  await ctx.db.transaction((tx) => moveOverdue(ctx, tx, scope));
   const limit = query.limit ?? 100;
   const rows = await listExpected(ctx.db, scope, {
     status: query.status as ExpectedPaymentStatus | undefined,
@@ -241,17 +250,24 @@ export async function patchExpected(
   const today = todayOf(ctx);
   const from = row.status as ExpectedPaymentStatus;
   const to = mustMove(expectedPaymentTransition, from, today > f.dateTo ? 'overdue' : 'unreconciled');
-  const updated = await updateExpected(ctx.db, scope, id, from, {
-    amountMinMinor: f.amountMinMinor,
-    amountMaxMinor: f.amountMaxMinor,
-    dateFrom: f.dateFrom,
-    dateTo: f.dateTo,
-    metadata: f.metadata,
-    status: to,
-    updatedAt: ctx.clock.now(),
+  const updated = await ctx.db.transaction(async (tx) => {
+    const row = await updateExpected(tx, scope, id, from, {
+      amountMinMinor: f.amountMinMinor,
+      amountMaxMinor: f.amountMaxMinor,
+      dateFrom: f.dateFrom,
+      dateTo: f.dateTo,
+      metadata: f.metadata,
+      status: to,
+      updatedAt: ctx.clock.now(),
+    });
+    if (!row) throw new AppError('conflict', 'the expected payment changed meanwhile; read it again');
+    // A window moved into the past: overdue now, told once (docs/adr/0075).
+    if (to === 'overdue' && from !== 'overdue') await emitEvents(ctx, tx, [overdueEvent(scope, row, from)]);
+    // A new amount or window may fit a credit that arrived already.
+    const outcome = await matchNewExpected(ctx, tx, scope, row);
+    return outcome.matched > 0 ? ((await findExpected(tx, scope, row.id)) ?? row) : row;
   });
-  if (!updated) throw new AppError('conflict', 'the expected payment changed meanwhile; read it again');
-  return expectedView(updated, []);
+  return expectedView(updated, await liveMatches(ctx.db, scope, { expectedIds: [id] }));
 }
 
 /** POST /expected-payments/{id}/archive: final; a payment still open is archived with its matches kept. */

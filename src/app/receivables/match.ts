@@ -10,6 +10,7 @@ import {
   insertMatches,
   openExpected,
   setReviewNotes,
+  statementBanks,
 } from '../../db/repositories/receivables.ts';
 import {
   type ExpectedPaymentStatus,
@@ -31,6 +32,7 @@ import {
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { emitEvents, type OutboxEvent } from '../events/outbox.ts';
+import { overdueEvent, todayOf } from './overdue.ts';
 
 /** Incoming payments matched at a time (each chunk sees the sums the previous one left). */
 const CHUNK = 2000;
@@ -65,7 +67,7 @@ export async function settingsOf(tx: Tx, scope: CompanyScope): Promise<MatchSett
   return (await findSettings(tx, scope)) ?? DEFAULT_SETTINGS;
 }
 
-export const todayOf = (ctx: AppContext) => ctx.clock.now().toISOString().slice(0, 10);
+export { todayOf };
 
 /**
  * Matches these incoming payments against the company's open expected payments (matcher.ts, in its
@@ -142,8 +144,15 @@ export async function matchIncoming(
       );
       if (to === 'reconciled' && from !== 'reconciled')
         events.push(expectedEvent('expected_payment.reconciled', scope, e, sum.matched));
+      // A partial payment booked after the window: overdue now, told once (docs/adr/0075).
+      if (to === 'overdue' && from !== 'overdue')
+        events.push(overdueEvent(scope, { ...e, matchedMinor: sum.matched, settled: sum.settled }, from));
       return { id: e.id, from, status: to, matchedMinor: sum.matched, settled: sum.settled };
     });
+    // The statement's bank on each credit's event, as on incoming_payment.received (the bankKey filter).
+    const banks = await statementBanks(tx, scope, [
+      ...new Set([...incomingSums.keys()].map((i) => incoming[i]!.documentId)),
+    ]);
     const incomingWrites = [...incomingSums].map(([i, sum]) => {
       const p = incoming[i]!;
       const from = p.status as IncomingPaymentStatus;
@@ -157,6 +166,8 @@ export async function matchIncoming(
           amount: p.amount,
           currency: p.currency,
           status: to,
+          bankKey: banks.get(p.documentId)?.bankKey ?? null,
+          environment: banks.get(p.documentId)?.environment ?? null,
           matches: rows
             .filter((r) => r.incomingPaymentId === p.id)
             .map((r) => ({

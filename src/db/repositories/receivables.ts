@@ -1,13 +1,13 @@
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
-import {
-  EXPECTED_PAYMENT_STATUSES,
-  type ExpectedPaymentStatus,
-  expectedPaymentTransition,
-  type IncomingPaymentStatus,
-  statusesMovingTo,
-} from '../../domain/lifecycle/index.ts';
+import type { ExpectedPaymentStatus, IncomingPaymentStatus } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor } from '../executor.ts';
-import { expectedPayments, incomingPayments, receivableMatches, reconciliationSettings } from '../schema/index.ts';
+import {
+  expectedPayments,
+  incomingPayments,
+  journalDocuments,
+  receivableMatches,
+  reconciliationSettings,
+} from '../schema/index.ts';
 import { inCompany, inCompanyByKey } from '../tenant.ts';
 
 /** Receivables store (docs/adr/0069): every query carries its company scope. */
@@ -63,25 +63,6 @@ export async function updateExpected(
   return row;
 }
 
-/** Open expected payments whose window passed become overdue (statusesMovingTo: what the table allows). */
-export async function markOverdue(q: Executor, scope: CompanyScope, today: string, now: Date): Promise<number> {
-  const from = statusesMovingTo(EXPECTED_PAYMENT_STATUSES, expectedPaymentTransition, 'overdue').filter(
-    (s) => s !== 'overdue' && s !== 'reconciled',
-  );
-  const rows = await q
-    .update(expectedPayments)
-    .set({ status: 'overdue', updatedAt: now })
-    .where(
-      and(
-        inCompany(expectedPayments, scope),
-        inArray(expectedPayments.status, from),
-        sql`${expectedPayments.dateTo} < ${today}::date`,
-      ),
-    )
-    .returning({ id: expectedPayments.id });
-  return rows.length;
-}
-
 /** The company's expected payments that still take a match, of these currencies, locked for the match. */
 export async function openExpected(q: Executor, scope: CompanyScope, currencies: string[]): Promise<ExpectedRow[]> {
   if (currencies.length === 0) return [];
@@ -97,39 +78,6 @@ export async function openExpected(q: Executor, scope: CompanyScope, currencies:
     )
     .orderBy(asc(expectedPayments.id))
     .for('update');
-}
-
-/**
- * A page of a statement's credits as incoming payments, one INSERT for the page (jsonb_to_recordset,
- * as unmatched entries are written: docs/adr/0029); a credit some earlier statement brought (same
- * payment key) is skipped. Ids are the page's one generated id with the record's position. Returns the
- * new ids.
- */
-export async function insertIncomingPage(
-  q: Executor,
-  scope: CompanyScope,
-  statement: { documentId: string; accountKey: string; idBase: string },
-  json: string,
-  now: Date,
-  returning: boolean,
-): Promise<{ count: number; ids: string[] }> {
-  const { rows } = await q.execute<{ id: string | null; n: number | null }>(sql`
-    WITH inserted AS (
-    INSERT INTO incoming_payments (id, platform_id, company_id, document_id, entry_index, payment_key, account_key,
-           amount, amount_minor, currency, booking_date, value_date, bank_ref, end_to_end_id, reference,
-           counterparty_name, counterparty_iban, remittance, status, matched_minor, created_at)
-    SELECT ${statement.idBase}::text || lpad(to_hex(r.at::int), 5, '0'), ${scope.platformId}::text,
-           ${scope.companyId}::text, ${statement.documentId}::text, (r.v->>0)::int, r.v->>1,
-           ${statement.accountKey}::text, r.v->>2, (r.v->>3)::bigint, r.v->>4, (r.v->>5)::date, (r.v->>6)::date,
-           r.v->>7, r.v->>8, r.v->>9, r.v->>10, r.v->>11, r.v->>12, 'unmatched', 0, ${now}::timestamptz
-      -- Positional records (IncomingRecord), in the page's order.
-      FROM jsonb_array_elements(${json}::jsonb) WITH ORDINALITY AS r(v, at)
-     ORDER BY r.at
-    ON CONFLICT (company_id, account_key, payment_key) DO NOTHING
-    RETURNING id)
-    ${returning ? sql`SELECT id, NULL::int AS n FROM inserted` : sql`SELECT NULL::text AS id, count(*)::int AS n FROM inserted`}`);
-  if (!returning) return { count: rows[0]?.n ?? 0, ids: [] };
-  return { count: rows.length, ids: rows.map((r) => r.id as string) };
 }
 
 export async function incomingByIds(q: Executor, scope: CompanyScope, ids: string[]): Promise<IncomingRow[]> {
@@ -406,4 +354,18 @@ export async function nearestIncoming(
       asc(incomingPayments.id),
     )
     .limit(near.limit);
+}
+
+/** The bank and environment of these statements (what an incoming payment's events name for the filter). */
+export async function statementBanks(
+  q: Executor,
+  scope: CompanyScope,
+  documentIds: string[],
+): Promise<Map<string, { bankKey: string | null; environment: string }>> {
+  if (documentIds.length === 0) return new Map();
+  const rows = await q
+    .select({ id: journalDocuments.id, bankKey: journalDocuments.bankKey, environment: journalDocuments.environment })
+    .from(journalDocuments)
+    .where(and(inArray(journalDocuments.id, documentIds), inCompanyByKey(journalDocuments, scope)));
+  return new Map(rows.map((r) => [r.id, { bankKey: r.bankKey, environment: r.environment }]));
 }

@@ -61,6 +61,8 @@ export const expectedPayments = pgTable(
       .on(t.companyId, t.currency)
       .where(sql`status IN ('unreconciled', 'partially-reconciled', 'overdue')`),
     index('expected_payments_reference_idx').on(t.companyId, t.referenceValue),
+    // The overdue sweep (docs/adr/0075): what is still open, by the end of its window, across companies.
+    index('expected_payments_due_idx').on(t.dateTo).where(sql`status IN ('unreconciled', 'partially-reconciled')`),
     check('expected_payments_status_ck', oneOf('status', EXPECTED_PAYMENT_STATUSES)),
     check('expected_payments_direction_ck', oneOf('direction', ['credit', 'debit'])),
     check('expected_payments_reference_type_ck', oneOf('reference_type', ['SCOR', 'FI', 'OCR', 'KID', 'NONE'])),

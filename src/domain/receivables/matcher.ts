@@ -112,17 +112,38 @@ export function toleranceMinor(settings: MatchSettings, currency: string, openMi
   return absolute > relative ? absolute : relative;
 }
 
+/**
+ * The letter and digit runs of a remittance text, upper case, into `out` (emptied first): the tokens
+ * `remittanceKeys` joins. A scan of char codes, no regular expression or intermediate arrays: the
+ * matcher runs it for every credit that reaches rule 4.
+ */
+export function remittanceTokens(text: string, out: string[]): string[] {
+  out.length = 0;
+  const upper = text.toUpperCase();
+  let start = -1;
+  for (let i = 0; i <= upper.length; i++) {
+    const c = i < upper.length ? upper.charCodeAt(i) : 0;
+    const word = (c >= 48 && c <= 57) || (c >= 65 && c <= 90);
+    if (word && start < 0) start = i;
+    else if (!word && start >= 0) {
+      out.push(upper.slice(start, i));
+      start = -1;
+    }
+  }
+  return out;
+}
+
+/** Neighbouring tokens joined into one key, at most this many (a reference printed in groups). */
+export const REMITTANCE_JOIN = 6;
+
 /** Tokens of a remittance text and their joins of up to 6 neighbours (a reference printed in groups). */
 export function remittanceKeys(text: string | null): string[] {
   if (text === null || text === '') return [];
-  const tokens = text
-    .toUpperCase()
-    .split(/[^A-Z0-9]+/)
-    .filter((t) => t !== '');
+  const tokens = remittanceTokens(text, []);
   const keys = new Set<string>();
   for (let i = 0; i < tokens.length; i++) {
     let joined = '';
-    for (let j = i; j < tokens.length && j < i + 6; j++) {
+    for (let j = i; j < tokens.length && j < i + REMITTANCE_JOIN; j++) {
       joined += tokens[j];
       if (joined.length >= 3) keys.add(joined);
     }
@@ -146,11 +167,17 @@ export class ExpectedIndex {
   readonly byReference = new Map<string, Slot>();
   readonly byInvoice = new Map<string, Slot>();
   readonly byAccount = new Map<string, Slot>();
+  /** The longest reference or invoice key: a remittance join longer than it names nothing. */
+  maxNameLength = 0;
   constructor(expected: readonly ExpectedCandidate[]) {
     for (let i = 0; i < expected.length; i++) {
       const e = expected[i]!;
-      addTo(this.byReference, e.referenceValue === null ? null : comparableReference(e.referenceValue), i);
-      addTo(this.byInvoice, e.remittanceContains === null ? null : comparableReference(e.remittanceContains), i);
+      const ref = e.referenceValue === null ? null : comparableReference(e.referenceValue);
+      const invoice = e.remittanceContains === null ? null : comparableReference(e.remittanceContains);
+      addTo(this.byReference, ref, i);
+      addTo(this.byInvoice, invoice, i);
+      if (ref !== null && ref.length > this.maxNameLength) this.maxNameLength = ref.length;
+      if (invoice !== null && invoice.length > this.maxNameLength) this.maxNameLength = invoice.length;
       addTo(this.byAccount, e.counterpartyIban, i);
       if (e.counterpartyOther !== null) addTo(this.byAccount, comparableReference(e.counterpartyOther), i);
     }
@@ -177,9 +204,12 @@ export function matchReceivables(
     else {
       for (const x of decided) {
         out.matches.push(x);
-        m.incomingOpen[i]! -= x.amountMinor;
-        m.expectedOpen[x.expected]! += x.amountMinor;
-        if (x.settles) m.settled[x.expected] = true;
+        // The usual match takes all of both sides: constants then, not a new bigint each.
+        const open = m.incomingOpen[i]!;
+        m.incomingOpen[i] = open === x.amountMinor ? 0n : open - x.amountMinor;
+        const taken = m.expectedOpen[x.expected]!;
+        m.expectedOpen[x.expected] = taken === 0n ? x.amountMinor : taken + x.amountMinor;
+        if (x.settles) m.settled[x.expected] = 1;
       }
     }
   }
@@ -194,10 +224,12 @@ const NAMED = 2;
 class Matcher {
   readonly expectedOpen: bigint[];
   readonly incomingOpen: bigint[];
-  readonly settled: boolean[];
-  private readonly fromDay: number[];
-  private readonly toDay: number[];
+  /** 1 when a tolerance match settled it below its amount. */
+  readonly settled: Uint8Array;
+  private readonly fromDay: Int32Array;
+  private readonly toDay: Int32Array;
   private readonly buf: number[] = [];
+  private readonly tokens: string[] = [];
   private i = 0;
   private p: IncomingCredit | undefined;
   private booking: number | null = null;
@@ -217,21 +249,32 @@ class Matcher {
     this.settings = settings;
     this.index = index;
     this.expectedOpen = expected.map((e) => e.matchedMinor);
-    this.incomingOpen = incoming.map((p) => p.amountMinor - p.matchedMinor);
-    this.settled = expected.map(() => false);
-    this.fromDay = expected.map((e) => dayNumber(e.dateFrom));
-    this.toDay = expected.map((e) => dayNumber(e.dateTo));
+    // No new bigint per credit when nothing of it matched yet (the common case: a fresh statement).
+    this.incomingOpen = incoming.map((p) => (p.matchedMinor === 0n ? p.amountMinor : p.amountMinor - p.matchedMinor));
+    // Typed arrays, filled in one loop: no closure call and no boxed element per expected payment.
+    this.settled = new Uint8Array(expected.length);
+    this.fromDay = new Int32Array(expected.length);
+    this.toDay = new Int32Array(expected.length);
+    for (let j = 0; j < expected.length; j++) {
+      this.fromDay[j] = dayNumber(expected[j]!.dateFrom);
+      this.toDay[j] = dayNumber(expected[j]!.dateTo);
+    }
   }
 
   /** What an expected payment still takes: up to its most (a range's upper bound). */
   private room(j: number): bigint {
-    return this.settled[j] ? 0n : this.expected[j]!.amountMaxMinor - this.expectedOpen[j]!;
+    if (this.settled[j]) return 0n;
+    // Nothing matched yet: the amount itself, no bigint allocated (this runs per candidate tested).
+    const matched = this.expectedOpen[j]!;
+    return matched === 0n ? this.expected[j]!.amountMaxMinor : this.expected[j]!.amountMaxMinor - matched;
   }
 
   /** What it still needs to be reconciled: its least less what matched. */
   private need(j: number): bigint {
     if (this.settled[j]) return 0n;
-    const need = this.expected[j]!.amountMinMinor - this.expectedOpen[j]!;
+    const matched = this.expectedOpen[j]!;
+    if (matched === 0n) return this.expected[j]!.amountMinMinor;
+    const need = this.expected[j]!.amountMinMinor - matched;
     return need > 0n ? need : 0n;
   }
 
@@ -267,12 +310,13 @@ class Matcher {
   private single(j: number, rule: MatchRule): Match {
     const room = this.room(j);
     const credit = this.incomingOpen[this.i]!;
+    const need = this.need(j);
     return {
       incoming: this.i,
       expected: j,
       rule,
       amountMinor: credit < room ? credit : room,
-      amountDeltaMinor: credit - this.need(j),
+      amountDeltaMinor: credit === need ? 0n : credit - need,
       daysDelta: this.days(j),
       settles: false,
     };
@@ -301,6 +345,28 @@ class Matcher {
     if (this.buf.length === 0) return null;
     if (this.buf.length > 1) return this.several(rule);
     return [this.single(this.buf[0]!, rule)];
+  }
+
+  /**
+   * Rule 4's candidates: the expected payments whose reference or invoice number is one of the
+   * remittance's keys (remittanceKeys: tokens and joins of up to 6 neighbours, at least 3 characters),
+   * looked up as they are made, without the set and array of keys. A key met twice is collected once.
+   */
+  private collectRemittance(text: string): void {
+    const tokens = remittanceTokens(text, this.tokens);
+    const { byReference, byInvoice, maxNameLength } = this.index;
+    const invoices = byInvoice.size > 0;
+    for (let a = 0; a < tokens.length; a++) {
+      let joined = '';
+      for (let b = a; b < tokens.length && b < a + REMITTANCE_JOIN; b++) {
+        joined += tokens[b];
+        // Longer than every name: so is every longer join from here (no string built, hashed, looked up).
+        if (joined.length > maxNameLength) break;
+        if (joined.length < 3) continue;
+        this.collect(byReference.get(joined), NAMED);
+        if (invoices) this.collect(byInvoice.get(joined), NAMED);
+      }
+    }
   }
 
   matchOne(i: number): Match[] | Ambiguous | null {
@@ -339,13 +405,9 @@ class Matcher {
 
     // 4. Within tolerance, with the reference or invoice number in the remittance text (several named
     // there: 1:N, their open amounts adding up to the credit exactly).
-    const keys = remittanceKeys(p.remittance);
-    if (keys.length === 0) return null;
+    if (p.remittance === null || p.remittance === '') return null;
     buf.length = 0;
-    for (const k of keys) {
-      this.collect(index.byReference.get(k), NAMED);
-      this.collect(index.byInvoice.get(k), NAMED);
-    }
+    this.collectRemittance(p.remittance);
     if (buf.length > 1) return this.several('tolerance-remittance');
     if (buf.length === 0) return null;
     const j = buf[0]!;

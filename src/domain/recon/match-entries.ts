@@ -30,6 +30,9 @@ export type MatchOptions = { daysBefore?: number; daysAfter?: number; returnWind
  */
 export const RETURN_WINDOW_DAYS = 14;
 
+/** The booking-date window around a line's execution date that rule 2 allows (days before, after). */
+export const BOOKING_WINDOW = { before: 3, after: 10 } as const;
+
 /** A return of one of our payments: an entry that undoes a booking and credits the account. */
 export const isReturn = (entry: ReconEntry): boolean => entry.reversal && entry.direction === 'credit';
 
@@ -57,8 +60,8 @@ export function matchEntries(
   entries: readonly ReconEntry[],
   options: MatchOptions = {},
 ): ReconResult {
-  const daysBefore = options.daysBefore ?? 3;
-  const daysAfter = options.daysAfter ?? 10;
+  const daysBefore = options.daysBefore ?? BOOKING_WINDOW.before;
+  const daysAfter = options.daysAfter ?? BOOKING_WINDOW.after;
   const returnWindowDays = options.returnWindowDays ?? RETURN_WINDOW_DAYS;
   const lineTaken = new Uint8Array(lines.length);
   // A reversal undoes a booking, so it may name a line that a booking already took; once each.

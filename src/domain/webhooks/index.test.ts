@@ -97,3 +97,17 @@ test('payment.returned: subscribable, and its filter compares the returned line 
   assert.ok(!endpointTakes({ eventTypes: null, filter: { bankKey: 'other' } }, event));
   assert.ok(!endpointTakes({ eventTypes: ['payment.rejected'], filter: null }, event));
 });
+
+test('receivables events: subscribable; minAmount compares the credit or the open amount, bankKey the statement bank', () => {
+  for (const type of ['incoming_payment.received', 'expected_payment.overdue'])
+    assert.ok((WEBHOOK_EVENT_TYPES as readonly string[]).includes(type), type);
+  const received = { type: 'incoming_payment.received', data: { bankKey: 'demo', amount: '25.00', currency: 'EUR' } };
+  assert.ok(endpointTakes({ eventTypes: null, filter: { bankKey: 'demo', minAmount: '25' } }, received));
+  assert.ok(!endpointTakes({ eventTypes: null, filter: { minAmount: '25.01' } }, received));
+  assert.ok(!endpointTakes({ eventTypes: null, filter: { bankKey: 'other' } }, received));
+  // An expected payment concerns no bank: a bank filter leaves it out; its open amount is compared.
+  const overdue = { type: 'expected_payment.overdue', data: { amount: '70.00', expectedAmount: '100.00' } };
+  assert.ok(endpointTakes({ eventTypes: ['expected_payment.overdue'], filter: { minAmount: '70' } }, overdue));
+  assert.ok(!endpointTakes({ eventTypes: null, filter: { minAmount: '70.01' } }, overdue));
+  assert.ok(!endpointTakes({ eventTypes: null, filter: { bankKey: 'demo' } }, overdue));
+});

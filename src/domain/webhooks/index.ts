@@ -184,8 +184,10 @@ export const WEBHOOK_EVENT_TYPES = [
   'approval.expired',
   'webhook.test',
   // Receivables (DESIGN.md, Events; docs/adr/0069).
+  'incoming_payment.received',
   'incoming_payment.matched',
   'expected_payment.reconciled',
+  'expected_payment.overdue',
   'reconciliation.manual_match',
   'reconciliation.unmatched',
 ] as const;

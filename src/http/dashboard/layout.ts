@@ -16,6 +16,8 @@ const NAV: { path: string; label: string; key: string; when?: (v: DashboardView)
   { path: '/dashboard/journal', label: 'Journal', key: 'journal' },
   { path: '/dashboard/approvals', label: 'Approvals', key: 'approvals' },
   { path: '/dashboard/reconciliation', label: 'Reconciliation', key: 'reconciliation' },
+  { path: '/dashboard/receivables', label: 'Receivables', key: 'receivables' },
+  { path: '/dashboard/exceptions', label: 'Exceptions', key: 'exceptions' },
   { path: '/dashboard/accounts', label: 'Accounts', key: 'accounts' },
   { path: '/dashboard/webhooks', label: 'Webhooks', key: 'webhooks', when: (v) => v.workspace.admin },
   { path: '/dashboard/users', label: 'Users and API keys', key: 'users' },

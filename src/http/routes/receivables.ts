@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { listExceptions, manualMatch, unmatch } from '../../app/receivables/exceptions.ts';
+import { listExceptions } from '../../app/receivables/exceptions.ts';
 import {
   archiveExpected,
   checkReference,
@@ -13,6 +13,7 @@ import {
   patchExpected,
   putReconciliationSettings,
 } from '../../app/receivables/expected-payments.ts';
+import { manualMatch, unmatch } from '../../app/receivables/manual-match.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, NextCursor } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
@@ -311,7 +312,7 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
       schema: {
         tags,
         description:
-          'What needs a person: credits nothing matched, ambiguous ones, overdue expected payments; each with at most 5 nearest candidates and why each did not match.',
+          'What needs a person: credits nothing matched, outbound lines unanswered past their answer window (no pain.002, no statement booking; candidates are unmatched statement debits, ref `unmatched-entry:<id>`), ambiguous credits, overdue expected payments; each with at most 5 nearest candidates and why each did not match.',
         querystring: Type.Object({
           companyId: Type.String({ maxLength: 64 }),
           kind: Type.Optional(Type.String({ maxLength: 32 })),
@@ -322,7 +323,12 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
           200: Type.Object({
             items: Type.Array(
               Type.Object({
-                kind: Type.String(),
+                kind: Type.Union([
+                  Type.Literal('unmatched-incoming'),
+                  Type.Literal('unanswered-outbound'),
+                  Type.Literal('ambiguous'),
+                  Type.Literal('overdue-expected'),
+                ]),
                 subject: Type.Record(Type.String(), Type.Unknown()),
                 candidates: Type.Array(
                   Type.Object({
