@@ -26,6 +26,7 @@ import {
 } from '../../domain/lifecycle/index.ts';
 import { amountText } from '../../domain/receivables/expected.ts';
 import { explainPair, nearest } from '../../domain/receivables/explain.ts';
+import type { MatchSettings } from '../../domain/receivables/matcher.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, forbidden, notFound } from '../errors.ts';
@@ -69,6 +70,88 @@ function candidateView(ref: string, currency: string, x: ReturnType<typeof expla
   };
 }
 
+type ExceptionItem = {
+  kind: Kind;
+  subject: Record<string, unknown>;
+  candidates: ReturnType<typeof candidateView>[];
+  since: string;
+  id: string;
+};
+type ItemPage = { after: string | undefined; limit: number };
+
+/** Overdue expected payments, each with the nearest incoming payments and why they did not match. */
+async function overdueItems(
+  ctx: AppContext,
+  scope: CompanyScope,
+  settings: MatchSettings,
+  page: ItemPage,
+  items: ExceptionItem[],
+): Promise<void> {
+  for (const e of await overdueExpected(ctx.db, scope, page)) {
+    const need = e.amountMinMinor - e.matchedMinor;
+    const pool = await nearestIncoming(ctx.db, scope, {
+      currency: e.currency,
+      amountMinor: need,
+      limit: CANDIDATE_POOL,
+    });
+    const explained = pool.map((p) => ({ p, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
+    items.push({
+      kind: 'overdue-expected',
+      id: e.id,
+      subject: {
+        expectedPaymentId: e.id,
+        amount: amountText(e.amountMinMinor, e.currency),
+        openAmount: amountText(need, e.currency),
+        currency: e.currency,
+        dateTo: e.dateTo,
+        reference: e.referenceValue,
+      },
+      candidates: nearest(explained, CANDIDATES).map((c) => candidateView(c.p.id, e.currency, c.explained)),
+      since: e.dateTo,
+    });
+  }
+}
+
+/** Unmatched or ambiguous credits, each with the nearest expected payments and why they did not match. */
+async function incomingItems(
+  ctx: AppContext,
+  scope: CompanyScope,
+  settings: MatchSettings,
+  kind: Kind,
+  page: ItemPage,
+  items: ExceptionItem[],
+): Promise<void> {
+  const rows = await openIncoming(ctx.db, scope, { ambiguous: kind === 'ambiguous', ...page });
+  for (const p of rows) {
+    const open = p.amountMinor - p.matchedMinor;
+    const pool = await nearestExpected(ctx.db, scope, {
+      currency: p.currency,
+      amountMinor: open,
+      reference: p.reference,
+      limit: CANDIDATE_POOL,
+    });
+    const explained = pool.map((e) => ({ e, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
+    items.push({
+      kind,
+      id: p.id,
+      subject: {
+        incomingPaymentId: p.id,
+        amount: p.amount,
+        openAmount: amountText(open, p.currency),
+        currency: p.currency,
+        bookingDate: p.bookingDate,
+        counterparty: { name: p.counterpartyName, iban: p.counterpartyIban },
+        reference: p.reference,
+        remittance: p.remittance,
+        note: p.reviewNote,
+        entry: { documentId: p.documentId, entryIndex: p.entryIndex },
+      },
+      candidates: nearest(explained, CANDIDATES).map((c) => candidateView(c.e.id, p.currency, c.explained)),
+      since: p.createdAt.toISOString(),
+    });
+  }
+}
+
 /**
  * GET /reconciliation/exceptions: what needs a person, each with its nearest candidates and why each
  * did not match. Kinds in this order: credits nothing matched, credits with an ambiguous candidate set,
@@ -87,76 +170,15 @@ export async function listExceptions(
   const [fromKind, afterId] = cursor ? (cursor.split('|') as [Kind, string]) : [undefined, undefined];
   await markOverdue(ctx.db, scope, todayOf(ctx), ctx.clock.now());
   const settings = await ctx.db.transaction((tx) => settingsOf(tx, scope));
-  type Item = {
-    kind: Kind;
-    subject: Record<string, unknown>;
-    candidates: ReturnType<typeof candidateView>[];
-    since: string;
-    id: string;
-  };
-  const items: Item[] = [];
+  const items: ExceptionItem[] = [];
   const kinds = (query.kind ? [query.kind as Kind] : [...KINDS]).filter(
     (k) => fromKind === undefined || KINDS.indexOf(k) >= KINDS.indexOf(fromKind),
   );
   for (const kind of kinds) {
     if (items.length > limit) break;
-    const after = kind === fromKind ? afterId : undefined;
-    const want = limit + 1 - items.length;
-    if (kind === 'overdue-expected') {
-      for (const e of await overdueExpected(ctx.db, scope, { after, limit: want })) {
-        const need = e.amountMinMinor - e.matchedMinor;
-        const pool = await nearestIncoming(ctx.db, scope, {
-          currency: e.currency,
-          amountMinor: need,
-          limit: CANDIDATE_POOL,
-        });
-        const explained = pool.map((p) => ({ p, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
-        items.push({
-          kind,
-          id: e.id,
-          subject: {
-            expectedPaymentId: e.id,
-            amount: amountText(e.amountMinMinor, e.currency),
-            openAmount: amountText(need, e.currency),
-            currency: e.currency,
-            dateTo: e.dateTo,
-            reference: e.referenceValue,
-          },
-          candidates: nearest(explained, CANDIDATES).map((c) => candidateView(c.p.id, e.currency, c.explained)),
-          since: e.dateTo,
-        });
-      }
-      continue;
-    }
-    const rows = await openIncoming(ctx.db, scope, { ambiguous: kind === 'ambiguous', after, limit: want });
-    for (const p of rows) {
-      const open = p.amountMinor - p.matchedMinor;
-      const pool = await nearestExpected(ctx.db, scope, {
-        currency: p.currency,
-        amountMinor: open,
-        reference: p.reference,
-        limit: CANDIDATE_POOL,
-      });
-      const explained = pool.map((e) => ({ e, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
-      items.push({
-        kind,
-        id: p.id,
-        subject: {
-          incomingPaymentId: p.id,
-          amount: p.amount,
-          openAmount: amountText(open, p.currency),
-          currency: p.currency,
-          bookingDate: p.bookingDate,
-          counterparty: { name: p.counterpartyName, iban: p.counterpartyIban },
-          reference: p.reference,
-          remittance: p.remittance,
-          note: p.reviewNote,
-          entry: { documentId: p.documentId, entryIndex: p.entryIndex },
-        },
-        candidates: nearest(explained, CANDIDATES).map((c) => candidateView(c.e.id, p.currency, c.explained)),
-        since: p.createdAt.toISOString(),
-      });
-    }
+    const page = { after: kind === fromKind ? afterId : undefined, limit: limit + 1 - items.length };
+    if (kind === 'overdue-expected') await overdueItems(ctx, scope, settings, page, items);
+    else await incomingItems(ctx, scope, settings, kind, page, items);
   }
   const page = items.slice(0, limit);
   const last = page[page.length - 1];
@@ -216,6 +238,53 @@ function matchView(m: MatchRow, currency: string) {
 }
 
 /**
+ * The credit's open amount to the expected payments in the order given, each up to what it still takes;
+ * returns the match rows, each side's change and what is left of the credit.
+ */
+async function manualRows(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  p: IncomingRow,
+  expected: ExpectedRow[],
+  reason: string,
+  actorUserId: string | null,
+) {
+  let open = p.amountMinor - p.matchedMinor;
+  const now = ctx.clock.now();
+  const rows = [];
+  const change = new Map<string, { delta: bigint; settled: boolean | null }>();
+  for (const e of expected) {
+    if (e.currency !== p.currency)
+      throw new AppError('conflict', `${e.id} is in ${e.currency}, the credit in ${p.currency}`);
+    const room = e.settled || e.status === 'archived' ? 0n : e.amountMaxMinor - e.matchedMinor;
+    if (room <= 0n) throw new AppError('conflict', `${e.id} takes no more`);
+    if (open <= 0n) throw new AppError('conflict', `the credit is used up before ${e.id}`);
+    const amount = open < room ? open : room;
+    const c = candidateOf(e);
+    const explained = explainPair(creditOf(p), c, await settingsOf(tx, scope));
+    rows.push({
+      id: ctx.ids.next('mat'),
+      ...scope,
+      incomingPaymentId: p.id,
+      expectedPaymentId: e.id,
+      rule: 'manual',
+      manual: true,
+      settles: false,
+      amountMinor: amount,
+      amountDeltaMinor: explained.amountDeltaMinor,
+      daysDelta: explained.daysDelta,
+      actorUserId,
+      reason,
+      createdAt: now,
+    });
+    change.set(e.id, { delta: amount, settled: null });
+    open -= amount;
+  }
+  return { rows, change, left: open };
+}
+
+/**
  * POST /reconciliation/matches: a person says "this is the one". The credit's open amount goes to the
  * expected payments in the order given, each up to what it still takes (its most); one match each,
  * `manual`, rule `manual`, with the reason and the actor. 409 conflict when a side takes nothing more.
@@ -245,46 +314,16 @@ export async function manualMatch(
     const found = await expectedByIds(tx, scope, ids);
     if (found.length !== ids.length) throw notFound('expected payment');
     const expected = ids.map((id) => found.find((e) => e.id === id)!);
-    const now = ctx.clock.now();
-    let open = p.amountMinor - p.matchedMinor;
-    if (p.status === 'returned' || open <= 0n)
+    if (p.status === 'returned' || p.amountMinor - p.matchedMinor <= 0n)
       throw new AppError('conflict', 'the incoming payment has nothing left to match');
-    const rows = [];
-    const change = new Map<string, { delta: bigint; settled: boolean | null }>();
-    for (const e of expected) {
-      if (e.currency !== p.currency)
-        throw new AppError('conflict', `${e.id} is in ${e.currency}, the credit in ${p.currency}`);
-      const room = e.settled || e.status === 'archived' ? 0n : e.amountMaxMinor - e.matchedMinor;
-      if (room <= 0n) throw new AppError('conflict', `${e.id} takes no more`);
-      if (open <= 0n) throw new AppError('conflict', `the credit is used up before ${e.id}`);
-      const amount = open < room ? open : room;
-      const c = candidateOf(e);
-      const explained = explainPair(creditOf(p), c, await settingsOf(tx, scope));
-      rows.push({
-        id: ctx.ids.next('mat'),
-        ...scope,
-        incomingPaymentId: p.id,
-        expectedPaymentId: e.id,
-        rule: 'manual',
-        manual: true,
-        settles: false,
-        amountMinor: amount,
-        amountDeltaMinor: explained.amountDeltaMinor,
-        daysDelta: explained.daysDelta,
-        actorUserId,
-        reason: body.reason,
-        createdAt: now,
-      });
-      change.set(e.id, { delta: amount, settled: null });
-      open -= amount;
-    }
+    const { rows, change, left } = await manualRows(ctx, tx, scope, p, expected, body.reason, actorUserId);
     await insertMatches(tx, rows);
     await applySums(
       ctx,
       tx,
       scope,
       { expected, incoming: p },
-      { expected: change, incomingDelta: p.amountMinor - p.matchedMinor - open },
+      { expected: change, incomingDelta: p.amountMinor - p.matchedMinor - left },
     );
     const views = rows.map((r) =>
       matchView({ ...r, unmatchedAt: null, unmatchedBy: null, unmatchReason: null }, p.currency),
