@@ -372,8 +372,8 @@ class XmlParse {
   captureDepth = -1; // depth of the captured subtree's root, -1 when not capturing
   rootSeen = false;
   rootClosed = false;
-  pos = 0;
-  textStart = 0;
+  /** Why the parse stopped (set with the -1 a step returns). */
+  error: XmlError | undefined = undefined;
   pendingText = ''; // leaf text interrupted by a comment or CDATA
   leafHasChild = false;
   /** Set by `nextTag`: only spaces, tabs and line breaks between `pos` and the tag found. */
@@ -411,32 +411,42 @@ class XmlParse {
   run(): XmlError | undefined {
     const xml = this.xml;
     const n = this.n;
-    while (this.pos < n) {
-      const lt = this.nextTag();
+    let pos = 0;
+    while (pos < n) {
+      const lt = this.nextTag(pos);
       const blank = this.blank;
       if (lt < 0) {
         if (this.openCount > 0) return this.unexpectedEnd();
-        if (!isWhitespaceOnly(xml, this.pos, n)) return { message: 'text after the root element', offset: this.pos };
+        if (!isWhitespaceOnly(xml, pos, n)) return { message: 'text after the root element', offset: pos };
         break;
       }
-      if (this.openCount === 0 && !blank && !isWhitespaceOnly(xml, this.pos, lt)) {
-        return { message: 'text outside the root element', offset: this.pos };
+      if (this.openCount === 0 && !blank && !isWhitespaceOnly(xml, pos, lt)) {
+        return { message: 'text outside the root element', offset: pos };
       }
       // From here on the whole tag is read from the window, which holds at least MARGIN units past `lt`
       // (or the rest of the input); longer names and attribute lists fall back to the string.
       this.refill(lt);
       const c1 = lt + 1 < this.wEnd ? (this.w[lt + 1 - this.wBase] as number) : xml.charCodeAt(lt + 1);
-      const error =
+      // Each step returns where the next text starts, or -1 with the reason in `error`.
+      pos =
         c1 === BANG
-          ? this.declaration(lt)
+          ? this.declaration(pos, lt)
           : c1 === QUESTION
-            ? this.instruction(lt)
+            ? this.instruction(pos, lt)
             : c1 === SLASH
-              ? this.endTag(lt, blank)
-              : this.startTag(lt, blank);
-      if (error !== undefined) return error;
+              ? this.endTag(pos, lt, blank)
+              : this.captureDepth >= 0
+                ? this.startInCapture(lt, blank)
+                : this.startTag(lt, blank);
+      if (pos < 0) return this.error;
     }
     return undefined;
+  }
+
+  /** Records why the parse stops; returns -1 for the step to return. */
+  fail(message: string, offset: number): number {
+    this.error = { message, offset };
+    return -1;
   }
 
   finish(): XmlError | undefined {
@@ -458,19 +468,13 @@ class XmlParse {
     }
   }
 
-  /** The text ends at `to`: what follows is read from there. */
-  skipTo(to: number): void {
-    this.pos = to;
-    this.textStart = to;
-  }
-
   /**
    * The next `<` from `pos` (-1: none), setting `blank`. Indentation is skipped in place: most tags then
    * need no search, and no second pass proves the text before them blank. The window's closing 0 (or a
    * real one) ends the skip.
    */
-  nextTag(): number {
-    let p = this.pos;
+  nextTag(pos: number): number {
+    let p = pos;
     this.refill(p);
     const w = this.w;
     const wBase = this.wBase;
@@ -501,43 +505,40 @@ class XmlParse {
   }
 
   /** `<!`: a comment or CDATA (their text joins the leaf's), anything else (a DOCTYPE above all) is refused. */
-  declaration(lt: number): XmlError | undefined {
+  declaration(pos: number, lt: number): number {
     const xml = this.xml;
     if (xml.startsWith('<!--', lt)) {
       const end = xml.indexOf('-->', lt + 4);
-      if (end < 0) return { message: 'unterminated comment', offset: lt };
-      if (this.openCount > 0 && !this.leafHasChild) this.pendingText += xml.slice(this.textStart, lt);
-      this.skipTo(end + 3);
-      return undefined;
+      if (end < 0) return this.fail('unterminated comment', lt);
+      if (this.openCount > 0 && !this.leafHasChild) this.pendingText += xml.slice(pos, lt);
+      return end + 3;
     }
     if (xml.startsWith('<![CDATA[', lt)) {
-      if (this.openCount === 0) return { message: 'CDATA outside the root element', offset: lt };
+      if (this.openCount === 0) return this.fail('CDATA outside the root element', lt);
       const end = xml.indexOf(']]>', lt + 9);
-      if (end < 0) return { message: 'unterminated CDATA section', offset: lt };
+      if (end < 0) return this.fail('unterminated CDATA section', lt);
       if (!this.leafHasChild) {
-        const before = decodeEntities(xml.slice(this.textStart, lt));
-        if (before === undefined) return { message: BAD_REFERENCE, offset: this.textStart };
+        const before = decodeEntities(xml.slice(pos, lt));
+        if (before === undefined) return this.fail(BAD_REFERENCE, pos);
         this.pendingText += `${before}${xml.slice(lt + 9, end)}`;
       }
-      this.skipTo(end + 3);
-      return undefined;
+      return end + 3;
     }
     if (xml.startsWith('<!DOCTYPE', lt))
-      return { message: 'DOCTYPE is not allowed (no DTDs or entity declarations)', offset: lt };
-    return { message: 'unsupported markup declaration', offset: lt };
+      return this.fail('DOCTYPE is not allowed (no DTDs or entity declarations)', lt);
+    return this.fail('unsupported markup declaration', lt);
   }
 
   /** `<?`: a processing instruction (the XML declaration among them), skipped. */
-  instruction(lt: number): XmlError | undefined {
+  instruction(pos: number, lt: number): number {
     const end = this.xml.indexOf('?>', lt + 2);
-    if (end < 0) return { message: 'unterminated processing instruction', offset: lt };
-    if (this.openCount > 0 && !this.leafHasChild) this.pendingText += this.xml.slice(this.textStart, lt);
-    this.skipTo(end + 2);
-    return undefined;
+    if (end < 0) return this.fail('unterminated processing instruction', lt);
+    if (this.openCount > 0 && !this.leafHasChild) this.pendingText += this.xml.slice(pos, lt);
+    return end + 2;
   }
 
   /** `</`: compared in place against the open name, no substring is allocated. */
-  endTag(lt: number, blank: boolean): XmlError | undefined {
+  endTag(pos: number, lt: number, blank: boolean): number {
     const xml = this.xml;
     const w = this.w;
     const wBase = this.wBase;
@@ -554,8 +555,7 @@ class XmlParse {
     this.prevWasOpen = false;
     if (this.leafHasChild && !blank) this.stats.mixedContent++;
     if (this.captureDepth >= 0) {
-      const error = this.closeCaptured(lt, depth);
-      if (error !== undefined) return error;
+      if (!this.closeCaptured(pos, lt, depth)) return -1;
     } else {
       this.sink.close(top.local, depth);
     }
@@ -563,25 +563,27 @@ class XmlParse {
     if (depth === 0) this.rootClosed = true;
     this.leafHasChild = true; // the parent now has a child
     this.pendingText = '';
-    this.skipTo(gt + 1);
-    return undefined;
+    return gt + 1;
   }
 
-  endTagMismatch(lt: number, top: NameInfo | undefined): XmlError {
+  endTagMismatch(lt: number, top: NameInfo | undefined): number {
     const end = this.xml.indexOf('>', lt + 2);
     const found = this.xml.slice(lt + 2, end < 0 ? Math.min(this.n, lt + 40) : end).trim();
-    return { message: `end tag </${found}> does not match <${top ? top.qname : '(none)'}>`, offset: lt };
+    return this.fail(`end tag </${found}> does not match <${top ? top.qname : '(none)'}>`, lt);
   }
 
   /** An element inside a capture closed at `lt`: a leaf's text goes into the tree, the capture's root to the sink. */
-  closeCaptured(lt: number, depth: number): XmlError | undefined {
+  closeCaptured(pos: number, lt: number, depth: number): boolean {
     const node = this.nodes[depth] as number;
     if (!this.leafHasChild) {
-      const textStart = this.textStart;
+      const textStart = pos;
       if (this.nextAmp >= 0 && this.nextAmp < textStart) this.nextAmp = this.xml.indexOf('&', textStart);
       if (this.pendingText !== '' || (this.nextAmp >= 0 && this.nextAmp < lt)) {
         const text = decodeEntities(this.pendingText + this.xml.slice(textStart, lt));
-        if (text === undefined) return { message: BAD_REFERENCE, offset: textStart };
+        if (text === undefined) {
+          this.fail(BAD_REFERENCE, textStart);
+          return false;
+        }
         this.tree.setDecoded(node, text);
       } else this.tree.setText(node, textStart, lt);
     }
@@ -589,12 +591,12 @@ class XmlParse {
       this.captureDepth = -1;
       this.sink.captured(this.tree, node, depth);
     }
-    return undefined;
+    return true;
   }
 
-  /** `<` and a name: the element opens (or, self-closing, opens and closes). */
-  startTag(lt: number, blank: boolean): XmlError | undefined {
-    if (this.rootClosed) return { message: 'content after the root element', offset: lt };
+  /** `<` and a name outside any capture: the element opens (or, self-closing, opens and closes). */
+  startTag(lt: number, blank: boolean): number {
+    if (this.rootClosed) return this.fail('content after the root element', lt);
     // Text before a child element is mixed content, which no bank message schema allows (a browser view
     // pasted back as XML leaves "-" markers there).
     const pending = this.pendingText;
@@ -602,48 +604,91 @@ class XmlParse {
       this.stats.mixedContent++;
     }
     const info = this.elementName(lt);
-    if (info === null) return { message: 'malformed start tag', offset: lt };
+    if (info === null) return this.fail('malformed start tag', lt);
     const i = lt + 1 + info.qname.length;
     // Most start tags end right after the name: no attribute scan, and the name cannot end in "/".
     const gt =
       i < this.wEnd && this.w[i - this.wBase] === GT ? i : findTagEnd(this.xml, i, this.w, this.wBase, this.wEnd);
-    if (gt < 0) return { message: `unterminated start tag <${info.qname}`, offset: lt };
+    if (gt < 0) return this.fail(`unterminated start tag <${info.qname}`, lt);
     const selfClosing = gt !== i && this.xml.charCodeAt(gt - 1) === SLASH;
     const attrEnd = selfClosing ? gt - 1 : gt;
     const attrs = i < attrEnd ? this.attributes(info, i, attrEnd) : '';
-    if (attrs === undefined) return { message: 'undefined entity in attribute', offset: lt };
+    if (attrs === undefined) return this.fail('undefined entity in attribute', lt);
     const depth = this.openCount;
-    if (depth >= this.maxDepth) return { message: `element nesting deeper than ${this.maxDepth}`, offset: lt };
+    if (depth >= this.maxDepth) return this.fail(`element nesting deeper than ${this.maxDepth}`, lt);
     if (depth === 0) {
-      if (this.rootSeen) return { message: 'more than one root element', offset: lt };
+      if (this.rootSeen) return this.fail('more than one root element', lt);
       this.rootSeen = true;
     }
-    this.report(info, attrs, depth);
+    if (this.sink.open(info.local, attrs, depth)) {
+      this.captureDepth = depth;
+      this.tree.reset(this.xml);
+      this.nodes[depth] = this.tree.add(-1, info.id, info.local, attrs);
+    }
     this.prev = info;
     this.prevWasOpen = !selfClosing;
-    if (selfClosing) {
-      this.closeEmpty(info, depth);
-      this.pendingText = '';
-      this.skipTo(gt + 1);
-      return undefined;
+    this.pendingText = '';
+    if (selfClosing) this.closeEmpty(info, depth);
+    else {
+      this.open[this.openCount++] = info;
+      this.leafHasChild = false;
     }
+    return gt + 1;
+  }
+
+  /**
+   * A start tag inside a captured subtree (most tags of a large statement): the element goes into the
+   * tree, and a leaf, `<Name>text</Name>` (most elements there), has its text and end tag read right here,
+   * as the loop would read them (text starting with a blank, entities, comments or a child element go the
+   * long way). One function for the whole leaf: a call per element was a tenth of a camt.053 parse.
+   */
+  startInCapture(lt: number, blank: boolean): number {
+    const pending = this.pendingText;
+    if (!blank || (pending !== '' && !isBlankRun(pending, 0, pending.length))) this.stats.mixedContent++;
+    const info = this.elementName(lt);
+    if (info === null) return this.fail('malformed start tag', lt);
+    const { w, wBase, wEnd, xml } = this;
+    const i = lt + 1 + info.qname.length;
+    const gt = i < wEnd && w[i - wBase] === GT ? i : findTagEnd(xml, i, w, wBase, wEnd);
+    if (gt < 0) return this.fail(`unterminated start tag <${info.qname}`, lt);
+    const selfClosing = gt !== i && xml.charCodeAt(gt - 1) === SLASH;
+    const attrEnd = selfClosing ? gt - 1 : gt;
+    const attrs = i < attrEnd ? this.attributes(info, i, attrEnd) : '';
+    if (attrs === undefined) return this.fail('undefined entity in attribute', lt);
+    const depth = this.openCount; // deeper than the capture's root, so never the root element
+    if (depth >= this.maxDepth) return this.fail(`element nesting deeper than ${this.maxDepth}`, lt);
+    const node = this.tree.add(this.nodes[depth - 1] as number, info.id, info.local, attrs);
+    this.nodes[depth] = node;
+    this.prev = info;
+    if (pending !== '') this.pendingText = '';
+    this.prevWasOpen = false;
+    this.leafHasChild = true;
+    if (selfClosing) return gt + 1;
     const t = gt + 1;
-    if (depth > this.captureDepth && this.captureDepth >= 0 && t < this.wEnd) {
-      const next = this.leafInPlace(info, t, depth);
-      if (next === -2) return { message: BAD_REFERENCE, offset: t };
-      if (next >= 0) {
-        this.prevWasOpen = false;
-        this.leafHasChild = true;
-        this.pendingText = '';
-        this.skipTo(next);
-        return undefined;
+    if (t < wEnd) {
+      let c = w[t - wBase] as number;
+      let q = t;
+      if (c !== LT && c > 32) {
+        const stop = Math.min(t + TEXT_SCAN, wEnd);
+        q = findLt(this.q4, w, wBase, t + 1, stop);
+        if (q < 0) q = xml.indexOf('<', stop);
+        c = LT;
+      }
+      const codes = info.codes;
+      const after = q + 2 + codes.length; // the end tag's `>`
+      if (c === LT && q >= 0 && after < wEnd && w[q + 1 - wBase] === SLASH && w[after - wBase] === GT) {
+        if (sameNameIn(w, q + 2 - wBase, codes)) {
+          // No '&' before `q` known (a stale one, before `t`, is searched again only then).
+          if (this.nextAmp < 0 || this.nextAmp >= q) this.tree.setText(node, t, q);
+          else if (!this.ampLeaf(node, t, q)) return this.fail(BAD_REFERENCE, t);
+          return after + 1;
+        }
       }
     }
     this.open[this.openCount++] = info;
+    this.prevWasOpen = true;
     this.leafHasChild = false;
-    this.pendingText = '';
-    this.skipTo(t);
-    return undefined;
+    return t;
   }
 
   /**
@@ -653,14 +698,19 @@ class XmlParse {
   elementName(lt: number): NameInfo | null {
     const prev = this.prev;
     if (prev === null) return this.scanName(lt);
+    const guess = this.prevWasOpen ? prev.afterOpen : prev.afterClose;
+    if (guess !== null && this.writtenAt(guess, lt + 1)) return guess;
+    return this.lookupName(lt, prev);
+  }
+
+  /** The first guess missed: the second guess, else the name read and remembered as the guess. */
+  lookupName(lt: number, prev: NameInfo): NameInfo | null {
     // After an end tag its parent is still open (a start tag after the root closed was refused).
     const parent = this.prevWasOpen || this.openCount === 0 ? null : (this.open[this.openCount - 1] as NameInfo);
-    let guess: NameInfo | null = this.prevWasOpen ? prev.afterOpen : prev.afterClose;
-    if (guess !== null && this.writtenAt(guess, lt + 1)) return guess;
     if (parent !== null) {
       // The second guess: what followed this end tag last time in this parent (a `Cd` is followed by
       // `Fmly` in `Domn` but by `Issr` in `Prtry`).
-      guess = this.table.afterClose(prev, parent);
+      const guess = this.table.afterClose(prev, parent);
       if (guess !== null && this.writtenAt(guess, lt + 1)) {
         prev.afterClose = guess;
         return guess;
@@ -730,18 +780,6 @@ class XmlParse {
     return attrs;
   }
 
-  /** A start tag to the tree (inside a capture) or to the sink, which may start a capture here. */
-  report(info: NameInfo, attrs: string, depth: number): void {
-    const name = info.local;
-    if (this.captureDepth >= 0) {
-      this.nodes[depth] = this.tree.add(this.nodes[depth - 1] as number, info.id, name, attrs);
-    } else if (this.sink.open(name, attrs, depth)) {
-      this.captureDepth = depth;
-      this.tree.reset(this.xml);
-      this.nodes[depth] = this.tree.add(-1, info.id, name, attrs);
-    }
-  }
-
   /** A self-closing element closed as soon as it opened. */
   closeEmpty(info: NameInfo, depth: number): void {
     if (this.captureDepth >= 0) {
@@ -754,45 +792,15 @@ class XmlParse {
     this.leafHasChild = true;
   }
 
-  /**
-   * Inside a capture most elements are leaves, `<Name>text</Name>`: the text and the end tag are read right
-   * here, as the loop would read them. Returns the position after the end tag, -1 when the element is not
-   * such a leaf (text starting with a blank, comments or a child element go the long way), -2 on a bad
-   * entity in the text.
-   */
-  leafInPlace(info: NameInfo, t: number, depth: number): number {
-    const w = this.w;
-    const wBase = this.wBase;
-    const wEnd = this.wEnd;
-    const xml = this.xml;
-    let c = w[t - wBase] as number;
-    let q = t;
-    if (c !== LT && c > 32) {
-      const stop = Math.min(t + TEXT_SCAN, wEnd);
-      q = findLt(this.q4, w, wBase, t + 1, stop);
-      if (q < 0) q = xml.indexOf('<', stop);
-      c = LT;
-    }
-    const codes = info.codes;
-    const after = q + 2 + codes.length; // the end tag's `>`
-    if (
-      c !== LT ||
-      q < 0 ||
-      after >= wEnd ||
-      w[q + 1 - wBase] !== SLASH ||
-      w[after - wBase] !== GT ||
-      !sameNameIn(w, q + 2 - wBase, codes)
-    ) {
-      return -1;
-    }
-    const node = this.nodes[depth] as number;
-    if (this.nextAmp >= 0 && this.nextAmp < t) this.nextAmp = xml.indexOf('&', t);
+  /** A leaf's text [t, q) where an '&' may be: decoded when one is there; false on a bad reference. */
+  ampLeaf(node: number, t: number, q: number): boolean {
+    if (this.nextAmp < t) this.nextAmp = this.xml.indexOf('&', t);
     if (this.nextAmp >= 0 && this.nextAmp < q) {
-      const text = decodeEntities(xml.slice(t, q));
-      if (text === undefined) return -2;
+      const text = decodeEntities(this.xml.slice(t, q));
+      if (text === undefined) return false;
       this.tree.setDecoded(node, text);
     } else this.tree.setText(node, t, q);
-    return after + 1;
+    return true;
   }
 }
 
