@@ -16,6 +16,7 @@ import {
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, NextCursor } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 /** Receivables (DESIGN.md, "Receivables, returns and exceptions"; docs/adr/0069). */
 const tags = ['receivables'];
@@ -135,6 +136,15 @@ const PatchBody = Type.Object(
 );
 
 export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  referenceRoutes(app, ctx);
+  expectedPaymentRoutes(app, ctx);
+  incomingPaymentRoutes(app, ctx);
+  reconciliationQueueRoutes(app, ctx);
+  manualMatchRoutes(app, ctx);
+};
+
+/** The routes of /references and /references/validate. */
+function referenceRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/references',
     {
@@ -180,7 +190,10 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     },
     async (request) => checkReference(request.query),
   );
+}
 
+/** The routes of /expected-payments, /expected-payments/:id and /expected-payments/:id/archive. */
+function expectedPaymentRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/expected-payments',
     {
@@ -248,7 +261,10 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     },
     async (request) => archiveExpected(ctx, principalOf(request), request.params.id, request.body.companyId),
   );
+}
 
+/** The routes of /incoming-payments and /incoming-payments/:id. */
+function incomingPaymentRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/incoming-payments',
     {
@@ -276,7 +292,10 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     },
     async (request) => getIncoming(ctx, principalOf(request), request.params.id, request.query.companyId),
   );
+}
 
+/** The routes of /reconciliation/settings and /reconciliation/exceptions. */
+function reconciliationQueueRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.put(
     '/reconciliation/settings',
     {
@@ -344,7 +363,10 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     },
     async (request) => listExceptions(ctx, principalOf(request), request.query),
   );
+}
 
+/** The routes of /reconciliation/matches and /reconciliation/matches/:id. */
+function manualMatchRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   const ManualMatch = Type.Object({
     ...Match.properties,
     unmatchedAt: Nullable(Type.String()),
@@ -402,4 +424,4 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
         reason: request.body.reason,
       }),
   );
-};
+}
