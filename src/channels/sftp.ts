@@ -104,34 +104,7 @@ const { Client: SshClient, utils } = ssh2;
 const MAX_ARCHIVE_SUFFIX = 1000;
 
 export function createSftpChannel(config: SftpChannelConfig): BankChannel {
-  const pinned = parseFingerprint(config.hostKeySha256);
-  if (!config.host || !config.username) throw invalid('host and username are required');
-  if (config.password === undefined && config.privateKey === undefined) {
-    throw invalid('a private key or a password is required');
-  }
-  if (config.privateKey !== undefined) {
-    // Fail at configuration time, not on the first delivery. The key itself never goes into the message.
-    const parsed = utils.parseKey(config.privateKey, config.passphrase);
-    if (parsed instanceof Error) throw invalid('privateKey is not a usable SSH private key (or wrong passphrase)');
-  }
-  for (const [name, dir] of [
-    ['inboundDir', config.inboundDir],
-    ['outboundDir', config.outboundDir],
-    ['archiveDir', config.archiveDir],
-  ] as const) {
-    if (dir !== undefined && (dir.length === 0 || dir.includes('\0'))) throw invalid(`${name} is not a valid path`);
-  }
-  const port = config.port ?? DEFAULTS.port;
-  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw invalid('port must be 1..65535');
-
-  const settings = {
-    connectTimeoutMs: config.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
-    operationTimeoutMs: config.operationTimeoutMs ?? DEFAULTS.operationTimeoutMs,
-    keepaliveIntervalMs: config.keepaliveIntervalMs ?? DEFAULTS.keepaliveIntervalMs,
-    maxFileBytes: config.maxFileBytes ?? DEFAULTS.maxFileBytes,
-    maxFilesPerFetch: config.maxFilesPerFetch ?? DEFAULTS.maxFilesPerFetch,
-  };
-  const where = `${config.username}@${config.host}:${port}`;
+  const t = targetOf(config);
   const active = new Set<Client>();
   let closed = false;
 
@@ -147,16 +120,16 @@ export function createSftpChannel(config: SftpChannelConfig): BankChannel {
           reject(
             new SftpChannelError(
               'timeout',
-              `SFTP ${what} at ${where} timed out after ${settings.operationTimeoutMs} ms`,
+              `SFTP ${what} at ${t.where} timed out after ${t.settings.operationTimeoutMs} ms`,
               true,
             ),
           );
-        }, settings.operationTimeoutMs);
+        }, t.settings.operationTimeoutMs);
       });
       // The session promise also rejects when the connection drops mid-call (see `lost`).
       const run = async () => {
         const address = await resolveAddress(config.host, config.allowPrivateNetwork === true);
-        const { sftp, lost } = await openSession(client, address);
+        const { sftp, lost } = await openSession(t, client, address);
         return await Promise.race([work(sftp), lost]);
       };
       return await Promise.race([run(), deadline]);
@@ -169,242 +142,18 @@ export function createSftpChannel(config: SftpChannelConfig): BankChannel {
     }
   }
 
-  function openSession(client: Client, address: string): Promise<{ sftp: SFTPWrapper; lost: Promise<never> }> {
-    return new Promise((resolve, reject) => {
-      let presented: Buffer | undefined;
-      let ready = false;
-      let rejectLost: (err: Error) => void = () => {};
-      const lost = new Promise<never>((_, r) => {
-        rejectLost = r;
-      });
-      lost.catch(() => {});
-      const fail = (err: Error) => {
-        if (ready) rejectLost(err);
-        else reject(err);
-      };
-      client.on('error', (err: Error & { level?: string; code?: string }) => {
-        if (presented) {
-          fail(
-            new SftpChannelError(
-              'host_key_mismatch',
-              `SFTP host key of ${config.host}:${port} does not match the pinned fingerprint ` +
-                `(presented ${fingerprintOf(presented)}, pinned SHA256:${pinned.toString('base64').replace(/=+$/, '')})`,
-              false,
-            ),
-          );
-        } else if (err.level === 'client-authentication') {
-          fail(new SftpChannelError('auth_failed', `SFTP authentication failed for ${where}`, false));
-        } else if (err.level === 'client-timeout') {
-          fail(
-            new SftpChannelError(
-              'timeout',
-              `SFTP connection to ${where} timed out after ${settings.connectTimeoutMs} ms`,
-              true,
-            ),
-          );
-        } else if (!ready) {
-          fail(
-            new SftpChannelError('connection_failed', `SFTP connection to ${where} failed: ${safeReason(err)}`, true, {
-              cause: err,
-            }),
-          );
-        } else {
-          fail(
-            new SftpChannelError('connection_lost', `SFTP connection to ${where} was lost: ${safeReason(err)}`, true),
-          );
-        }
-      });
-      client.on('close', () => {
-        fail(new SftpChannelError('connection_lost', `SFTP connection to ${where} closed by the server`, true));
-      });
-      client.on('ready', () => {
-        client.sftp((err, sftp) => {
-          if (err) {
-            reject(new SftpChannelError('connection_failed', `SFTP subsystem refused at ${where}`, true));
-            return;
-          }
-          ready = true;
-          sftp.on('error', (e: Error) => rejectLost(remoteError(`session at ${where}`, e)));
-          sftp.on('close', () => {
-            rejectLost(new SftpChannelError('connection_lost', `SFTP session at ${where} closed by the server`, true));
-          });
-          resolve({ sftp, lost });
-        });
-      });
-      const connect: ConnectConfig = {
-        host: address,
-        port,
-        username: config.username,
-        readyTimeout: settings.connectTimeoutMs,
-        keepaliveInterval: settings.keepaliveIntervalMs,
-        keepaliveCountMax: 3,
-        hostVerifier: (key: Buffer) => {
-          const digest = createHash('sha256').update(key).digest();
-          if (timingSafeEqual(digest, pinned)) return true;
-          presented = key;
-          return false;
-        },
-      };
-      if (config.password !== undefined) connect.password = config.password;
-      if (config.privateKey !== undefined) connect.privateKey = config.privateKey;
-      if (config.passphrase !== undefined) connect.passphrase = config.passphrase;
-      client.connect(connect);
-      // SFTP is request/response with small packets: without TCP_NODELAY every round trip waits for a delayed ACK.
-      client.setNoDelay(true);
-    });
-  }
-
   async function deliver(file: OutboundFile): Promise<DeliveryReceipt> {
     const name = checkFileName(file.fileName);
-    const bytes = Buffer.from(file.content, 'utf8');
-    const target = path.posix.join(config.inboundDir, name);
-    const part = `${target}.part`;
-    return withSftp(`upload of ${name}`, async (sftp) => {
-      const receipt = (alreadyDelivered: boolean): DeliveryReceipt => ({
-        channel: 'sftp',
-        reference: target,
-        alreadyDelivered,
-      });
-      if (await sameFileExists(sftp, target, bytes)) return receipt(true);
-      await upload(sftp, part, bytes);
-      try {
-        await call<void>((cb) => sftp.rename(part, target, cb));
-      } catch (err) {
-        // A concurrent retry may have won the rename (servers refuse to rename onto an existing name).
-        await call<void>((cb) => sftp.unlink(part, cb)).catch(() => {});
-        if (await sameFileExists(sftp, target, bytes)) return receipt(true);
-        throw remoteError(`rename of ${part} to ${target}`, err);
-      }
-      return receipt(false);
-    });
-  }
-
-  /** True when `target` holds exactly `bytes`; throws `conflict` when it holds something else. */
-  async function sameFileExists(sftp: SFTPWrapper, target: string, bytes: Buffer): Promise<boolean> {
-    const attrs = await statOrNull(sftp, target);
-    if (!attrs) return false;
-    if (attrs.size === bytes.length) {
-      const existing = await download(sftp, target, Math.max(bytes.length, 1));
-      if (existing.equals(bytes)) return true;
-    }
-    throw new SftpChannelError(
-      'conflict',
-      `${target} already exists at ${where} with different content; refusing to overwrite it`,
-      false,
-    );
+    return withSftp(`upload of ${name}`, (sftp) => deliverOn(t, sftp, name, Buffer.from(file.content, 'utf8')));
   }
 
   async function fetchInbound(): Promise<InboundFile[]> {
-    return withSftp(`listing of ${config.outboundDir}`, async (sftp) => {
-      const entries = await call<FileEntryWithStats[]>((cb) => sftp.readdir(config.outboundDir, cb));
-      const pickable = entries.filter((e) => isPickable(e.filename) && e.attrs.isFile());
-      for (const entry of pickable.filter((e) => e.attrs.size > settings.maxFileBytes)) {
-        config.logger?.warn(
-          {
-            channel: 'sftp',
-            host: config.host,
-            file: path.posix.join(config.outboundDir, entry.filename),
-            size: entry.attrs.size,
-            limit: settings.maxFileBytes,
-          },
-          'inbound SFTP file exceeds the size limit; left in place',
-        );
-      }
-      // Oldest first, so a backlog drains in the order the bank wrote it.
-      const candidates = pickable
-        .filter((e) => e.attrs.size <= settings.maxFileBytes)
-        .sort((a, b) => a.attrs.mtime - b.attrs.mtime || (a.filename < b.filename ? -1 : 1))
-        .slice(0, settings.maxFilesPerFetch);
-      const files: InboundFile[] = [];
-      for (const entry of candidates) {
-        const remote = path.posix.join(config.outboundDir, entry.filename);
-        try {
-          const content = await download(sftp, remote, settings.maxFileBytes);
-          files.push({ name: entry.filename, content: new Uint8Array(content) });
-        } catch (err) {
-          // Grew past the limit after the listing: leave it, like any oversized file.
-          if (!(err instanceof SftpChannelError && err.code === 'too_large')) throw err;
-          config.logger?.warn({ channel: 'sftp', host: config.host, file: remote }, err.message);
-        }
-      }
-      return files;
-    });
+    return withSftp(`listing of ${config.outboundDir}`, (sftp) => fetchOn(t, sftp));
   }
 
   async function acknowledge(file: InboundFile): Promise<void> {
     const name = checkFileName(file.name);
-    const source = path.posix.join(config.outboundDir, name);
-    const archiveDir = config.archiveDir;
-    await withSftp(`acknowledgement of ${name}`, async (sftp) => {
-      if (archiveDir === undefined) {
-        try {
-          await call<void>((cb) => sftp.unlink(source, cb));
-        } catch (err) {
-          if (statusOf(err) !== STATUS_NO_SUCH_FILE) throw remoteError(`removal of ${source}`, err);
-        }
-        return;
-      }
-      // Acknowledged files are evidence: an archived file of the same name is never overwritten.
-      for (let n = 0; n <= MAX_ARCHIVE_SUFFIX; n++) {
-        const target = path.posix.join(archiveDir, n === 0 ? name : `${name}.${n}`);
-        try {
-          await call<void>((cb) => sftp.rename(source, target, cb));
-          return;
-        } catch (err) {
-          if (!(await statOrNull(sftp, source))) return; // already acknowledged (a retried call)
-          if (!(await statOrNull(sftp, target))) throw remoteError(`move of ${source} to ${target}`, err);
-        }
-      }
-      throw new SftpChannelError('conflict', `no free archive name for ${name} in ${archiveDir}`, false);
-    });
-  }
-
-  async function upload(sftp: SFTPWrapper, remote: string, bytes: Buffer): Promise<void> {
-    const handle = await call<Buffer>((cb) => sftp.open(remote, 'w', cb)).catch((err: unknown) => {
-      throw remoteError(`open of ${remote}`, err);
-    });
-    try {
-      for (let offset = 0; offset < bytes.length; offset += CHUNK) {
-        const length = Math.min(CHUNK, bytes.length - offset);
-        await call<void>((cb) => sftp.write(handle, bytes, offset, length, offset, cb));
-      }
-    } catch (err) {
-      throw remoteError(`write of ${remote}`, err);
-    } finally {
-      await call<void>((cb) => sftp.close(handle, cb)).catch(() => {});
-    }
-    const written = await statOrNull(sftp, remote);
-    if (written?.size !== bytes.length) {
-      throw new SftpChannelError(
-        'remote_error',
-        `upload of ${remote} incomplete: ${written?.size ?? 'no'} of ${bytes.length} bytes`,
-        true,
-      );
-    }
-  }
-
-  /** Reads a whole remote file, refusing to hold more than `limit` bytes. */
-  async function download(sftp: SFTPWrapper, remote: string, limit: number): Promise<Buffer> {
-    const handle = await call<Buffer>((cb) => sftp.open(remote, 'r', cb)).catch((err: unknown) => {
-      throw remoteError(`open of ${remote}`, err);
-    });
-    try {
-      const chunks: Buffer[] = [];
-      let total = 0;
-      for (;;) {
-        const buffer = Buffer.alloc(CHUNK);
-        const read = await readChunk(sftp, handle, buffer, total);
-        if (read === 0) break;
-        total += read;
-        if (total > limit) {
-          throw new SftpChannelError('too_large', `${remote} exceeds the ${limit} byte limit; left in place`, false);
-        }
-        chunks.push(buffer.subarray(0, read));
-      }
-      return Buffer.concat(chunks, total);
-    } finally {
-      await call<void>((cb) => sftp.close(handle, cb)).catch(() => {});
-    }
+    await withSftp(`acknowledgement of ${name}`, (sftp) => acknowledgeOn(t, sftp, name));
   }
 
   /**
@@ -412,18 +161,7 @@ export function createSftpChannel(config: SftpChannelConfig): BankChannel {
    * authentication, SFTP subsystem) and a look at both folders: what saving the settings tries.
    */
   async function check(): Promise<void> {
-    await withSftp('connection check', async (sftp) => {
-      for (const [name, dir] of [
-        ['inboundDir', config.inboundDir],
-        ['outboundDir', config.outboundDir],
-      ] as const) {
-        const attrs = await statOrNull(sftp, dir);
-        // S_IFDIR in the mode bits: the folder must exist and be a folder.
-        if (attrs === null || (attrs.mode & 0o170000) !== 0o040000) {
-          throw new SftpChannelError('missing_folder', `SFTP ${name} ${dir} is not a folder at ${where}`, false);
-        }
-      }
-    });
+    await withSftp('connection check', (sftp) => checkFolders(t, sftp));
   }
 
   async function close(): Promise<void> {
@@ -433,6 +171,319 @@ export function createSftpChannel(config: SftpChannelConfig): BankChannel {
   }
 
   return { kind: 'sftp', deliver, fetchInbound, acknowledge, check, close };
+}
+
+/** A checked configuration with its defaults, the pinned host key and the `user@host:port` for messages. */
+type SftpTarget = {
+  config: SftpChannelConfig;
+  pinned: Buffer;
+  port: number;
+  settings: {
+    connectTimeoutMs: number;
+    operationTimeoutMs: number;
+    keepaliveIntervalMs: number;
+    maxFileBytes: number;
+    maxFilesPerFetch: number;
+  };
+  where: string;
+};
+
+/** Checks the configuration at configuration time, not on the first delivery. */
+function targetOf(config: SftpChannelConfig): SftpTarget {
+  const pinned = parseFingerprint(config.hostKeySha256);
+  if (!config.host || !config.username) throw invalid('host and username are required');
+  if (config.password === undefined && config.privateKey === undefined) {
+    throw invalid('a private key or a password is required');
+  }
+  if (config.privateKey !== undefined) {
+    // The key itself never goes into the message.
+    const parsed = utils.parseKey(config.privateKey, config.passphrase);
+    if (parsed instanceof Error) throw invalid('privateKey is not a usable SSH private key (or wrong passphrase)');
+  }
+  for (const [name, dir] of [
+    ['inboundDir', config.inboundDir],
+    ['outboundDir', config.outboundDir],
+    ['archiveDir', config.archiveDir],
+  ] as const) {
+    if (dir !== undefined && (dir.length === 0 || dir.includes('\0'))) throw invalid(`${name} is not a valid path`);
+  }
+  const port = config.port ?? DEFAULTS.port;
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) throw invalid('port must be 1..65535');
+  const settings = {
+    connectTimeoutMs: config.connectTimeoutMs ?? DEFAULTS.connectTimeoutMs,
+    operationTimeoutMs: config.operationTimeoutMs ?? DEFAULTS.operationTimeoutMs,
+    keepaliveIntervalMs: config.keepaliveIntervalMs ?? DEFAULTS.keepaliveIntervalMs,
+    maxFileBytes: config.maxFileBytes ?? DEFAULTS.maxFileBytes,
+    maxFilesPerFetch: config.maxFilesPerFetch ?? DEFAULTS.maxFilesPerFetch,
+  };
+  return { config, pinned, port, settings, where: `${config.username}@${config.host}:${port}` };
+}
+
+/** Connects `client` to `address` and opens its SFTP subsystem; `lost` rejects when either drops later. */
+function openSession(
+  t: SftpTarget,
+  client: Client,
+  address: string,
+): Promise<{ sftp: SFTPWrapper; lost: Promise<never> }> {
+  return new Promise((resolve, reject) => {
+    let presented: Buffer | undefined;
+    let ready = false;
+    let rejectLost: (err: Error) => void = () => {};
+    const lost = new Promise<never>((_, r) => {
+      rejectLost = r;
+    });
+    lost.catch(() => {});
+    const fail = (err: Error) => {
+      if (ready) rejectLost(err);
+      else reject(err);
+    };
+    client.on('error', (err: Error & { level?: string; code?: string }) =>
+      fail(sessionError(t, err, presented, ready)),
+    );
+    client.on('close', () => {
+      fail(new SftpChannelError('connection_lost', `SFTP connection to ${t.where} closed by the server`, true));
+    });
+    client.on('ready', () => {
+      client.sftp((err, sftp) => {
+        if (err) {
+          reject(new SftpChannelError('connection_failed', `SFTP subsystem refused at ${t.where}`, true));
+          return;
+        }
+        ready = true;
+        sftp.on('error', (e: Error) => rejectLost(remoteError(`session at ${t.where}`, e)));
+        sftp.on('close', () => {
+          rejectLost(new SftpChannelError('connection_lost', `SFTP session at ${t.where} closed by the server`, true));
+        });
+        resolve({ sftp, lost });
+      });
+    });
+    client.connect(
+      connectOptions(t, address, (key) => {
+        presented = key;
+      }),
+    );
+    // SFTP is request/response with small packets: without TCP_NODELAY every round trip waits for a delayed ACK.
+    client.setNoDelay(true);
+  });
+}
+
+/** The connection's options; a host key other than the pinned one is refused and handed to `refused`. */
+function connectOptions(t: SftpTarget, address: string, refused: (key: Buffer) => void): ConnectConfig {
+  const { config, settings } = t;
+  const connect: ConnectConfig = {
+    host: address,
+    port: t.port,
+    username: config.username,
+    readyTimeout: settings.connectTimeoutMs,
+    keepaliveInterval: settings.keepaliveIntervalMs,
+    keepaliveCountMax: 3,
+    hostVerifier: (key: Buffer) => {
+      const digest = createHash('sha256').update(key).digest();
+      if (timingSafeEqual(digest, t.pinned)) return true;
+      refused(key);
+      return false;
+    },
+  };
+  if (config.password !== undefined) connect.password = config.password;
+  if (config.privateKey !== undefined) connect.privateKey = config.privateKey;
+  if (config.passphrase !== undefined) connect.passphrase = config.passphrase;
+  return connect;
+}
+
+/** What a connection error means: a refused host key, refused credentials, a timeout, a failed or lost connection. */
+function sessionError(
+  t: SftpTarget,
+  err: Error & { level?: string; code?: string },
+  presented: Buffer | undefined,
+  ready: boolean,
+): SftpChannelError {
+  const { where } = t;
+  if (presented) {
+    return new SftpChannelError(
+      'host_key_mismatch',
+      `SFTP host key of ${t.config.host}:${t.port} does not match the pinned fingerprint ` +
+        `(presented ${fingerprintOf(presented)}, pinned SHA256:${t.pinned.toString('base64').replace(/=+$/, '')})`,
+      false,
+    );
+  }
+  if (err.level === 'client-authentication') {
+    return new SftpChannelError('auth_failed', `SFTP authentication failed for ${where}`, false);
+  }
+  if (err.level === 'client-timeout') {
+    return new SftpChannelError(
+      'timeout',
+      `SFTP connection to ${where} timed out after ${t.settings.connectTimeoutMs} ms`,
+      true,
+    );
+  }
+  if (!ready) {
+    return new SftpChannelError('connection_failed', `SFTP connection to ${where} failed: ${safeReason(err)}`, true, {
+      cause: err,
+    });
+  }
+  return new SftpChannelError('connection_lost', `SFTP connection to ${where} was lost: ${safeReason(err)}`, true);
+}
+
+/** Uploads `bytes` as `name` in the inbound folder: written as `.part`, renamed when complete, once. */
+async function deliverOn(t: SftpTarget, sftp: SFTPWrapper, name: string, bytes: Buffer): Promise<DeliveryReceipt> {
+  const target = path.posix.join(t.config.inboundDir, name);
+  const part = `${target}.part`;
+  const receipt = (alreadyDelivered: boolean): DeliveryReceipt => ({
+    channel: 'sftp',
+    reference: target,
+    alreadyDelivered,
+  });
+  if (await sameFileExists(t, sftp, target, bytes)) return receipt(true);
+  await upload(sftp, part, bytes);
+  try {
+    await call<void>((cb) => sftp.rename(part, target, cb));
+  } catch (err) {
+    // A concurrent retry may have won the rename (servers refuse to rename onto an existing name).
+    await call<void>((cb) => sftp.unlink(part, cb)).catch(() => {});
+    if (await sameFileExists(t, sftp, target, bytes)) return receipt(true);
+    throw remoteError(`rename of ${part} to ${target}`, err);
+  }
+  return receipt(false);
+}
+
+/** True when `target` holds exactly `bytes`; throws `conflict` when it holds something else. */
+async function sameFileExists(t: SftpTarget, sftp: SFTPWrapper, target: string, bytes: Buffer): Promise<boolean> {
+  const attrs = await statOrNull(sftp, target);
+  if (!attrs) return false;
+  if (attrs.size === bytes.length) {
+    const existing = await download(sftp, target, Math.max(bytes.length, 1));
+    if (existing.equals(bytes)) return true;
+  }
+  throw new SftpChannelError(
+    'conflict',
+    `${target} already exists at ${t.where} with different content; refusing to overwrite it`,
+    false,
+  );
+}
+
+/** The bank's files in the outbound folder, oldest first, oversized ones left in place (and logged). */
+async function fetchOn(t: SftpTarget, sftp: SFTPWrapper): Promise<InboundFile[]> {
+  const { config, settings } = t;
+  const entries = await call<FileEntryWithStats[]>((cb) => sftp.readdir(config.outboundDir, cb));
+  const pickable = entries.filter((e) => isPickable(e.filename) && e.attrs.isFile());
+  for (const entry of pickable.filter((e) => e.attrs.size > settings.maxFileBytes)) {
+    config.logger?.warn(
+      {
+        channel: 'sftp',
+        host: config.host,
+        file: path.posix.join(config.outboundDir, entry.filename),
+        size: entry.attrs.size,
+        limit: settings.maxFileBytes,
+      },
+      'inbound SFTP file exceeds the size limit; left in place',
+    );
+  }
+  // Oldest first, so a backlog drains in the order the bank wrote it.
+  const candidates = pickable
+    .filter((e) => e.attrs.size <= settings.maxFileBytes)
+    .sort((a, b) => a.attrs.mtime - b.attrs.mtime || (a.filename < b.filename ? -1 : 1))
+    .slice(0, settings.maxFilesPerFetch);
+  const files: InboundFile[] = [];
+  for (const entry of candidates) {
+    const remote = path.posix.join(config.outboundDir, entry.filename);
+    try {
+      const content = await download(sftp, remote, settings.maxFileBytes);
+      files.push({ name: entry.filename, content: new Uint8Array(content) });
+    } catch (err) {
+      // Grew past the limit after the listing: leave it, like any oversized file.
+      if (!(err instanceof SftpChannelError && err.code === 'too_large')) throw err;
+      config.logger?.warn({ channel: 'sftp', host: config.host, file: remote }, err.message);
+    }
+  }
+  return files;
+}
+
+/** A picked-up file removed, or moved to the archive folder under a name not yet taken. */
+async function acknowledgeOn(t: SftpTarget, sftp: SFTPWrapper, name: string): Promise<void> {
+  const source = path.posix.join(t.config.outboundDir, name);
+  const archiveDir = t.config.archiveDir;
+  if (archiveDir === undefined) {
+    try {
+      await call<void>((cb) => sftp.unlink(source, cb));
+    } catch (err) {
+      if (statusOf(err) !== STATUS_NO_SUCH_FILE) throw remoteError(`removal of ${source}`, err);
+    }
+    return;
+  }
+  // Acknowledged files are evidence: an archived file of the same name is never overwritten.
+  for (let n = 0; n <= MAX_ARCHIVE_SUFFIX; n++) {
+    const target = path.posix.join(archiveDir, n === 0 ? name : `${name}.${n}`);
+    try {
+      await call<void>((cb) => sftp.rename(source, target, cb));
+      return;
+    } catch (err) {
+      if (!(await statOrNull(sftp, source))) return; // already acknowledged (a retried call)
+      if (!(await statOrNull(sftp, target))) throw remoteError(`move of ${source} to ${target}`, err);
+    }
+  }
+  throw new SftpChannelError('conflict', `no free archive name for ${name} in ${archiveDir}`, false);
+}
+
+/** Both folders exist and are folders. */
+async function checkFolders(t: SftpTarget, sftp: SFTPWrapper): Promise<void> {
+  for (const [name, dir] of [
+    ['inboundDir', t.config.inboundDir],
+    ['outboundDir', t.config.outboundDir],
+  ] as const) {
+    const attrs = await statOrNull(sftp, dir);
+    // S_IFDIR in the mode bits: the folder must exist and be a folder.
+    if (attrs === null || (attrs.mode & 0o170000) !== 0o040000) {
+      throw new SftpChannelError('missing_folder', `SFTP ${name} ${dir} is not a folder at ${t.where}`, false);
+    }
+  }
+}
+
+async function upload(sftp: SFTPWrapper, remote: string, bytes: Buffer): Promise<void> {
+  const handle = await call<Buffer>((cb) => sftp.open(remote, 'w', cb)).catch((err: unknown) => {
+    throw remoteError(`open of ${remote}`, err);
+  });
+  try {
+    for (let offset = 0; offset < bytes.length; offset += CHUNK) {
+      const length = Math.min(CHUNK, bytes.length - offset);
+      await call<void>((cb) => sftp.write(handle, bytes, offset, length, offset, cb));
+    }
+  } catch (err) {
+    throw remoteError(`write of ${remote}`, err);
+  } finally {
+    await call<void>((cb) => sftp.close(handle, cb)).catch(() => {});
+  }
+  const written = await statOrNull(sftp, remote);
+  if (written?.size !== bytes.length) {
+    throw new SftpChannelError(
+      'remote_error',
+      `upload of ${remote} incomplete: ${written?.size ?? 'no'} of ${bytes.length} bytes`,
+      true,
+    );
+  }
+}
+
+/** Reads a whole remote file, refusing to hold more than `limit` bytes. */
+async function download(sftp: SFTPWrapper, remote: string, limit: number): Promise<Buffer> {
+  const handle = await call<Buffer>((cb) => sftp.open(remote, 'r', cb)).catch((err: unknown) => {
+    throw remoteError(`open of ${remote}`, err);
+  });
+  try {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const buffer = Buffer.alloc(CHUNK);
+      const read = await readChunk(sftp, handle, buffer, total);
+      if (read === 0) break;
+      total += read;
+      if (total > limit) {
+        throw new SftpChannelError('too_large', `${remote} exceeds the ${limit} byte limit; left in place`, false);
+      }
+      chunks.push(buffer.subarray(0, read));
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    await call<void>((cb) => sftp.close(handle, cb)).catch(() => {});
+  }
 }
 
 function readChunk(sftp: SFTPWrapper, handle: Buffer, buffer: Buffer, position: number): Promise<number> {

@@ -36,16 +36,39 @@ export async function openJobQueue(
   logger: Logger,
   options: { supervise?: boolean; leaseSeconds?: number | undefined } = {},
 ) {
-  const supervise = options.supervise ?? true;
+  const timers = new DueTimers();
+  const boss = newBoss(connectionString, options.supervise ?? true, options.leaseSeconds);
+  // Once stopping, a connection that the (embedded) PostgreSQL's shutdown terminates under pg-boss is
+  // expected, not an error worth an alert. A lost or refused connection is a warning (docs/adr/0059):
+  // pg-boss retries it by itself, and a failover produced some 180 of them per worker process in
+  // `npm run bench:failover` (every fetch, touch and supervise loop of every queue, each 2 s), which at
+  // error level would page on every failover.
+  boss.on('error', (err) => {
+    if (timers.stopping) logger.debug({ err }, 'job queue error while stopping');
+    else if (isDatabaseUnavailable(err)) logger.warn({ err }, 'job queue error: database unavailable');
+    else logger.error({ err }, 'job queue error');
+  });
+  boss.on('warning', (warning) => logger.warn({ warning }, 'job queue warning'));
+  await boss.start();
+  await ensureQueues(boss, options.leaseSeconds);
+  const queue = queueOn(boss, timers);
+  const stop = () => {
+    timers.stop();
+    return boss.stop({ graceful: true, timeout: 10_000 });
+  };
+  return { queue, boss, stop } satisfies JobQueueHandle;
+}
+
+function newBoss(connectionString: string, supervise: boolean, leaseSeconds: number | undefined): PgBoss {
   // A lease cap (JOB_LEASE_SECONDS) also has expired leases looked for as often as it runs out.
   const expiryChecks =
-    options.leaseSeconds === undefined
+    leaseSeconds === undefined
       ? { superviseIntervalSeconds: SUPERVISE_SECONDS }
       : {
-          superviseIntervalSeconds: Math.max(1, Math.min(SUPERVISE_SECONDS, Math.floor(options.leaseSeconds / 2))),
-          monitorIntervalSeconds: Math.max(1, Math.floor(options.leaseSeconds / 2)),
+          superviseIntervalSeconds: Math.max(1, Math.min(SUPERVISE_SECONDS, Math.floor(leaseSeconds / 2))),
+          monitorIntervalSeconds: Math.max(1, Math.floor(leaseSeconds / 2)),
         };
-  const boss = new PgBoss({
+  return new PgBoss({
     // The pool's bounded waits and keepalive (docs/adr/0059): pg-boss reconnects by itself.
     ...connectionSettings(connectionString),
     schema: 'pgboss',
@@ -55,23 +78,14 @@ export async function openJobQueue(
     useListenNotify: supervise,
     ...expiryChecks,
   });
-  // Once stopping, a connection that the (embedded) PostgreSQL's shutdown terminates under pg-boss is
-  // expected, not an error worth an alert. A lost or refused connection is a warning (docs/adr/0059):
-  // pg-boss retries it by itself, and a failover produced some 180 of them per worker process in
-  // `npm run bench:failover` (every fetch, touch and supervise loop of every queue, each 2 s), which at
-  // error level would page on every failover.
-  let stopping = false;
-  boss.on('error', (err) => {
-    if (stopping) logger.debug({ err }, 'job queue error while stopping');
-    else if (isDatabaseUnavailable(err)) logger.warn({ err }, 'job queue error: database unavailable');
-    else logger.error({ err }, 'job queue error');
-  });
-  boss.on('warning', (warning) => logger.warn({ warning }, 'job queue warning'));
-  await boss.start();
+}
+
+/** Every queue of the job catalogue exists with the catalogue's options (a change reaches queues made earlier). */
+async function ensureQueues(boss: PgBoss, leaseSeconds: number | undefined): Promise<void> {
   for (const kind of Object.keys(JOBS) as JobKind[]) {
     const name = JOBS[kind].name;
     const existing = await boss.getQueue(name);
-    const wanted = queueOptions(kind, options.leaseSeconds);
+    const wanted = queueOptions(kind, leaseSeconds);
     if (!existing) await boss.createQueue(name, wanted);
     else if (
       existing.retryLimit !== wanted.retryLimit ||
@@ -79,31 +93,46 @@ export async function openJobQueue(
       existing.heartbeatSeconds !== wanted.heartbeatSeconds ||
       Boolean(existing.notify) !== wanted.notify
     ) {
-      // A catalogue change reaches queues made by an earlier version.
       await boss.updateQueue(name, wanted);
     }
   }
-  // Delayed jobs this process sent, woken when due (JobQueue.whenDue): one timer per 50 ms slot.
-  const wakers = new Map<JobKind, () => void>();
-  const slots = new Map<string, NodeJS.Timeout>();
-  const dueAt = (kind: JobKind, startAfter: Date | undefined) => {
-    const wake = wakers.get(kind);
-    if (!wake || !startAfter || stopping) return;
+}
+
+/** Delayed jobs this process sent, woken when due (JobQueue.whenDue): one timer per 50 ms slot. */
+class DueTimers {
+  stopping = false;
+  readonly wakers = new Map<JobKind, () => void>();
+  private readonly slots = new Map<string, NodeJS.Timeout>();
+
+  dueAt(kind: JobKind, startAfter: Date | undefined): void {
+    const wake = this.wakers.get(kind);
+    if (!wake || !startAfter || this.stopping) return;
     const at = Math.ceil(startAfter.getTime() / 50) * 50;
     const slot = `${kind}@${at}`;
-    if (slots.has(slot)) return;
+    if (this.slots.has(slot)) return;
     const timer = setTimeout(
       () => {
-        slots.delete(slot);
-        if (!stopping) wake();
+        this.slots.delete(slot);
+        if (!this.stopping) wake();
       },
       Math.max(0, at - Date.now()),
     );
     timer.unref();
-    slots.set(slot, timer);
-  };
-  const inTx = (tx: unknown) => (tx ? { db: fromDrizzle(tx as Parameters<typeof fromDrizzle>[0], sql) } : {});
-  const queue: JobQueue = {
+    this.slots.set(slot, timer);
+  }
+
+  stop(): void {
+    this.stopping = true;
+    for (const timer of this.slots.values()) clearTimeout(timer);
+    this.slots.clear();
+  }
+}
+
+const inTx = (tx: unknown) => (tx ? { db: fromDrizzle(tx as Parameters<typeof fromDrizzle>[0], sql) } : {});
+
+/** The JobQueue port over pg-boss: every payload checked against its job's schema before it is written. */
+function queueOn(boss: PgBoss, timers: DueTimers): JobQueue {
+  return {
     send: async (kind, data, sendOptions = {}) => {
       const id = await boss.send(JOBS[kind].name, checkPayload(kind, data), {
         ...(sendOptions.startAfter ? { startAfter: sendOptions.startAfter } : {}),
@@ -114,10 +143,10 @@ export async function openJobQueue(
       });
       // Sent in a transaction, the job exists once it commits; a wake before that (or after a
       // rollback) only makes the worker fetch and find nothing.
-      dueAt(kind, sendOptions.startAfter);
+      timers.dueAt(kind, sendOptions.startAfter);
       // A job put into the next slot is due when that slot begins (at most singletonSeconds later).
       if (sendOptions.singletonNextSlot && sendOptions.singletonSeconds && sendOptions.startAfter) {
-        dueAt(kind, new Date(sendOptions.startAfter.getTime() + sendOptions.singletonSeconds * 1000));
+        timers.dueAt(kind, new Date(sendOptions.startAfter.getTime() + sendOptions.singletonSeconds * 1000));
       }
       return id;
     },
@@ -131,17 +160,10 @@ export async function openJobQueue(
         })),
         { returnId: false, ...inTx(sendOptions.tx) },
       );
-      dueAt(kind, sendOptions.startAfter);
+      timers.dueAt(kind, sendOptions.startAfter);
     },
     whenDue: (kind, wake) => {
-      wakers.set(kind, wake);
+      timers.wakers.set(kind, wake);
     },
   };
-  const stop = () => {
-    stopping = true;
-    for (const timer of slots.values()) clearTimeout(timer);
-    slots.clear();
-    return boss.stop({ graceful: true, timeout: 10_000 });
-  };
-  return { queue, boss, stop } satisfies JobQueueHandle;
 }

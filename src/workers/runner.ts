@@ -25,7 +25,34 @@ const CLAIM_SWEEP_MS = 1_000;
  * jobs with SKIP LOCKED, so any number of worker processes share the work.
  */
 export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void> {
-  // Daily at 03:17 UTC; pg-boss fires a schedule once across all worker processes.
+  await startRetention(ctx, boss);
+  await workBatches(ctx, boss, 'conversion', { batchSize: 1, concurrency: 2, pollSeconds: 2 }, async ([job]) => {
+    if (!job) return [];
+    // A failure throws: the queue retries the conversion as its policy says.
+    await runConversionJob(ctx, job.data);
+    return ['completed'];
+  });
+  await startDelivery(ctx, boss);
+  await startDemoBankReplies(ctx, boss);
+  await startPickups(ctx, boss);
+  // Every minute: pending approvals past their expiry (14 days) expire and cancel their documents.
+  await boss.schedule(QUEUES.approvalExpiry, '* * * * *');
+  await boss.work(QUEUES.approvalExpiry, async () => {
+    await expireApprovals(ctx);
+  });
+  // Every five minutes: expected payments past their window with an open amount become overdue (one
+  // event each; the readers of expected payments move them too, whichever comes first tells).
+  await boss.schedule(QUEUES.expectedOverdue, '*/5 * * * *');
+  await boss.work(QUEUES.expectedOverdue, async () => {
+    await sweepOverdue(ctx);
+  });
+  await startWebhookWorkers(ctx, boss);
+  ctx.logger.info('workers started');
+}
+
+/** The daily retention jobs; pg-boss fires a schedule once across all worker processes. */
+async function startRetention(ctx: AppContext, boss: PgBoss): Promise<void> {
+  // Daily at 03:17 UTC.
   await boss.schedule(QUEUES.sandboxRetention, '17 3 * * *');
   await boss.work(QUEUES.sandboxRetention, async () => {
     await removeIdleSandboxes(ctx);
@@ -35,12 +62,10 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   await boss.work(QUEUES.journalRetention, async () => {
     await removeExpiredJournal(ctx);
   });
-  await workBatches(ctx, boss, 'conversion', { batchSize: 1, concurrency: 2, pollSeconds: 2 }, async ([job]) => {
-    if (!job) return [];
-    // A failure throws: the queue retries the conversion as its policy says.
-    await runConversionJob(ctx, job.data);
-    return ['completed'];
-  });
+}
+
+/** The delivery relay, the claim sweep and bank delivery. */
+async function startDelivery(ctx: AppContext, boss: PgBoss): Promise<void> {
   // The delivery relay: queued host-to-host documents become bank-delivery jobs, exactly once.
   const relay = startPollingLoop(ctx, 'delivery relay', async () => (await relayQueuedDeliveries(ctx)) > 0, 100);
   boss.on('stopped', () => void relay.stop());
@@ -71,11 +96,16 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
     );
     return outcomes.map((o) => (o === 'retry' ? 'retry' : 'completed'));
   });
-  // The demo bank's notices that its answers are due: each starts the pickup of the company's demo
-  // connection (the path every bank's files take). They are due at their reply time (startAfter),
-  // which no NOTIFY announces: the process whose delivery was received wakes its workers when it is
-  // due (JobQueue.whenDue); their poll is the backstop for notices another process sent. Two
-  // workers: one's files are prepared while the other's transaction runs.
+}
+
+/**
+ * The demo bank's notices that its answers are due: each starts the pickup of the company's demo
+ * connection (the path every bank's files take). They are due at their reply time (startAfter),
+ * which no NOTIFY announces: the process whose delivery was received wakes its workers when it is
+ * due (JobQueue.whenDue); their poll is the backstop for notices another process sent. Two
+ * workers: one's files are prepared while the other's transaction runs.
+ */
+async function startDemoBankReplies(ctx: AppContext, boss: PgBoss): Promise<void> {
   const replyWorkers: string[] = [];
   for (let i = 0; i < 2; i++) {
     replyWorkers.push(
@@ -97,6 +127,10 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
   ctx.jobs.whenDue?.('demoBankReply', () => {
     for (const id of replyWorkers) boss.notifyWorker(id);
   });
+}
+
+/** Certificate renewal, the scheduled pickup of every polled channel, and the pickup after an EBICS delivery. */
+async function startPickups(ctx: AppContext, boss: PgBoss): Promise<void> {
   // Daily at 04:13 UTC: web-services certificates inside their renewal window are renewed.
   await boss.schedule(QUEUES.certificateRenewal, '13 4 * * *');
   await boss.work(QUEUES.certificateRenewal, async () => {
@@ -124,17 +158,4 @@ export async function startWorkers(ctx: AppContext, boss: PgBoss): Promise<void>
     },
   );
   ctx.jobs.whenDue?.('connectionPickup', () => boss.notifyWorker(followUp));
-  // Every minute: pending approvals past their expiry (14 days) expire and cancel their documents.
-  await boss.schedule(QUEUES.approvalExpiry, '* * * * *');
-  await boss.work(QUEUES.approvalExpiry, async () => {
-    await expireApprovals(ctx);
-  });
-  // Every five minutes: expected payments past their window with an open amount become overdue (one
-  // event each; the readers of expected payments move them too, whichever comes first tells).
-  await boss.schedule(QUEUES.expectedOverdue, '*/5 * * * *');
-  await boss.work(QUEUES.expectedOverdue, async () => {
-    await sweepOverdue(ctx);
-  });
-  await startWebhookWorkers(ctx, boss);
-  ctx.logger.info('workers started');
 }

@@ -57,27 +57,13 @@ function checkFields(ws: WebServicesProfile, fields: Record<string, string | und
 export async function activateConnection(ctx: AppContext, principal: Principal, input: ActivationInput) {
   const session = requireCompanyAdmin(principal, input.platformId, input.companyId);
   const scope = { platformId: input.platformId, companyId: input.companyId };
-  const connection = await findConnection(ctx.db, scope, input.connectionId);
-  if (!connection) throw notFound('connection');
-  const ws = webServicesProfile(connection.bankKey);
-  if (ws?.family !== input.family) {
-    throw new AppError(
-      'wrong_activation_family',
-      ws
-        ? `${connection.bankKey} is activated with POST /connections/{id}/${ws.activationRoute}, not ${ROUTE[input.family]}`
-        : `${connection.bankKey} does not connect over Finnish web services; it has no certificate activation`,
-      { bankKey: connection.bankKey, activationRoute: ws?.activationRoute ?? null },
-    );
-  }
-  const fields = input.fields as Record<string, string | undefined>;
-  checkFields(ws, fields);
-
+  const { connection, ws } = await activatable(ctx, scope, input);
   const customerId = input.family === 'A' ? input.fields.userId : input.fields.signerId;
   const subject: SubjectFields =
     input.family === 'A'
       ? { commonName: input.fields.userId, country: 'FI' }
       : { commonName: input.fields.holderName, serialNumber: input.fields.signerId, country: input.fields.country };
-  const about = {
+  const about: About = {
     platformId: scope.platformId,
     companyId: scope.companyId,
     actorUserId: session.user.id,
@@ -85,7 +71,6 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
     environment: connection.environment,
     connectionId: connection.id,
   };
-
   const keys = await newKeyAndCsr(subject);
   await ctx.db.transaction(async (tx) => {
     await recordEvent(ctx, tx, {
@@ -101,21 +86,67 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
       metadata: { connectionId: connection.id, keyBits: 2048, subject: { ...subject } },
     });
   });
-
   const settings: Record<string, unknown> = {
     ...(channelTargetOf(ctx, connection).config ?? {}),
     kind: 'fi-ws',
     customerId,
   };
   if (input.family === 'B' && input.fields.senderId) settings['senderId'] = input.fields.senderId;
+  const enrolment = await enrol(ctx, connection, about, settings, keys, input);
+  const row = await storeEnrolment(ctx, scope, connection, about, settings, enrolment, keys.privateKeyPem, customerId);
+  await recordUserInfo(ctx, row, about);
+  return connectionView(ctx, row);
+}
+
+type About = {
+  platformId: string;
+  companyId: string;
+  actorUserId: string;
+  bankKey: string;
+  environment: ConnectionRow['environment'];
+  connectionId: string;
+};
+type Keys = Awaited<ReturnType<typeof newKeyAndCsr>>;
+type Enrolment = Parameters<typeof enrolledCertificate>[1];
+
+/** The connection, when it is one this family activates and the fields are what its bank asks for. */
+async function activatable(
+  ctx: AppContext,
+  scope: { platformId: string; companyId: string },
+  input: ActivationInput,
+): Promise<{ connection: ConnectionRow; ws: WebServicesProfile }> {
+  const connection = await findConnection(ctx.db, scope, input.connectionId);
+  if (!connection) throw notFound('connection');
+  const ws = webServicesProfile(connection.bankKey);
+  if (ws?.family !== input.family) {
+    throw new AppError(
+      'wrong_activation_family',
+      ws
+        ? `${connection.bankKey} is activated with POST /connections/{id}/${ws.activationRoute}, not ${ROUTE[input.family]}`
+        : `${connection.bankKey} does not connect over Finnish web services; it has no certificate activation`,
+      { bankKey: connection.bankKey, activationRoute: ws?.activationRoute ?? null },
+    );
+  }
+  checkFields(ws, input.fields as Record<string, string | undefined>);
+  return { connection, ws };
+}
+
+/** Enrols the request with the bank's certificate service; a refusal becomes 400 activation_failed. */
+async function enrol(
+  ctx: AppContext,
+  connection: ConnectionRow,
+  about: About,
+  settings: Record<string, unknown>,
+  keys: Keys,
+  input: ActivationInput,
+): Promise<Enrolment> {
   const wsSession = ctx.channels.webServices({
     ...channelTargetOf(ctx, connection),
     config: settings,
     bankCertPem: undefined,
   });
-  let enrolment: Awaited<ReturnType<typeof wsSession.client.getCertificate>>;
   try {
-    enrolment = await wsSession.client.getCertificate({
+    return await wsSession.client.getCertificate({
       csrDer: keys.csrDer,
       publicKeyPem: keys.publicKeyPem,
       ...(input.family === 'A' ? { transferKey: input.fields.pin } : { activationCode: input.fields.activationCode }),
@@ -125,9 +156,21 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
   } finally {
     await wsSession.close();
   }
+}
 
-  const { client, bank, patch } = enrolledCertificate(ctx, enrolment, keys.privateKeyPem);
-  const row = await ctx.db.transaction(async (tx) => {
+/** Stores the certificate (key sealed), pins the bank's, and records the three events, in one transaction. */
+async function storeEnrolment(
+  ctx: AppContext,
+  scope: { platformId: string; companyId: string },
+  connection: ConnectionRow,
+  about: About,
+  settings: Record<string, unknown>,
+  enrolment: Enrolment,
+  privateKeyPem: string,
+  customerId: string,
+): Promise<ConnectionRow> {
+  const { client, bank, patch } = enrolledCertificate(ctx, enrolment, privateKeyPem);
+  return ctx.db.transaction(async (tx) => {
     const updated = await updateConnection(
       tx,
       scope,
@@ -169,8 +212,6 @@ export async function activateConnection(ctx: AppContext, principal: Principal, 
     });
     return updated;
   });
-  await recordUserInfo(ctx, row, about);
-  return connectionView(ctx, row);
 }
 
 /**

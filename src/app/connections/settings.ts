@@ -1,6 +1,6 @@
 import type { BankChannel } from '../../channels/channel.ts';
 import { ChannelError } from '../../channels/errors.ts';
-import { findConnection, updateConnection } from '../../db/repositories/connections.ts';
+import { type ConnectionRow, findConnection, updateConnection } from '../../db/repositories/connections.ts';
 import { getProfile } from '../../domain/conversion/index.ts';
 import { checkHostTarget, checkUrlTarget, SsrfError } from '../../platform/ssrf-guard.ts';
 import { recordEvent } from '../audit/record.ts';
@@ -67,8 +67,30 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
   const scope = { platformId: input.platformId, companyId: input.companyId };
   const connection = await findConnection(ctx.db, scope, input.connectionId);
   if (!connection) throw notFound('connection');
+  const { wanted, given } = givenSettings(connection, input);
+  const previous = channelTargetOf(ctx, connection).config ?? {};
+  const stored: Record<string, unknown> =
+    wanted === 'sftp'
+      ? { ...(previous['kind'] === 'sftp' ? previous : {}), ...defined(given), kind: 'sftp' }
+      : await webServicesConfig(ctx, previous, given as WebServicesSettings);
+  if (wanted === 'sftp') {
+    if (typeof stored['privateKey'] !== 'string' && typeof stored['password'] !== 'string') {
+      throw invalid('sftp.privateKey', 'a private key or a password is required');
+    }
+    await guardHost(ctx, 'sftp.host', typeof stored['host'] === 'string' ? stored['host'] : '');
+    await tryChannel(ctx, { ...channelTargetOf(ctx, connection), config: { ...stored, ...CHECK_DEADLINES } });
+  }
+  const changed = Object.keys(given).filter((k) => (given as Record<string, unknown>)[k] !== undefined);
+  const row = await storeSettings(ctx, scope, connection, wanted, stored, changed, session.user.id);
+  return connectionView(ctx, row);
+}
+
+type Wanted = 'sftp' | 'webServices';
+
+/** The settings the connection's bank channel takes (SFTP or web services), and only those, or 400 wrong_channel. */
+function givenSettings(connection: ConnectionRow, input: SettingsInput) {
   const channel = getProfile(connection.bankKey)?.channel;
-  const wanted = channel === 'SFTP' ? 'sftp' : channel === 'FI_WS' ? 'webServices' : null;
+  const wanted: Wanted | null = channel === 'SFTP' ? 'sftp' : channel === 'FI_WS' ? 'webServices' : null;
   if (!wanted) {
     throw new AppError(
       'wrong_channel',
@@ -86,23 +108,29 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
       },
     );
   }
-  const previous = channelTargetOf(ctx, connection).config ?? {};
-  const stored: Record<string, unknown> =
-    wanted === 'sftp'
-      ? { ...(previous['kind'] === 'sftp' ? previous : {}), ...defined(given), kind: 'sftp' }
-      : await webServicesConfig(ctx, previous, given as WebServicesSettings);
+  return { wanted, given };
+}
 
-  if (wanted === 'sftp') {
-    if (typeof stored['privateKey'] !== 'string' && typeof stored['password'] !== 'string') {
-      throw invalid('sftp.privateKey', 'a private key or a password is required');
-    }
-    await guardHost(ctx, 'sftp.host', typeof stored['host'] === 'string' ? stored['host'] : '');
-    await tryChannel(ctx, { ...channelTargetOf(ctx, connection), config: { ...stored, ...CHECK_DEADLINES } });
-  }
-
-  const changed = Object.keys(given).filter((k) => (given as Record<string, unknown>)[k] !== undefined);
+/** Seals and stores the settings (an SFTP connection that passed its check becomes active), with their events. */
+async function storeSettings(
+  ctx: AppContext,
+  scope: { platformId: string; companyId: string },
+  connection: ConnectionRow,
+  wanted: Wanted,
+  stored: Record<string, unknown>,
+  changed: string[],
+  actorUserId: string,
+): Promise<ConnectionRow> {
   const activates = wanted === 'sftp' && connection.status !== 'active';
-  const row = await ctx.db.transaction(async (tx) => {
+  const about = {
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    actorUserId,
+    bankKey: connection.bankKey,
+    environment: connection.environment,
+    connectionId: connection.id,
+  };
+  return ctx.db.transaction(async (tx) => {
     const updated = await updateConnection(
       tx,
       scope,
@@ -117,11 +145,9 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
     );
     if (!updated) throw new AppError('conflict', 'the connection changed meanwhile; try again');
     await recordEvent(ctx, tx, {
-      platformId: scope.platformId,
-      companyId: scope.companyId,
+      ...about,
       type: 'connection.settings_updated',
       message: `${wanted} settings of ${connection.id} updated (${changed.join(', ')})`,
-      actorUserId: session.user.id,
       // Names of the changed fields only: no secret, and no value a secret could hide in.
       metadata: {
         connectionId: connection.id,
@@ -129,26 +155,17 @@ export async function putChannelSettings(ctx: AppContext, principal: Principal, 
         fields: changed,
         secretsChanged: changed.filter((k) => (SECRET_FIELDS as readonly string[]).includes(k)),
       },
-      bankKey: connection.bankKey,
-      environment: connection.environment,
-      connectionId: connection.id,
     });
     if (activates) {
       await recordEvent(ctx, tx, {
-        platformId: scope.platformId,
-        companyId: scope.companyId,
+        ...about,
         type: 'connection.activated',
         message: `connection ${connection.id} to ${connection.bankKey} (${connection.environment}) is active`,
-        actorUserId: session.user.id,
         metadata: { connectionId: connection.id, status: 'active', channel: 'sftp' },
-        bankKey: connection.bankKey,
-        environment: connection.environment,
-        connectionId: connection.id,
       });
     }
     return updated;
   });
-  return connectionView(ctx, row);
 }
 
 /** A save-time check is shorter than a delivery's deadlines: a silent host answers in seconds, not minutes. */

@@ -86,104 +86,15 @@ export async function matchIncoming(
   // A statement of a company that expects nothing costs one indexed lookup.
   if (!(await hasOpenExpected(tx, scope))) return { matched: 0, ambiguous: 0 };
   const settings = await settingsOf(tx, scope);
-  const now = ctx.clock.now();
-  const today = todayOf(ctx);
+  const run: MatchRun = { ctx, tx, scope, settings, now: ctx.clock.now(), today: todayOf(ctx), events: [] };
   let matched = 0;
   let ambiguous = 0;
-  const events: OutboxEvent[] = [];
   for (let at = 0; at < ids.length; at += CHUNK) {
-    const incoming = await incomingByIds(tx, scope, ids.slice(at, at + CHUNK));
-    const currencies = [...new Set(incoming.map((p) => p.currency))];
-    const expected = await openExpected(tx, scope, currencies);
-    if (expected.length === 0) continue;
-    const outcome = matchReceivables(incoming.map(creditOf), expected.map(candidateOf), settings);
-    ambiguous += outcome.ambiguous.length;
-    await setReviewNotes(
-      tx,
-      scope,
-      outcome.ambiguous.map((a) => ({
-        id: incoming[a.incoming]!.id,
-        note: `ambiguous (${a.rule}): ${a.candidates.map((j) => expected[j]!.id).join(', ')}`,
-      })),
-    );
-    if (outcome.matches.length === 0) continue;
-    matched += outcome.matches.length;
-    const expectedSums = new Map<number, { matched: bigint; settled: boolean }>();
-    const incomingSums = new Map<number, bigint>();
-    const rows = outcome.matches.map((m) => {
-      const e = expected[m.expected]!;
-      const p = incoming[m.incoming]!;
-      const sum = expectedSums.get(m.expected) ?? { matched: e.matchedMinor, settled: e.settled };
-      expectedSums.set(m.expected, { matched: sum.matched + m.amountMinor, settled: sum.settled || m.settles });
-      incomingSums.set(m.incoming, (incomingSums.get(m.incoming) ?? p.matchedMinor) + m.amountMinor);
-      return {
-        id: ctx.ids.next('mat'),
-        platformId: scope.platformId,
-        companyId: scope.companyId,
-        incomingPaymentId: p.id,
-        expectedPaymentId: e.id,
-        rule: m.rule,
-        manual: false,
-        settles: m.settles,
-        amountMinor: m.amountMinor,
-        amountDeltaMinor: m.amountDeltaMinor,
-        daysDelta: m.daysDelta,
-        actorUserId: null,
-        reason: null,
-        createdAt: now,
-      };
-    });
-    await insertMatches(tx, rows);
-    const expectedWrites = [...expectedSums].map(([j, sum]) => {
-      const e = expected[j]!;
-      const from = e.status as ExpectedPaymentStatus;
-      const to = mustMove(
-        expectedPaymentTransition,
-        from,
-        expectedStatusOf({ ...e, matchedMinor: sum.matched, settled: sum.settled }, today),
-      );
-      if (to === 'reconciled' && from !== 'reconciled')
-        events.push(expectedEvent('expected_payment.reconciled', scope, e, sum.matched));
-      // A partial payment booked after the window: overdue now, told once (docs/adr/0075).
-      if (to === 'overdue' && from !== 'overdue')
-        events.push(overdueEvent(scope, { ...e, matchedMinor: sum.matched, settled: sum.settled }, from));
-      return { id: e.id, from, status: to, matchedMinor: sum.matched, settled: sum.settled };
-    });
-    // The statement's bank on each credit's event, as on incoming_payment.received (the bankKey filter).
-    const banks = await statementBanks(tx, scope, [
-      ...new Set([...incomingSums.keys()].map((i) => incoming[i]!.documentId)),
-    ]);
-    const incomingWrites = [...incomingSums].map(([i, sum]) => {
-      const p = incoming[i]!;
-      const from = p.status as IncomingPaymentStatus;
-      const to = mustMove(incomingPaymentTransition, from, incomingStatusOf({ ...p, matchedMinor: sum }));
-      events.push({
-        type: 'incoming_payment.matched',
-        platformId: scope.platformId,
-        companyId: scope.companyId,
-        data: {
-          incomingPaymentId: p.id,
-          amount: p.amount,
-          currency: p.currency,
-          status: to,
-          bankKey: banks.get(p.documentId)?.bankKey ?? null,
-          environment: banks.get(p.documentId)?.environment ?? null,
-          matches: rows
-            .filter((r) => r.incomingPaymentId === p.id)
-            .map((r) => ({
-              id: r.id,
-              expectedPaymentId: r.expectedPaymentId,
-              rule: r.rule,
-              amount: amountText(r.amountMinor, p.currency),
-            })),
-        },
-      });
-      return { id: p.id, from, status: to, matchedMinor: sum };
-    });
-    await applyExpectedSums(tx, scope, expectedWrites, now);
-    await applyIncomingSums(tx, scope, incomingWrites);
+    const counts = await matchChunk(run, ids.slice(at, at + CHUNK));
+    matched += counts.matched;
+    ambiguous += counts.ambiguous;
   }
-  await emitEvents(ctx, tx, events);
+  await emitEvents(ctx, tx, run.events);
   if (matched > 0 || ambiguous > 0) {
     audit.push({
       platformId: scope.platformId,
@@ -194,6 +105,139 @@ export async function matchIncoming(
     });
   }
   return { matched, ambiguous };
+}
+
+/** What every chunk of one matchIncoming shares; `events` collects the outbox events of all of them. */
+type MatchRun = {
+  ctx: AppContext;
+  tx: Tx;
+  scope: CompanyScope;
+  settings: MatchSettings;
+  now: Date;
+  today: string;
+  events: OutboxEvent[];
+};
+
+type MatchOutcome = ReturnType<typeof matchReceivables>;
+type MatchInsert = Parameters<typeof insertMatches>[1][number];
+type ExpectedSum = { matched: bigint; settled: boolean };
+
+/** One chunk of incoming payments: matched against the open expected payments it has currencies for. */
+async function matchChunk(run: MatchRun, ids: string[]): Promise<{ matched: number; ambiguous: number }> {
+  const { tx, scope } = run;
+  const incoming = await incomingByIds(tx, scope, ids);
+  const currencies = [...new Set(incoming.map((p) => p.currency))];
+  const expected = await openExpected(tx, scope, currencies);
+  if (expected.length === 0) return { matched: 0, ambiguous: 0 };
+  const outcome = matchReceivables(incoming.map(creditOf), expected.map(candidateOf), run.settings);
+  await setReviewNotes(
+    tx,
+    scope,
+    outcome.ambiguous.map((a) => ({
+      id: incoming[a.incoming]!.id,
+      note: `ambiguous (${a.rule}): ${a.candidates.map((j) => expected[j]!.id).join(', ')}`,
+    })),
+  );
+  const ambiguous = outcome.ambiguous.length;
+  if (outcome.matches.length === 0) return { matched: 0, ambiguous };
+  const expectedSums = new Map<number, ExpectedSum>();
+  const incomingSums = new Map<number, bigint>();
+  const rows = matchRows(run, outcome, expected, incoming, expectedSums, incomingSums);
+  await insertMatches(tx, rows);
+  const expectedWrites = [...expectedSums].map(([j, sum]) => expectedWrite(run, expected[j]!, sum));
+  // The statement's bank on each credit's event, as on incoming_payment.received (the bankKey filter).
+  const banks = await statementBanks(tx, scope, [...new Set([...incomingSums.keys()].map((i) => incoming[i]!.documentId))]);
+  const incomingWrites = [...incomingSums].map(([i, sum]) =>
+    incomingWrite(run, incoming[i]!, sum, rows, banks.get(incoming[i]!.documentId)),
+  );
+  await applyExpectedSums(tx, scope, expectedWrites, run.now);
+  await applyIncomingSums(tx, scope, incomingWrites);
+  return { matched: outcome.matches.length, ambiguous };
+}
+
+/** The match rows, adding each match to both sides' running sums. */
+function matchRows(
+  run: MatchRun,
+  outcome: MatchOutcome,
+  expected: ExpectedRow[],
+  incoming: IncomingRow[],
+  expectedSums: Map<number, ExpectedSum>,
+  incomingSums: Map<number, bigint>,
+): MatchInsert[] {
+  const { ctx, scope, now } = run;
+  return outcome.matches.map((m) => {
+    const e = expected[m.expected]!;
+    const p = incoming[m.incoming]!;
+    const sum = expectedSums.get(m.expected) ?? { matched: e.matchedMinor, settled: e.settled };
+    expectedSums.set(m.expected, { matched: sum.matched + m.amountMinor, settled: sum.settled || m.settles });
+    incomingSums.set(m.incoming, (incomingSums.get(m.incoming) ?? p.matchedMinor) + m.amountMinor);
+    return {
+      id: ctx.ids.next('mat'),
+      platformId: scope.platformId,
+      companyId: scope.companyId,
+      incomingPaymentId: p.id,
+      expectedPaymentId: e.id,
+      rule: m.rule,
+      manual: false,
+      settles: m.settles,
+      amountMinor: m.amountMinor,
+      amountDeltaMinor: m.amountDeltaMinor,
+      daysDelta: m.daysDelta,
+      actorUserId: null,
+      reason: null,
+      createdAt: now,
+    };
+  });
+}
+
+/** An expected payment's new sum and status (through its transition), with its event when it became reconciled. */
+function expectedWrite(run: MatchRun, e: ExpectedRow, sum: ExpectedSum) {
+  const from = e.status as ExpectedPaymentStatus;
+  const to = mustMove(
+    expectedPaymentTransition,
+    from,
+    expectedStatusOf({ ...e, matchedMinor: sum.matched, settled: sum.settled }, run.today),
+  );
+  if (to === 'reconciled' && from !== 'reconciled')
+    run.events.push(expectedEvent('expected_payment.reconciled', run.scope, e, sum.matched));
+  // A partial payment booked after the window: overdue now, told once (docs/adr/0075).
+  if (to === 'overdue' && from !== 'overdue')
+    run.events.push(overdueEvent(run.scope, { ...e, matchedMinor: sum.matched, settled: sum.settled }, from));
+  return { id: e.id, from, status: to, matchedMinor: sum.matched, settled: sum.settled };
+}
+
+/** An incoming payment's new sum and status (through its transition), and its `incoming_payment.matched` event. */
+function incomingWrite(
+  run: MatchRun,
+  p: IncomingRow,
+  sum: bigint,
+  rows: MatchInsert[],
+  bank: { bankKey: string | null; environment: string | null } | undefined,
+) {
+  const from = p.status as IncomingPaymentStatus;
+  const to = mustMove(incomingPaymentTransition, from, incomingStatusOf({ ...p, matchedMinor: sum }));
+  run.events.push({
+    type: 'incoming_payment.matched',
+    platformId: run.scope.platformId,
+    companyId: run.scope.companyId,
+    data: {
+      incomingPaymentId: p.id,
+      amount: p.amount,
+      currency: p.currency,
+      status: to,
+      bankKey: bank?.bankKey ?? null,
+      environment: bank?.environment ?? null,
+      matches: rows
+        .filter((r) => r.incomingPaymentId === p.id)
+        .map((r) => ({
+          id: r.id,
+          expectedPaymentId: r.expectedPaymentId,
+          rule: r.rule,
+          amount: amountText(r.amountMinor, p.currency),
+        })),
+    },
+  });
+  return { id: p.id, from, status: to, matchedMinor: sum };
 }
 
 function expectedEvent(type: string, scope: CompanyScope, e: ExpectedRow, matchedMinor: bigint): OutboxEvent {

@@ -47,6 +47,46 @@ export function newSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(48).toString('base64')}`;
 }
 
+/** The url: its length, an absolute URL, and for https and Slack an https one that passes the SSRF guard. */
+async function checkUrl(ctx: AppContext, url: string, transport: string): Promise<void> {
+  if (url.length > URL_MAX_LENGTH) {
+    throw validationFailed('body.url', 'too_long', `url is longer than ${URL_MAX_LENGTH} characters`);
+  }
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw validationFailed('body.url', 'invalid_url', 'url is not an absolute URL');
+  }
+  if (transport !== 'https' && transport !== 'slack') return;
+  if (parsed.protocol !== 'https:') throw validationFailed('body.url', 'https_required', 'url must be an https URL');
+  try {
+    await checkUrlTarget(parsed, { allowPrivate: ctx.config.webhookAllowPrivateTargets });
+  } catch (error) {
+    if (error instanceof SsrfError) throw validationFailed('body.url', 'url_not_allowed', error.message);
+    throw error;
+  }
+}
+
+/** The filter predicate (bank key, minimum amount), null when it filters nothing. */
+function checkFilter(fp: RegisterInput['filterPredicate']): WebhookFilter | null {
+  if (fp === undefined || (fp.bankKey === undefined && fp.minAmount === undefined)) return null;
+  const filter: WebhookFilter = {};
+  if (fp.bankKey !== undefined) filter.bankKey = fp.bankKey;
+  if (fp.minAmount !== undefined) {
+    const text = minAmountText(fp.minAmount);
+    if (text === undefined) {
+      throw validationFailed(
+        'body.filterPredicate.minAmount',
+        'invalid_amount',
+        'minAmount must be a plain non-negative decimal (at most 6 fraction digits)',
+      );
+    }
+    filter.minAmount = text;
+  }
+  return filter;
+}
+
 /** The contract's body rules, in its order: url presence first, then transport and the rest. */
 async function checkRegistration(ctx: AppContext, input: RegisterInput) {
   if (input.url === undefined || input.url === '') throw new AppError('url_required', 'url is required');
@@ -70,24 +110,7 @@ async function checkRegistration(ctx: AppContext, input: RegisterInput) {
   if (!(TRANSPORTS as readonly string[]).includes(transport)) {
     throw validationFailed('body.transport', 'invalid_transport', `transport must be one of ${TRANSPORTS.join(', ')}`);
   }
-  if (input.url.length > URL_MAX_LENGTH) {
-    throw validationFailed('body.url', 'too_long', `url is longer than ${URL_MAX_LENGTH} characters`);
-  }
-  let parsed: URL;
-  try {
-    parsed = new URL(input.url);
-  } catch {
-    throw validationFailed('body.url', 'invalid_url', 'url is not an absolute URL');
-  }
-  if (transport === 'https' || transport === 'slack') {
-    if (parsed.protocol !== 'https:') throw validationFailed('body.url', 'https_required', 'url must be an https URL');
-    try {
-      await checkUrlTarget(parsed, { allowPrivate: ctx.config.webhookAllowPrivateTargets });
-    } catch (error) {
-      if (error instanceof SsrfError) throw validationFailed('body.url', 'url_not_allowed', error.message);
-      throw error;
-    }
-  }
+  await checkUrl(ctx, input.url, transport);
   if (input.eventTypes !== undefined) {
     if (input.eventTypes.length === 0) {
       throw validationFailed('body.eventTypes', 'empty', 'eventTypes must name at least one event; omit it for all');
@@ -103,23 +126,7 @@ async function checkRegistration(ctx: AppContext, input: RegisterInput) {
     if (!EMAIL.test(input.emailTo) || hasControlCharacters(input.emailTo))
       throw validationFailed('body.emailTo', 'invalid_email', 'emailTo is not an email address');
   }
-  let filter: WebhookFilter | null = null;
-  const fp = input.filterPredicate;
-  if (fp !== undefined && (fp.bankKey !== undefined || fp.minAmount !== undefined)) {
-    filter = {};
-    if (fp.bankKey !== undefined) filter.bankKey = fp.bankKey;
-    if (fp.minAmount !== undefined) {
-      const text = minAmountText(fp.minAmount);
-      if (text === undefined) {
-        throw validationFailed(
-          'body.filterPredicate.minAmount',
-          'invalid_amount',
-          'minAmount must be a plain non-negative decimal (at most 6 fraction digits)',
-        );
-      }
-      filter.minAmount = text;
-    }
-  }
+  const filter = checkFilter(input.filterPredicate);
   return {
     companyId: input.companyId,
     url: input.url,

@@ -183,6 +183,27 @@ export function applyStatusReport(
   report: LifecycleReport,
   context: { documentId: string; date: string | null },
 ): LifecycleOutcome {
+  const { verdicts, unmatchedTransactions } = verdictsOf(report, lines);
+  const ignored = evidenceRefusal(document) ?? null;
+  const { lineChanges, lateRejections, finalState } = lineChangesOf(lines, verdicts, ignored, context);
+  const from = document.status;
+  const moved =
+    ignored === null && verdicts.size > 0
+      ? documentTransition(document, { type: 'evidence', lines: [...finalState.values()] })
+      : undefined;
+  return {
+    from,
+    to: moved?.ok ? moved.to : from,
+    lineChanges,
+    transitions: lineChanges.filter((c) => c.from !== c.to),
+    lateRejections,
+    unmatchedTransactions,
+    ignored,
+  };
+}
+
+/** The report's transaction's line: by end-to-end id, else by instruction id. */
+function lineFinder(lines: LifecycleLine[]): (tx: ReportTransaction) => LifecycleLine | undefined {
   // NOTPROVIDED (EPC132-08 AT-41) names no line: several share it, and the bank's echo of it says which
   // line only through its OrgnlInstrId (the client's or the one generated for it, generatedInstructionId).
   const byE2e = new Map<string, LifecycleLine>();
@@ -191,11 +212,20 @@ export function applyStatusReport(
     if (line.endToEndId && line.endToEndId !== NOT_PROVIDED) byE2e.set(line.endToEndId, line);
     if (line.instructionId) byInstr.set(line.instructionId, line);
   }
-  const lineOf = (tx: ReportTransaction) =>
+  return (tx) =>
     (tx.endToEndId && tx.endToEndId !== NOT_PROVIDED ? byE2e.get(tx.endToEndId) : undefined) ??
     (tx.instructionId ? byInstr.get(tx.instructionId) : undefined);
+}
 
-  // The most specific verdict per line.
+/**
+ * The most specific verdict per line: its transaction's in its group, then a transaction outside any
+ * group, then its payment group's, then the file's; and how many transactions named no line.
+ */
+function verdictsOf(
+  report: LifecycleReport,
+  lines: LifecycleLine[],
+): { verdicts: Map<number, Verdict>; unmatchedTransactions: number } {
+  const lineOf = lineFinder(lines);
   const verdicts = new Map<number, Verdict>();
   let unmatchedTransactions = 0;
   const fileLevel = { code: report.groupStatusCode, reasons: report.groupReasons };
@@ -236,8 +266,16 @@ export function applyStatusReport(
       : verdictFor(null, fileLevel);
     if (verdict) verdicts.set(line.index, verdict);
   }
+  return { verdicts, unmatchedTransactions };
+}
 
-  const ignored = evidenceRefusal(document) ?? null;
+/** Each line's move under its verdict (none when the document refuses evidence), and every line's state after. */
+function lineChangesOf(
+  lines: LifecycleLine[],
+  verdicts: Map<number, Verdict>,
+  ignored: LifecycleOutcome['ignored'],
+  context: { documentId: string; date: string | null },
+): { lineChanges: LineChange[]; lateRejections: number; finalState: Map<number, LineState> } {
   const lineChanges: LineChange[] = [];
   let lateRejections = 0;
   const finalState = new Map<number, LineState>();
@@ -262,19 +300,5 @@ export function applyStatusReport(
     });
     finalState.set(line.index, move.to);
   }
-
-  const from = document.status;
-  const moved =
-    ignored === null && verdicts.size > 0
-      ? documentTransition(document, { type: 'evidence', lines: [...finalState.values()] })
-      : undefined;
-  return {
-    from,
-    to: moved?.ok ? moved.to : from,
-    lineChanges,
-    transitions: lineChanges.filter((c) => c.from !== c.to),
-    lateRejections,
-    unmatchedTransactions,
-    ignored,
-  };
+  return { lineChanges, lateRejections, finalState };
 }

@@ -68,25 +68,7 @@ export function checkExpected(
   if (direction !== 'credit' && direction !== 'debit') issues.push({ path: 'direction', message: 'credit or debit' });
   const currency = typeof input.currency === 'string' ? input.currency : '';
   if (currencyExponent(currency) === undefined) issues.push({ path: 'currency', message: 'an ISO 4217 currency' });
-  let min = 0n;
-  let max = 0n;
-  const amountOf = (v: unknown, path: string): bigint => {
-    const r = parseAmount(v, currency);
-    if (!r.ok) {
-      if (r.error.code !== 'invalid_currency') issues.push({ path, message: r.error.message });
-      return 0n;
-    }
-    return r.minor;
-  };
-  if (input.amount !== undefined) {
-    if (input.amountMin !== undefined || input.amountMax !== undefined)
-      issues.push({ path: 'amount', message: 'either amount or amountMin and amountMax, not both' });
-    min = max = amountOf(input.amount, 'amount');
-  } else if (input.amountMin !== undefined && input.amountMax !== undefined) {
-    min = amountOf(input.amountMin, 'amountMin');
-    max = amountOf(input.amountMax, 'amountMax');
-    if (min > 0n && max > 0n && min > max) issues.push({ path: 'amountMax', message: 'must not be below amountMin' });
-  } else issues.push({ path: 'amount', message: 'amount, or amountMin and amountMax, is required' });
+  const { min, max } = checkAmounts(input, currency, issues);
   if (!validDate(input.dateFrom)) issues.push({ path: 'dateFrom', message: 'a date YYYY-MM-DD' });
   if (!validDate(input.dateTo)) issues.push({ path: 'dateTo', message: 'a date YYYY-MM-DD' });
   if (validDate(input.dateFrom) && validDate(input.dateTo) && input.dateFrom > input.dateTo)
@@ -98,44 +80,9 @@ export function checkExpected(
   if (counterpartyIban !== null && !/^[A-Z]{2}\d{2}[A-Z0-9]{1,30}$/.test(counterpartyIban))
     issues.push({ path: 'counterparty.iban', message: 'not an IBAN' });
   const counterpartyOther = optionalText(cp.accountOther, 'counterparty.accountOther', 34, issues);
-  let referenceType: ExpectedFields['referenceType'] = null;
-  let referenceValue: string | null = null;
-  let generate: ReferenceType | null = null;
-  if (input.reference !== undefined) {
-    const { type, value, generate: gen } = input.reference;
-    if (type === 'NONE') referenceType = 'NONE';
-    else if (typeof type !== 'string' || !(REFERENCE_TYPES as readonly string[]).includes(type))
-      issues.push({ path: 'reference.type', message: 'SCOR, FI, OCR, KID or NONE' });
-    else {
-      referenceType = type as ReferenceType;
-      if (typeof value === 'string' && value !== '') {
-        if (gen === true) issues.push({ path: 'reference.generate', message: 'either a value or generate, not both' });
-        const v = validateReference(referenceType, value);
-        if (!v.valid) issues.push({ path: 'reference.value', message: v.reason ?? 'invalid' });
-        referenceValue = normaliseReference(referenceType, value);
-      } else if (gen === true) generate = referenceType;
-      else issues.push({ path: 'reference.value', message: 'a value, or generate: true' });
-    }
-  }
+  const reference = checkExpectedReference(input.reference, issues);
   const remittanceContains = optionalText(input.remittanceContains, 'remittanceContains', 140, issues);
-  const metadata: Record<string, string> = {};
-  if (input.metadata !== undefined) {
-    const m = input.metadata;
-    if (typeof m !== 'object' || m === null || Array.isArray(m))
-      issues.push({ path: 'metadata', message: 'an object' });
-    else {
-      const entries = Object.entries(m);
-      if (entries.length > 20) issues.push({ path: 'metadata', message: 'at most 20 keys' });
-      for (const [k, v] of entries) {
-        if (typeof v !== 'string' || k.length > 40 || v.length > 500)
-          issues.push({
-            path: `metadata.${k}`,
-            message: 'string values of at most 500 characters, keys of at most 40',
-          });
-        else metadata[k] = v;
-      }
-    }
-  }
+  const metadata = checkMetadata(input.metadata, issues);
   if (issues.length > 0) return { ok: false, issues };
   return {
     ok: true,
@@ -149,13 +96,83 @@ export function checkExpected(
       counterpartyName,
       counterpartyIban,
       counterpartyOther,
-      referenceType,
-      referenceValue,
-      generate,
+      ...reference,
       remittanceContains,
       metadata,
     },
   };
+}
+
+/** An exact amount, or a range amountMin..amountMax, in minor units (0 where it is missing or invalid). */
+function checkAmounts(input: ExpectedInput, currency: string, issues: Issue[]): { min: bigint; max: bigint } {
+  const amountOf = (v: unknown, path: string): bigint => {
+    const r = parseAmount(v, currency);
+    if (!r.ok) {
+      if (r.error.code !== 'invalid_currency') issues.push({ path, message: r.error.message });
+      return 0n;
+    }
+    return r.minor;
+  };
+  if (input.amount !== undefined) {
+    if (input.amountMin !== undefined || input.amountMax !== undefined)
+      issues.push({ path: 'amount', message: 'either amount or amountMin and amountMax, not both' });
+    const amount = amountOf(input.amount, 'amount');
+    return { min: amount, max: amount };
+  }
+  if (input.amountMin !== undefined && input.amountMax !== undefined) {
+    const min = amountOf(input.amountMin, 'amountMin');
+    const max = amountOf(input.amountMax, 'amountMax');
+    if (min > 0n && max > 0n && min > max) issues.push({ path: 'amountMax', message: 'must not be below amountMin' });
+    return { min, max };
+  }
+  issues.push({ path: 'amount', message: 'amount, or amountMin and amountMax, is required' });
+  return { min: 0n, max: 0n };
+}
+
+/** The expected reference: a type and a value (its check digits checked), a type to generate one for, or NONE. */
+function checkExpectedReference(
+  reference: ExpectedInput['reference'],
+  issues: Issue[],
+): Pick<ExpectedFields, 'referenceType' | 'referenceValue' | 'generate'> {
+  const none = { referenceType: null, referenceValue: null, generate: null };
+  if (reference === undefined) return none;
+  const { type, value, generate } = reference;
+  if (type === 'NONE') return { ...none, referenceType: 'NONE' };
+  if (typeof type !== 'string' || !(REFERENCE_TYPES as readonly string[]).includes(type)) {
+    issues.push({ path: 'reference.type', message: 'SCOR, FI, OCR, KID or NONE' });
+    return none;
+  }
+  const referenceType = type as ReferenceType;
+  if (typeof value === 'string' && value !== '') {
+    if (generate === true) issues.push({ path: 'reference.generate', message: 'either a value or generate, not both' });
+    const v = validateReference(referenceType, value);
+    if (!v.valid) issues.push({ path: 'reference.value', message: v.reason ?? 'invalid' });
+    return { referenceType, referenceValue: normaliseReference(referenceType, value), generate: null };
+  }
+  if (generate === true) return { referenceType, referenceValue: null, generate: referenceType };
+  issues.push({ path: 'reference.value', message: 'a value, or generate: true' });
+  return { referenceType, referenceValue: null, generate: null };
+}
+
+/** Metadata: at most 20 string values of at most 500 characters, keys of at most 40. */
+function checkMetadata(m: ExpectedInput['metadata'], issues: Issue[]): Record<string, string> {
+  const metadata: Record<string, string> = {};
+  if (m === undefined) return metadata;
+  if (typeof m !== 'object' || m === null || Array.isArray(m)) {
+    issues.push({ path: 'metadata', message: 'an object' });
+    return metadata;
+  }
+  const entries = Object.entries(m);
+  if (entries.length > 20) issues.push({ path: 'metadata', message: 'at most 20 keys' });
+  for (const [k, v] of entries) {
+    if (typeof v !== 'string' || k.length > 40 || v.length > 500)
+      issues.push({
+        path: `metadata.${k}`,
+        message: 'string values of at most 500 characters, keys of at most 40',
+      });
+    else metadata[k] = v;
+  }
+  return metadata;
 }
 
 /** Minor units as the API writes amounts (money.ts). */

@@ -60,25 +60,56 @@ export function matchEntries(
   entries: readonly ReconEntry[],
   options: MatchOptions = {},
 ): ReconResult {
-  const daysBefore = options.daysBefore ?? BOOKING_WINDOW.before;
-  const daysAfter = options.daysAfter ?? BOOKING_WINDOW.after;
-  const returnWindowDays = options.returnWindowDays ?? RETURN_WINDOW_DAYS;
-  const lineTaken = new Uint8Array(lines.length);
+  const m = new Matcher(lines, entries, options);
+  m.byEndToEndId();
+  m.byInstructionId();
+  m.byReferenceOrAccount();
+  m.returnsByAccount();
+  const unmatchedEntries: number[] = [];
+  for (let e = 0; e < entries.length; e++) if (m.entryState[e] !== 1) unmatchedEntries.push(e);
+  return { matches: m.matches, ambiguous: m.ambiguous, unmatchedEntries };
+}
+
+const NONE: number[] = [];
+
+/** One matching run: which lines and entries are taken, what matched, and the indexes built so far. */
+class Matcher {
+  readonly lines: readonly ReconLine[];
+  readonly entries: readonly ReconEntry[];
+  readonly daysBefore: number;
+  readonly daysAfter: number;
+  readonly returnWindowDays: number;
+  readonly lineTaken: Uint8Array;
   // A reversal undoes a booking, so it may name a line that a booking already took; once each.
-  const lineReversed = new Uint8Array(lines.length);
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i]!.settled) lineTaken[i] = 1;
-    // Already returned: only rule 4 looks at it, for the same return seen again.
-    if (lines[i]!.returned) lineTaken[i] = lineReversed[i] = 1;
-  }
+  readonly lineReversed: Uint8Array;
   // 0 open, 1 matched, 2 ambiguous (seen: no weaker rule may take it either).
-  const entryState = new Uint8Array(entries.length);
-  const matches: ReconMatch[] = [];
-  const ambiguous: Ambiguity[] = [];
+  readonly entryState: Uint8Array;
+  readonly matches: ReconMatch[] = [];
+  readonly ambiguous: Ambiguity[] = [];
+  byReferenceAmount: Index | undefined = undefined;
+  byIbanAmount: Index | undefined = undefined;
+  byBlock: Index | undefined = undefined;
+
+  constructor(lines: readonly ReconLine[], entries: readonly ReconEntry[], options: MatchOptions) {
+    this.lines = lines;
+    this.entries = entries;
+    this.daysBefore = options.daysBefore ?? BOOKING_WINDOW.before;
+    this.daysAfter = options.daysAfter ?? BOOKING_WINDOW.after;
+    this.returnWindowDays = options.returnWindowDays ?? RETURN_WINDOW_DAYS;
+    this.lineTaken = new Uint8Array(lines.length);
+    this.lineReversed = new Uint8Array(lines.length);
+    for (let i = 0; i < lines.length; i++) {
+      if (lines[i]!.settled) this.lineTaken[i] = 1;
+      // Already returned: only rule 4 looks at it, for the same return seen again.
+      if (lines[i]!.returned) this.lineTaken[i] = this.lineReversed[i] = 1;
+    }
+    this.entryState = new Uint8Array(entries.length);
+  }
 
   /** An index over the lines still open, or over every line (identifiers: reversals need them all). */
-  const indexLines = (key: (line: ReconLine) => string | null, openOnly = true): Index => {
+  indexLines(key: (line: ReconLine) => string | null, openOnly = true): Index {
     const map: Index = new Map();
+    const { lines, lineTaken } = this;
     for (let i = 0; i < lines.length; i++) {
       if (openOnly && lineTaken[i]) continue;
       const k = key(lines[i]!);
@@ -89,138 +120,160 @@ export function matchEntries(
       else found.push(i);
     }
     return map;
-  };
+  }
 
-  const NONE: number[] = [];
   /** Open lines among `candidates` in the entry's currency (and with its amount, when asked). */
-  const open = (candidates: number | number[] | undefined, entry: ReconEntry, sameAmount: boolean): number[] => {
+  open(candidates: number | number[] | undefined, entry: ReconEntry, sameAmount: boolean): number[] {
     if (candidates === undefined) return NONE;
-    const taken = entry.reversal ? lineReversed : lineTaken;
+    const lines = this.lines;
+    const taken = entry.reversal ? this.lineReversed : this.lineTaken;
     const fits = (i: number) => {
       const line = lines[i]!;
       return !taken[i] && line.currency === entry.currency && (!sameAmount || line.amountMinor === entry.amountMinor);
     };
     if (typeof candidates === 'number') return fits(candidates) ? [candidates] : NONE;
     return candidates.filter(fits);
-  };
+  }
 
-  const inWindow = (line: ReconLine, entry: ReconEntry): boolean => {
+  /** The lines of `found` executed within the booking-date window around the entry. */
+  windowed(found: number[], entry: ReconEntry): number[] {
     const booked = dayNumber(entry.bookingDate);
-    const planned = dayNumber(line.executionDate);
-    if (booked === null || planned === null) return true;
-    return booked >= planned - daysBefore && booked <= planned + daysAfter;
-  };
+    return found.filter((i) => {
+      const planned = dayNumber(this.lines[i]!.executionDate);
+      if (booked === null || planned === null) return true;
+      return booked >= planned - this.daysBefore && booked <= planned + this.daysAfter;
+    });
+  }
 
-  const settle = (found: number[], e: number, rule: MatchRule, what: string, by?: ReturnMatchedBy): void => {
+  /** One candidate: a match; several: the entry is ambiguous and each candidate says why; none: nothing. */
+  settle(found: number[], e: number, rule: MatchRule, what: string, by?: ReturnMatchedBy): void {
     if (found.length === 1) {
-      (rule === 'return' ? lineReversed : lineTaken)[found[0]!] = 1;
-      entryState[e] = 1;
-      matches.push(by === undefined ? { line: found[0]!, entry: e, rule } : { line: found[0]!, entry: e, rule, by });
+      (rule === 'return' ? this.lineReversed : this.lineTaken)[found[0]!] = 1;
+      this.entryState[e] = 1;
+      this.matches.push(
+        by === undefined ? { line: found[0]!, entry: e, rule } : { line: found[0]!, entry: e, rule, by },
+      );
     } else if (found.length > 1) {
-      entryState[e] = 2;
+      this.entryState[e] = 2;
       for (const line of found)
-        ambiguous.push({ line, entry: e, reason: `${found.length} outbound lines share ${what}` });
+        this.ambiguous.push({ line, entry: e, reason: `${found.length} outbound lines share ${what}` });
     }
-  };
-
-  const identifies = (entry: ReconEntry) =>
-    !entry.batchWithoutDetails && (entry.reversal ? isReturn(entry) : entry.direction === 'debit');
-
-  // Pass 1a: end-to-end ids.
-  const byE2e = indexLines((l) => (usable(l.endToEndId) ? l.endToEndId : null), false);
-  for (let e = 0; e < entries.length; e++) {
-    const entry = entries[e]!;
-    if (!identifies(entry) || !usable(entry.endToEndId)) continue;
-    const what = `end-to-end id ${entry.endToEndId}`;
-    if (entry.reversal) settle(open(byE2e.get(entry.endToEndId), entry, false), e, 'return', what, 'end-to-end-id');
-    else settle(open(byE2e.get(entry.endToEndId), entry, false), e, 'end-to-end-id', what);
   }
 
-  // Pass 1b: instruction ids, for entries still open: bookings look among open lines only, reversals
-  // among all lines (what they undo was taken).
-  let byInstrOpen: Index | undefined;
-  let byInstrAll: Index | undefined;
-  const instructionIdOf = (l: ReconLine) => (usable(l.instructionId) ? l.instructionId : null);
-  for (let e = 0; e < entries.length; e++) {
-    const entry = entries[e]!;
-    if (entryState[e] || !identifies(entry) || !usable(entry.instructionId)) continue;
-    if (entry.reversal) byInstrAll ??= indexLines(instructionIdOf, false);
-    else byInstrOpen ??= indexLines(instructionIdOf);
-    const byInstr = (entry.reversal ? byInstrAll : byInstrOpen)!;
-    const found = open(byInstr.get(entry.instructionId), entry, false);
-    const what = `instruction id ${entry.instructionId}`;
-    if (entry.reversal) settle(found, e, 'return', what, 'instruction-id');
-    else settle(found, e, 'instruction-id', what);
+  /** Pass 1a: end-to-end ids. */
+  byEndToEndId(): void {
+    const entries = this.entries;
+    const byE2e = this.indexLines((l) => (usable(l.endToEndId) ? l.endToEndId : null), false);
+    for (let e = 0; e < entries.length; e++) {
+      const entry = entries[e]!;
+      if (!identifies(entry) || !usable(entry.endToEndId)) continue;
+      const what = `end-to-end id ${entry.endToEndId}`;
+      const found = this.open(byE2e.get(entry.endToEndId), entry, false);
+      if (entry.reversal) this.settle(found, e, 'return', what, 'end-to-end-id');
+      else this.settle(found, e, 'end-to-end-id', what);
+    }
   }
 
-  // Pass 2: references with amounts, and batch totals, for what is left.
-  let byReferenceAmount: Index | undefined;
-  let byIbanAmount: Index | undefined;
-  let byBlock: Index | undefined;
-  for (let e = 0; e < entries.length; e++) {
-    const entry = entries[e]!;
-    if (entryState[e] || entry.direction !== 'debit' || entry.reversal) continue;
-    const windowed = (found: number[]) => found.filter((i) => inWindow(lines[i]!, entry));
+  /**
+   * Pass 1b: instruction ids, for entries still open: bookings look among open lines only, reversals
+   * among all lines (what they undo was taken).
+   */
+  byInstructionId(): void {
+    const entries = this.entries;
+    let byInstrOpen: Index | undefined;
+    let byInstrAll: Index | undefined;
+    const instructionIdOf = (l: ReconLine) => (usable(l.instructionId) ? l.instructionId : null);
+    for (let e = 0; e < entries.length; e++) {
+      const entry = entries[e]!;
+      if (this.entryState[e] || !identifies(entry) || !usable(entry.instructionId)) continue;
+      if (entry.reversal) byInstrAll ??= this.indexLines(instructionIdOf, false);
+      else byInstrOpen ??= this.indexLines(instructionIdOf);
+      const byInstr = (entry.reversal ? byInstrAll : byInstrOpen)!;
+      const found = this.open(byInstr.get(entry.instructionId), entry, false);
+      const what = `instruction id ${entry.instructionId}`;
+      if (entry.reversal) this.settle(found, e, 'return', what, 'instruction-id');
+      else this.settle(found, e, 'instruction-id', what);
+    }
+  }
 
-    if (entry.batchWithoutDetails) {
-      if (!usable(entry.paymentInfoId)) continue;
-      byBlock ??= indexLines((l) => (usable(l.paymentInfoId) ? l.paymentInfoId : null));
-      const block = windowed(open(byBlock.get(entry.paymentInfoId), entry, false));
-      let sum = 0n;
-      for (const i of block) sum += lines[i]!.amountMinor;
-      if (block.length > 0 && sum === entry.amountMinor) {
-        entryState[e] = 1;
-        for (const i of block) {
-          lineTaken[i] = 1;
-          matches.push({ line: i, entry: e, rule: 'batch-total' });
-        }
+  /** Pass 2: references with amounts, and batch totals, for the debits that are left. */
+  byReferenceOrAccount(): void {
+    const entries = this.entries;
+    for (let e = 0; e < entries.length; e++) {
+      const entry = entries[e]!;
+      if (this.entryState[e] || entry.direction !== 'debit' || entry.reversal) continue;
+      if (entry.batchWithoutDetails) {
+        this.batchTotal(entry, e);
+        continue;
       }
-      continue;
-    }
-
-    const ref = referenceOf(entry);
-    if (ref !== null) {
-      byReferenceAmount ??= indexLines((l) => {
-        const own = referenceOf(l);
-        return own === null ? null : `${own}|${amountKey(l.amountMinor, l.currency)}`;
-      });
-      const key = `${ref}|${amountKey(entry.amountMinor, entry.currency)}`;
-      settle(
-        windowed(open(byReferenceAmount.get(key), entry, true)),
-        e,
-        'message-id-amount',
-        `reference ${ref} and amount`,
-      );
-      if (entryState[e]) continue;
-    }
-    if (entry.counterpartyIban) {
-      byIbanAmount ??= indexLines((l) =>
-        l.creditorIban ? `${l.creditorIban}|${amountKey(l.amountMinor, l.currency)}` : null,
-      );
-      const key = `${entry.counterpartyIban}|${amountKey(entry.amountMinor, entry.currency)}`;
-      settle(windowed(open(byIbanAmount.get(key), entry, true)), e, 'amount-counterparty', 'amount and creditor IBAN');
+      const ref = referenceOf(entry);
+      if (ref !== null) {
+        this.byReferenceAmount ??= this.indexLines((l) => {
+          const own = referenceOf(l);
+          return own === null ? null : `${own}|${amountKey(l.amountMinor, l.currency)}`;
+        });
+        const key = `${ref}|${amountKey(entry.amountMinor, entry.currency)}`;
+        const found = this.windowed(this.open(this.byReferenceAmount.get(key), entry, true), entry);
+        this.settle(found, e, 'message-id-amount', `reference ${ref} and amount`);
+        if (this.entryState[e]) continue;
+      }
+      if (entry.counterpartyIban) {
+        this.byIbanAmount ??= this.indexLines((l) =>
+          l.creditorIban ? `${l.creditorIban}|${amountKey(l.amountMinor, l.currency)}` : null,
+        );
+        const key = `${entry.counterpartyIban}|${amountKey(entry.amountMinor, entry.currency)}`;
+        const found = this.windowed(this.open(this.byIbanAmount.get(key), entry, true), entry);
+        this.settle(found, e, 'amount-counterparty', 'amount and creditor IBAN');
+      }
     }
   }
 
-  // Pass 3: returns that name no identifier, by amount (booked or instructed), currency and the
-  // counterparty account the line paid, within the return window; every line is a candidate (what
-  // is returned was booked), a line already returned only for that same return (its bank reference).
-  let byIbanAll: Index | undefined;
-  for (let e = 0; e < entries.length; e++) {
-    const entry = entries[e]!;
-    if (entryState[e] || !isReturn(entry) || entry.batchWithoutDetails || !entry.counterpartyIban) continue;
-    if (usable(entry.endToEndId) || usable(entry.instructionId)) continue;
-    const booked = dayNumber(entry.bookingDate);
-    if (booked === null) continue;
-    byIbanAll ??= indexLines((l) => l.creditorIban, false);
-    const candidates = byIbanAll.get(entry.counterpartyIban);
-    if (candidates === undefined) continue;
+  /** A batch booking without details: the block's open lines in the window, when they add up to the entry. */
+  batchTotal(entry: ReconEntry, e: number): void {
+    if (!usable(entry.paymentInfoId)) return;
+    this.byBlock ??= this.indexLines((l) => (usable(l.paymentInfoId) ? l.paymentInfoId : null));
+    const block = this.windowed(this.open(this.byBlock.get(entry.paymentInfoId), entry, false), entry);
+    let sum = 0n;
+    for (const i of block) sum += this.lines[i]!.amountMinor;
+    if (block.length === 0 || sum !== entry.amountMinor) return;
+    this.entryState[e] = 1;
+    for (const i of block) {
+      this.lineTaken[i] = 1;
+      this.matches.push({ line: i, entry: e, rule: 'batch-total' });
+    }
+  }
+
+  /**
+   * Pass 3: returns that name no identifier, by amount (booked or instructed), currency and the
+   * counterparty account the line paid, within the return window; every line is a candidate (what
+   * is returned was booked), a line already returned only for that same return (its bank reference).
+   */
+  returnsByAccount(): void {
+    const entries = this.entries;
+    let byIbanAll: Index | undefined;
+    for (let e = 0; e < entries.length; e++) {
+      const entry = entries[e]!;
+      if (this.entryState[e] || !isReturn(entry) || entry.batchWithoutDetails || !entry.counterpartyIban) continue;
+      if (usable(entry.endToEndId) || usable(entry.instructionId)) continue;
+      const booked = dayNumber(entry.bookingDate);
+      if (booked === null) continue;
+      byIbanAll ??= this.indexLines((l) => l.creditorIban, false);
+      const candidates = byIbanAll.get(entry.counterpartyIban);
+      if (candidates === undefined) continue;
+      const found = this.returnCandidates(candidates, entry, booked);
+      this.settle(found, e, 'return', 'amount and counterparty account', 'amount-counterparty');
+    }
+  }
+
+  /** The candidates for a return booked on day `booked`, a line already returned only for the same return. */
+  returnCandidates(candidates: number | number[], entry: ReconEntry, booked: number): number[] {
+    const lines = this.lines;
     const fits = (i: number): boolean => {
       const line = lines[i]!;
       if (line.currency !== entry.currency) return false;
       if (line.amountMinor !== entry.amountMinor && line.amountMinor !== entry.originalAmountMinor) return false;
       const planned = dayNumber(line.executionDate);
-      return planned !== null && booked >= planned && booked <= planned + returnWindowDays;
+      return planned !== null && booked >= planned && booked <= planned + this.returnWindowDays;
     };
     const all = (typeof candidates === 'number' ? [candidates] : candidates).filter(fits);
     // A line already returned fits only the same return again, known by its bank reference; without
@@ -230,11 +283,11 @@ export function matchEntries(
       return ref !== undefined && ref !== null && ref === entry.bankRef;
     });
     const unknown = (i: number) => lines[i]!.returned !== undefined && (!entry.bankRef || !lines[i]!.returned!.bankRef);
-    const found = again.length > 0 ? again : all.filter((i) => !lineReversed[i] || unknown(i));
-    settle(found, e, 'return', 'amount and counterparty account', 'amount-counterparty');
+    return again.length > 0 ? again : all.filter((i) => !this.lineReversed[i] || unknown(i));
   }
+}
 
-  const unmatchedEntries: number[] = [];
-  for (let e = 0; e < entries.length; e++) if (entryState[e] !== 1) unmatchedEntries.push(e);
-  return { matches, ambiguous, unmatchedEntries };
+/** Entries an identifier may match: a booking that debits us, or a return of one of our payments. */
+function identifies(entry: ReconEntry): boolean {
+  return !entry.batchWithoutDetails && (entry.reversal ? isReturn(entry) : entry.direction === 'debit');
 }

@@ -308,19 +308,36 @@ function addressText(v: unknown, max: number): string | undefined | null {
   return typeof v !== 'string' || v.length > max ? null : v;
 }
 
-/** Reads transaction `j` into `f`; false when the full path must take over (see above). */
+/**
+ * Reads transaction `j` into `f`; false when the full path must take over (see above). Phase by phase, in
+ * the normaliser's order (so warnings keep theirs); each phase writes its fields into `f` (a false leaves
+ * `f` half-written, and the caller then drops the whole fast path).
+ */
 export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boolean {
-  const e2e = o['endToEndId'];
+  if (!hasTransactionShape(o)) return false;
+  if (!readIdsAndAmount(o, run, f)) return false;
+  const c = o['creditor'] as Rec;
+  if (!hasCreditorShape(c)) return false;
+  if (!readCreditor(o, c, run, f)) return false;
+  const rem = o['remittance'];
+  f.unstructured = undefined;
+  f.creditorReference = undefined;
+  if (rem !== undefined && !readRemittance(rem as Rec, run, f)) return false;
+  if (!meetsTypeRules(o, j, run, f)) return false;
+  f.instructionId = o['instructionId'] as string | undefined;
+  f.purposeCode = o['purposeCode'] as string | undefined;
+  return true;
+}
+
+/** The transaction's own keys: the required ones of their types, the optional ones when given, nothing else. */
+function hasTransactionShape(o: Rec): boolean {
   const instr = o['instructionId'];
-  const amount = o['amount'];
-  const currency = o['currency'];
-  const c = o['creditor'];
   const rem = o['remittance'];
   const purpose = o['purposeCode'];
   let keys = 4;
-  if (typeof e2e !== 'string' || typeof amount !== 'string' || typeof currency !== 'string' || !isObject(c)) {
-    return false;
-  }
+  const e2e = o['endToEndId'];
+  if (typeof e2e !== 'string' || typeof o['amount'] !== 'string' || typeof o['currency'] !== 'string') return false;
+  if (!isObject(o['creditor'])) return false;
   if (instr !== undefined) {
     // Its characters are checked as the writer copies it (isIdentifierClassed).
     if (typeof instr !== 'string' || instr.length > MAX_ID) return false;
@@ -334,9 +351,14 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     if (typeof purpose !== 'string' || !isExternalCode(purpose)) return false;
     keys++;
   }
-  if (keyCount(o) !== keys) return false;
+  return keyCount(o) === keys;
+}
 
-  // Generic: ids, amount and currency.
+/** Generic: ids, amount and currency (the bank's and the payment type's currencies). */
+function readIdsAndAmount(o: Rec, run: TxRun, f: TxFields): boolean {
+  const e2e = o['endToEndId'] as string;
+  const amount = o['amount'] as string;
+  const currency = o['currency'] as string;
   if (isBlank(e2e) || e2e.length > MAX_ID) return false;
   if (e2e !== NOT_PROVIDED && !run.seenEndToEnd.add(e2e)) return false;
   const newCurrency = currency !== run.currency;
@@ -353,14 +375,25 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
   const exponent = run.exponent;
   const minor = plainMinor(amount, exponent);
   if (minor <= 0 || (run.sepa && overSepaAmount(minor, exponent))) return false;
+  f.endToEndId = e2e;
+  f.currency = currency;
+  f.newCurrency = newCurrency;
+  // Keep the caller's text when it already has the currency's fraction digits (as the general writer does).
+  // A plain amount (plainMinor) has at most `exponent` fraction digits, so it has all of them exactly when
+  // its dot sits `exponent` characters from the end; one without a fraction has no dot.
+  const canonical = exponent === 0 || amount.charCodeAt(amount.length - exponent - 1) === 46;
+  f.amount = canonical ? amount : formatMinor(BigInt(minor), exponent);
+  f.minor = minor;
+  f.exponent = exponent;
+  return true;
+}
 
-  // The creditor, in the normaliser's order (name, country, address, account, agent) so warnings keep theirs.
-  const name = c['name'];
+/** The creditor's keys: name and account required, country, postal address and agent optional. */
+function hasCreditorShape(c: Rec): boolean {
   const country = c['country'];
   const pa = c['postalAddress'];
-  const account = c['account'];
   const agent = c['agent'];
-  if (typeof name !== 'string' || !isObject(account)) return false;
+  if (typeof c['name'] !== 'string' || !isObject(c['account'])) return false;
   let creditorKeys = 2;
   if (country !== undefined) {
     if (typeof country !== 'string' || !isCountryCode(country)) return false;
@@ -374,27 +407,19 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     if (!isObject(agent)) return false;
     creditorKeys++;
   }
-  if (keyCount(c) !== creditorKeys) return false;
+  return keyCount(c) === creditorKeys;
+}
+
+/** The creditor, in the normaliser's order: name, country, address, account, agent. */
+function readCreditor(o: Rec, c: Rec, run: TxRun, f: TxFields): boolean {
+  const name = c['name'] as string;
+  const country = c['country'] as string | undefined;
+  const pa = c['postalAddress'] as Rec | undefined;
   // Transliteration keeps a blank text blank and a non-blank one non-blank, and never shortens it.
   if (isBlank(name) || name.length > run.nameLimit) return false;
   f.address = pa !== undefined;
-  if (pa !== undefined) {
-    const street = addressText(pa['streetName'], MAX_STREET);
-    const building = addressText(pa['buildingNumber'], MAX_BUILDING);
-    const post = addressText(pa['postCode'], MAX_POST_CODE);
-    const town = addressText(pa['townName'], MAX_TOWN);
-    if (street === null || building === null || post === null || town === null) return false;
-    const n = +(street !== undefined) + +(building !== undefined) + +(post !== undefined) + +(town !== undefined);
-    if (keyCount(pa) !== n) return false;
-    // Bank: the November 2026 rule wants town and country in every address.
-    if (run.townAndCountry && (isBlank(town) || isBlank(country as string))) {
-      return false;
-    }
-    f.streetName = street;
-    f.buildingNumber = building;
-    f.postCode = post;
-    f.townName = town;
-  }
+  if (pa !== undefined && !readAddress(pa, country, run, f)) return false;
+  const account = c['account'] as Rec;
   const iban = account['iban'];
   if (typeof iban !== 'string' || keyCount(account) !== 1 || !isValidIban(iban)) return false;
   if (run.crossChannel !== undefined) {
@@ -402,6 +427,7 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     run.charset = crossBorder ? 'sepa' : run.ownCharset;
     run.classes = crossBorder ? SEPA : run.ownClasses;
   }
+  const agent = c['agent'] as Rec | undefined;
   let bic: string | undefined;
   if (agent !== undefined) {
     const b = agent['bic'];
@@ -409,40 +435,64 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     if (typeof b !== 'string' || keyCount(agent) !== 1 || (b.length !== 8 && b.length !== 11)) return false;
     bic = b;
   } else if (creditorNeedsBic(run.profile, o as Transaction)) return false;
+  f.name = name;
+  f.country = country;
+  f.iban = iban;
+  f.bic = bic;
+  return true;
+}
 
-  // Remittance: free text (charset, generic and bank limits) and a creditor reference (SEPA set, 35).
-  let unstructured: string | undefined;
-  let ref: string | undefined;
-  if (rem !== undefined) {
-    const u = rem['unstructured'];
-    const r = rem['creditorReference'];
-    const rt = rem['creditorReferenceType'];
-    let remKeys = 0;
-    if (u !== undefined) {
-      if (typeof u !== 'string' || u.length > run.unstructuredLimit) return false;
-      unstructured = u;
-      remKeys++;
-    }
-    if (r !== undefined) {
-      if (typeof r !== 'string' || r === '' || r.length > MAX_ID || !isSepaText(r)) return false;
-      ref = r;
-      remKeys++;
-    }
-    if (rt !== undefined) {
-      if (typeof rt !== 'string' || rt.length > MAX_ID) return false;
-      remKeys++;
-    }
-    if (keyCount(rem) !== remKeys) return false;
-    if (u !== undefined && run.profile.flavour.noUnstructuredWithReference && !isBlank(ref)) return false;
+/** The creditor's postal address: its four lines within their lengths, nothing else. */
+function readAddress(pa: Rec, country: string | undefined, run: TxRun, f: TxFields): boolean {
+  const street = addressText(pa['streetName'], MAX_STREET);
+  const building = addressText(pa['buildingNumber'], MAX_BUILDING);
+  const post = addressText(pa['postCode'], MAX_POST_CODE);
+  const town = addressText(pa['townName'], MAX_TOWN);
+  if (street === null || building === null || post === null || town === null) return false;
+  const n = +(street !== undefined) + +(building !== undefined) + +(post !== undefined) + +(town !== undefined);
+  if (keyCount(pa) !== n) return false;
+  // Bank: the November 2026 rule wants town and country in every address.
+  if (run.townAndCountry && (isBlank(town) || isBlank(country as string))) return false;
+  f.streetName = street;
+  f.buildingNumber = building;
+  f.postCode = post;
+  f.townName = town;
+  return true;
+}
+
+/** Remittance: free text (charset, generic and bank limits) and a creditor reference (SEPA set, 35). */
+function readRemittance(rem: Rec, run: TxRun, f: TxFields): boolean {
+  const u = rem['unstructured'];
+  const r = rem['creditorReference'];
+  const rt = rem['creditorReferenceType'];
+  let remKeys = 0;
+  if (u !== undefined) {
+    if (typeof u !== 'string' || u.length > run.unstructuredLimit) return false;
+    f.unstructured = u;
+    remKeys++;
   }
+  if (r !== undefined) {
+    if (typeof r !== 'string' || r === '' || r.length > MAX_ID || !isSepaText(r)) return false;
+    f.creditorReference = r;
+    remKeys++;
+  }
+  if (rt !== undefined) {
+    if (typeof rt !== 'string' || rt.length > MAX_ID) return false;
+    remKeys++;
+  }
+  if (keyCount(rem) !== remKeys) return false;
+  return !(u !== undefined && run.profile.flavour.noUnstructuredWithReference && !isBlank(f.creditorReference));
+}
 
-  // Payment type: per-transaction requirements.
+/** Payment type: per-transaction requirements, the regulatory report, the check-digit rules. */
+function meetsTypeRules(o: Rec, j: number, run: TxRun, f: TxFields): boolean {
   const type = run.type;
   if (run.requirements.length > 0 && !meetsRequirements(o as Transaction, run.requirements)) return false;
   const plan = run.plan;
-  plan.minors[j] = minor;
-  plan.exponents[j] = exponent;
+  plan.minors[j] = f.minor;
+  plan.exponents[j] = f.exponent;
   if (run.reported && needsRegulatoryReport(run.profile, plan, j)) return false;
+  const ref = f.creditorReference;
   if (type.referenceRule !== undefined || ref !== undefined || type.accountRule !== undefined) {
     // Check digits: the rules themselves, on the caller's object (they read no transliterated field).
     const errors = run.sink.errorCount;
@@ -451,24 +501,5 @@ export function readTransaction(o: Rec, j: number, run: TxRun, f: TxFields): boo
     if (type.accountRule !== undefined) checkAccount(run.sink, type, o as Transaction, tb);
     if (run.sink.errorCount > errors) return false;
   }
-
-  f.endToEndId = e2e;
-  f.instructionId = instr as string | undefined;
-  f.currency = currency;
-  f.newCurrency = newCurrency;
-  // Keep the caller's text when it already has the currency's fraction digits (as the general writer does).
-  // A plain amount (plainMinor) has at most `exponent` fraction digits, so it has all of them exactly when
-  // its dot sits `exponent` characters from the end; one without a fraction has no dot.
-  const canonical = exponent === 0 || amount.charCodeAt(amount.length - exponent - 1) === 46;
-  f.amount = canonical ? amount : formatMinor(BigInt(minor), exponent);
-  f.minor = minor;
-  f.exponent = exponent;
-  f.bic = bic;
-  f.name = name;
-  f.country = country as string | undefined;
-  f.iban = iban;
-  f.unstructured = unstructured;
-  f.creditorReference = ref;
-  f.purposeCode = purpose as string | undefined;
   return true;
 }

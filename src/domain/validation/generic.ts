@@ -91,38 +91,7 @@ function checkTransactionRest(ctx: Ctx, tx: Transaction, base: string): void {
   if (tx.instructionForDebtorAgent !== undefined) {
     checkLength(sink, tx.instructionForDebtorAgent, MAX_UNSTRUCTURED, base, 'instructionForDebtorAgent');
   }
-  const rem = tx.remittance;
-  if (rem) {
-    if (rem.unstructured !== undefined)
-      checkLength(sink, rem.unstructured, MAX_UNSTRUCTURED, base, 'remittance.unstructured');
-    if (rem.creditorReference !== undefined) {
-      checkIdentifierLike(ctx, rem.creditorReference, MAX_ID, base, 'remittance.creditorReference');
-    }
-    if (rem.creditorReferenceType !== undefined) {
-      checkLength(sink, rem.creditorReferenceType, MAX_ID, base, 'remittance.creditorReferenceType');
-    }
-    const docs = rem.referredDocuments;
-    if (docs) {
-      const rb = `${base}.remittance`;
-      for (let k = 0; k < docs.length; k++) {
-        const d = docs[k];
-        if (!d) continue;
-        const db = `${rb}.referredDocuments[${k}]`;
-        if (d.number !== undefined) checkIdentifierLike(ctx, d.number, MAX_ID, db, 'number');
-        if (d.type !== undefined && !isExternalCode(d.type)) {
-          sink.add('generic', 'invalid_code', `${db}.type`, 'document type is an ISO code such as CINV or CREN');
-        }
-        if (d.relatedDate !== undefined && !isIsoDate(d.relatedDate)) {
-          sink.add('generic', 'invalid_date', `${db}.relatedDate`, 'expected a date YYYY-MM-DD');
-        }
-        if (d.amount !== undefined && tx.currency !== undefined) {
-          const r = parseAmount(d.amount, tx.currency);
-          if (!r.ok && r.error.code !== 'invalid_currency')
-            sink.add('generic', r.error.code, `${db}.amount`, r.error.message);
-        }
-      }
-    }
-  }
+  if (tx.remittance) checkRemittance(ctx, tx, tx.remittance, base);
   if (tx.purposeCode !== undefined && !isExternalCode(tx.purposeCode)) {
     sink.add(
       'generic',
@@ -131,40 +100,86 @@ function checkTransactionRest(ctx: Ctx, tx: Transaction, base: string): void {
       'purpose codes are ISO external codes of 1 to 4 characters',
     );
   }
-  const reg = tx.regulatoryReporting;
-  if (reg) {
-    const gb = `${base}.regulatoryReporting`;
-    if (reg.code !== undefined) checkLength(sink, reg.code, 10, gb, 'code');
-    if (reg.information !== undefined) checkLength(sink, reg.information, MAX_ID, gb, 'information');
-    checkCountry(ctx, reg.authorityCountry, gb, 'authorityCountry');
-    if (reg.amount !== undefined) {
-      const ccy = reg.currency ?? tx.currency ?? '';
-      const r = parseAmount(reg.amount, ccy);
-      if (!r.ok)
-        sink.add(
-          'generic',
-          r.error.code,
-          `${gb}.${r.error.code === 'invalid_currency' ? 'currency' : 'amount'}`,
-          r.error.message,
-        );
-    } else if (reg.currency !== undefined && currencyExponent(reg.currency) === undefined) {
-      sink.add('generic', 'invalid_currency', `${gb}.currency`, `unknown currency ${reg.currency}`);
+  if (tx.regulatoryReporting) checkRegulatoryReporting(ctx, tx, tx.regulatoryReporting, base);
+  if (tx.splitPayment) checkSplitPayment(ctx, tx.splitPayment, base);
+}
+
+type Remittance = NonNullable<Transaction['remittance']>;
+
+/** The remittance's texts, creditor reference and referred documents. */
+function checkRemittance(ctx: Ctx, tx: Transaction, rem: Remittance, base: string): void {
+  const sink = ctx.sink;
+  if (rem.unstructured !== undefined)
+    checkLength(sink, rem.unstructured, MAX_UNSTRUCTURED, base, 'remittance.unstructured');
+  if (rem.creditorReference !== undefined) {
+    checkIdentifierLike(ctx, rem.creditorReference, MAX_ID, base, 'remittance.creditorReference');
+  }
+  if (rem.creditorReferenceType !== undefined) {
+    checkLength(sink, rem.creditorReferenceType, MAX_ID, base, 'remittance.creditorReferenceType');
+  }
+  const docs = rem.referredDocuments;
+  if (!docs) return;
+  const rb = `${base}.remittance`;
+  for (let k = 0; k < docs.length; k++) {
+    const d = docs[k];
+    if (!d) continue;
+    const db = `${rb}.referredDocuments[${k}]`;
+    if (d.number !== undefined) checkIdentifierLike(ctx, d.number, MAX_ID, db, 'number');
+    if (d.type !== undefined && !isExternalCode(d.type)) {
+      sink.add('generic', 'invalid_code', `${db}.type`, 'document type is an ISO code such as CINV or CREN');
+    }
+    if (d.relatedDate !== undefined && !isIsoDate(d.relatedDate)) {
+      sink.add('generic', 'invalid_date', `${db}.relatedDate`, 'expected a date YYYY-MM-DD');
+    }
+    if (d.amount !== undefined && tx.currency !== undefined) {
+      const r = parseAmount(d.amount, tx.currency);
+      if (!r.ok && r.error.code !== 'invalid_currency')
+        sink.add('generic', r.error.code, `${db}.amount`, r.error.message);
     }
   }
-  const split = tx.splitPayment;
-  if (split) {
-    const sb = `${base}.splitPayment`;
-    if (split.vatAmount !== undefined) {
-      const r = parseAmount(split.vatAmount, 'PLN');
-      if (!r.ok) sink.add('generic', r.error.code, `${sb}.vatAmount`, r.error.message);
-      else if (split.vatAmount.replace('.', '').replace(/^0+/, '').length > 12) {
-        sink.add('generic', 'too_long', `${sb}.vatAmount`, 'VAT amount has at most 10 integer digits');
-      }
-    }
-    if (split.invoiceNumber !== undefined) checkIdentifierLike(ctx, split.invoiceNumber, MAX_ID, sb, 'invoiceNumber');
-    if (split.taxId !== undefined) checkIdentifierLike(ctx, split.taxId, 14, sb, 'taxId');
-    if (split.text !== undefined) checkLength(sink, split.text, 33, sb, 'text');
+}
+
+/** The regulatory report's code, information, authority country and amount. */
+function checkRegulatoryReporting(
+  ctx: Ctx,
+  tx: Transaction,
+  reg: NonNullable<Transaction['regulatoryReporting']>,
+  base: string,
+): void {
+  const sink = ctx.sink;
+  const gb = `${base}.regulatoryReporting`;
+  if (reg.code !== undefined) checkLength(sink, reg.code, 10, gb, 'code');
+  if (reg.information !== undefined) checkLength(sink, reg.information, MAX_ID, gb, 'information');
+  checkCountry(ctx, reg.authorityCountry, gb, 'authorityCountry');
+  if (reg.amount !== undefined) {
+    const ccy = reg.currency ?? tx.currency ?? '';
+    const r = parseAmount(reg.amount, ccy);
+    if (!r.ok)
+      sink.add(
+        'generic',
+        r.error.code,
+        `${gb}.${r.error.code === 'invalid_currency' ? 'currency' : 'amount'}`,
+        r.error.message,
+      );
+  } else if (reg.currency !== undefined && currencyExponent(reg.currency) === undefined) {
+    sink.add('generic', 'invalid_currency', `${gb}.currency`, `unknown currency ${reg.currency}`);
   }
+}
+
+/** Polish split payment (MPP): VAT amount, invoice number, tax id, text. */
+function checkSplitPayment(ctx: Ctx, split: NonNullable<Transaction['splitPayment']>, base: string): void {
+  const sink = ctx.sink;
+  const sb = `${base}.splitPayment`;
+  if (split.vatAmount !== undefined) {
+    const r = parseAmount(split.vatAmount, 'PLN');
+    if (!r.ok) sink.add('generic', r.error.code, `${sb}.vatAmount`, r.error.message);
+    else if (split.vatAmount.replace('.', '').replace(/^0+/, '').length > 12) {
+      sink.add('generic', 'too_long', `${sb}.vatAmount`, 'VAT amount has at most 10 integer digits');
+    }
+  }
+  if (split.invoiceNumber !== undefined) checkIdentifierLike(ctx, split.invoiceNumber, MAX_ID, sb, 'invoiceNumber');
+  if (split.taxId !== undefined) checkIdentifierLike(ctx, split.taxId, 14, sb, 'taxId');
+  if (split.text !== undefined) checkLength(sink, split.text, 33, sb, 'text');
 }
 
 /** A payment's own fields and its debtor: everything of checkPayment before the transactions. */

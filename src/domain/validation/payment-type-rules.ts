@@ -274,41 +274,9 @@ export function checkReference(sink: IssueSink, type: PaymentTypeEntry, tx: Tran
     case 'no-payment-id':
       if (ref !== undefined) fail(`${type.code} carries no payment id`);
       return;
-    case 'pl-split': {
-      const u = tx.remittance?.unstructured;
-      if (tx.splitPayment === undefined && u !== undefined) {
-        const r = checkSplitPaymentText(u);
-        if (!r.ok) sink.add('payment-type', 'invalid_reference', `${tb}.remittance.unstructured`, r.reason, type.code);
-      }
-      const taxId = tx.splitPayment?.taxId;
-      if (taxId !== undefined && /^\d{10}$/.test(taxId) && !isValidNip(taxId)) {
-        sink.add(
-          'payment-type',
-          'invalid_reference',
-          `${tb}.splitPayment.taxId`,
-          'NIP fails its check digit',
-          type.code,
-        );
-      }
-      const vat = tx.splitPayment?.vatAmount;
-      if (
-        vat !== undefined &&
-        tx.amount !== undefined &&
-        /^\d+(\.\d{1,2})?$/.test(vat) &&
-        /^\d+(\.\d{1,2})?$/.test(tx.amount)
-      ) {
-        if (Number(vat) > Number(tx.amount)) {
-          sink.add(
-            'payment-type',
-            'invalid_amount',
-            `${tb}.splitPayment.vatAmount`,
-            'VAT amount exceeds the gross amount',
-            type.code,
-          );
-        }
-      }
+    case 'pl-split':
+      checkPolishSplit(sink, type, tx, tb);
       return;
-    }
     case 'pl-tax': {
       const u = tx.remittance?.unstructured;
       if (u !== undefined) {
@@ -323,6 +291,35 @@ export function checkReference(sink: IssueSink, type: PaymentTypeEntry, tx: Tran
         fail('RF creditor reference fails its ISO 11649 check digits');
       }
       return;
+  }
+}
+
+/** Polish split payment (MPP): the /VAT/ text when not given as fields, the NIP's check digit, VAT within the gross. */
+function checkPolishSplit(sink: IssueSink, type: PaymentTypeEntry, tx: Transaction, tb: string): void {
+  const u = tx.remittance?.unstructured;
+  if (tx.splitPayment === undefined && u !== undefined) {
+    const r = checkSplitPaymentText(u);
+    if (!r.ok) sink.add('payment-type', 'invalid_reference', `${tb}.remittance.unstructured`, r.reason, type.code);
+  }
+  const taxId = tx.splitPayment?.taxId;
+  if (taxId !== undefined && /^\d{10}$/.test(taxId) && !isValidNip(taxId)) {
+    sink.add('payment-type', 'invalid_reference', `${tb}.splitPayment.taxId`, 'NIP fails its check digit', type.code);
+  }
+  const vat = tx.splitPayment?.vatAmount;
+  if (
+    vat !== undefined &&
+    tx.amount !== undefined &&
+    /^\d+(\.\d{1,2})?$/.test(vat) &&
+    /^\d+(\.\d{1,2})?$/.test(tx.amount) &&
+    Number(vat) > Number(tx.amount)
+  ) {
+    sink.add(
+      'payment-type',
+      'invalid_amount',
+      `${tb}.splitPayment.vatAmount`,
+      'VAT amount exceeds the gross amount',
+      type.code,
+    );
   }
 }
 

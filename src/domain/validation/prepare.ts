@@ -96,28 +96,9 @@ export function preparePayments(
   for (let i = 0; i < doc.payments.length; i++) {
     const payment = doc.payments[i] as Payment;
     const base = `payments[${i}]`;
-    if (payment.paymentType === undefined || payment.paymentType.trim() === '') {
-      const pick = selectPaymentType(payment, profile);
-      payment.paymentType = pick.code;
-      autoSelected.push({
-        paymentId: payment.paymentId ?? '',
-        selected: pick.code,
-        confidence: pick.confidence,
-        reason: pick.reason,
-      });
-      autoFilled.push(`${base}.paymentType`);
-    }
-    if (payment.executionDate === undefined && company?.executionDateOffsetDays !== undefined && now) {
-      payment.executionDate = addDays(now, company.executionDateOffsetDays);
-      autoFilled.push(`${base}.executionDate`);
-    }
-    const debtor = payment.debtor;
-    if (debtor && debtor.agent?.bic === undefined && debtor.agent?.clearing === undefined) {
-      // The file goes to this bank, so the debtor's agent is the bank itself.
-      debtor.agent = { ...debtor.agent, bic: profile.bic };
-      autoFilled.push(`${base}.debtor.agent.bic`);
-    }
-    const type = findPaymentType(payment.paymentType);
+    fillPaymentDefaults(payment, base, profile, now, company, autoSelected, autoFilled);
+    // A string now: fillPaymentDefaults chose one when none was given.
+    const type = findPaymentType(payment.paymentType as string);
     const txs = payment.transactions;
     if (
       type?.creditorAccountScheme !== undefined ||
@@ -125,47 +106,7 @@ export function preparePayments(
       profile.flavour.instructionIdRequired ||
       anyNotProvided(txs)
     ) {
-      for (let j = 0; j < txs.length; j++) {
-        const original = txs[j];
-        if (!original) continue;
-        // Transactions may still be the caller's objects (the normaliser shares clean ones): copy before filling.
-        let tx = original;
-        const own = () => {
-          if (tx === original) {
-            tx = { ...original };
-            if (original.creditor) tx.creditor = { ...original.creditor };
-            txs[j] = tx;
-          }
-          return tx;
-        };
-        const tb = `${base}.transactions[${j}]`;
-        const other = tx.creditor?.account?.other;
-        if (type?.creditorAccountScheme !== undefined && other?.id !== undefined && other.scheme === undefined) {
-          const c = own().creditor as NonNullable<Transaction['creditor']>;
-          c.account = { ...c.account, other: { ...other, scheme: type.creditorAccountScheme } };
-          autoFilled.push(`${tb}.creditor.account.other.scheme`);
-        }
-        const agent = tx.creditor?.agent;
-        if (
-          type?.creditorClearing !== undefined &&
-          other?.id !== undefined &&
-          tx.creditor &&
-          agent?.clearing === undefined &&
-          agent?.bic === undefined
-        ) {
-          const c = own().creditor as NonNullable<Transaction['creditor']>;
-          c.agent = { ...agent, clearing: { ...type.creditorClearing } };
-          autoFilled.push(`${tb}.creditor.agent.clearing`);
-        }
-        if (tx.endToEndId === NOT_PROVIDED && tx.instructionId === undefined && typeof doc.messageId === 'string') {
-          own().instructionId = generatedInstructionId(doc.messageId, i, j);
-          autoFilled.push(`${tb}.instructionId`);
-        }
-        if (profile.flavour.instructionIdRequired && tx.instructionId === undefined && tx.endToEndId !== undefined) {
-          own().instructionId = tx.endToEndId;
-          autoFilled.push(`${tb}.instructionId`);
-        }
-      }
+      for (let j = 0; j < txs.length; j++) fillTransactionDefaults(doc, i, j, txs, type, profile, autoFilled);
     }
     const encoding = resolveEncoding(payment, profile, company, autoFilled, base);
     plans.push({
@@ -179,4 +120,88 @@ export function preparePayments(
     });
   }
   return { plans, autoSelected, autoFilled };
+}
+
+/** The payment's own defaults: its type (chosen when none was given), execution date and debtor agent. */
+function fillPaymentDefaults(
+  payment: Payment,
+  base: string,
+  profile: BankProfile,
+  now: Date | undefined,
+  company: CompanySettings | undefined,
+  autoSelected: AutoSelection[],
+  autoFilled: string[],
+): void {
+  if (payment.paymentType === undefined || payment.paymentType.trim() === '') {
+    const pick = selectPaymentType(payment, profile);
+    payment.paymentType = pick.code;
+    autoSelected.push({
+      paymentId: payment.paymentId ?? '',
+      selected: pick.code,
+      confidence: pick.confidence,
+      reason: pick.reason,
+    });
+    autoFilled.push(`${base}.paymentType`);
+  }
+  if (payment.executionDate === undefined && company?.executionDateOffsetDays !== undefined && now) {
+    payment.executionDate = addDays(now, company.executionDateOffsetDays);
+    autoFilled.push(`${base}.executionDate`);
+  }
+  const debtor = payment.debtor;
+  if (debtor && debtor.agent?.bic === undefined && debtor.agent?.clearing === undefined) {
+    // The file goes to this bank, so the debtor's agent is the bank itself.
+    debtor.agent = { ...debtor.agent, bic: profile.bic };
+    autoFilled.push(`${base}.debtor.agent.bic`);
+  }
+}
+
+/** Transaction `j` of payment `i`: the creditor's account scheme and clearing, the instruction id. */
+function fillTransactionDefaults(
+  doc: CanonicalPayment,
+  i: number,
+  j: number,
+  txs: Transaction[],
+  type: ReturnType<typeof findPaymentType>,
+  profile: BankProfile,
+  autoFilled: string[],
+): void {
+  const original = txs[j];
+  if (!original) return;
+  // Transactions may still be the caller's objects (the normaliser shares clean ones): copy before filling.
+  let tx = original;
+  const own = () => {
+    if (tx === original) {
+      tx = { ...original };
+      if (original.creditor) tx.creditor = { ...original.creditor };
+      txs[j] = tx;
+    }
+    return tx;
+  };
+  const tb = `payments[${i}].transactions[${j}]`;
+  const other = tx.creditor?.account?.other;
+  if (type?.creditorAccountScheme !== undefined && other?.id !== undefined && other.scheme === undefined) {
+    const c = own().creditor as NonNullable<Transaction['creditor']>;
+    c.account = { ...c.account, other: { ...other, scheme: type.creditorAccountScheme } };
+    autoFilled.push(`${tb}.creditor.account.other.scheme`);
+  }
+  const agent = tx.creditor?.agent;
+  if (
+    type?.creditorClearing !== undefined &&
+    other?.id !== undefined &&
+    tx.creditor &&
+    agent?.clearing === undefined &&
+    agent?.bic === undefined
+  ) {
+    const c = own().creditor as NonNullable<Transaction['creditor']>;
+    c.agent = { ...agent, clearing: { ...type.creditorClearing } };
+    autoFilled.push(`${tb}.creditor.agent.clearing`);
+  }
+  if (tx.endToEndId === NOT_PROVIDED && tx.instructionId === undefined && typeof doc.messageId === 'string') {
+    own().instructionId = generatedInstructionId(doc.messageId, i, j);
+    autoFilled.push(`${tb}.instructionId`);
+  }
+  if (profile.flavour.instructionIdRequired && tx.instructionId === undefined && tx.endToEndId !== undefined) {
+    own().instructionId = tx.endToEndId;
+    autoFilled.push(`${tb}.instructionId`);
+  }
 }

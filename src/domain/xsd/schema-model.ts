@@ -48,6 +48,11 @@ const SIMPLE: Record<string, SimpleType> = {
 };
 
 function complexTypes(v09: boolean, v11 = false): Record<string, ComplexType> {
+  return { ...messageTypes(v09), ...partyTypes(v09), ...transactionTypes(v11) };
+}
+
+/** The message, its group header and payment information, and the code choices. */
+function messageTypes(v09: boolean): Record<string, ComplexType> {
   return {
     Document: { seq: [p('CstmrCdtTrfInitn', 'CstmrCdtTrfInitn', 1)] },
     CstmrCdtTrfInitn: { seq: [p('GrpHdr', 'GrpHdr', 1), p('PmtInf', 'PmtInf', 1, U)] },
@@ -89,6 +94,12 @@ function complexTypes(v09: boolean, v11 = false): Record<string, ComplexType> {
     Code4: { choice: [p('Cd', 'Max4Text', 1), p('Prtry', 'Max35Text', 1)] },
     Code35: { choice: [p('Cd', 'Max35Text', 1), p('Prtry', 'Max35Text', 1)] },
     Code5: { choice: [p('Cd', 'Max5Text', 1), p('Prtry', 'Max35Text', 1)] },
+  };
+}
+
+/** Parties, addresses, accounts and agents. */
+function partyTypes(v09: boolean): Record<string, ComplexType> {
+  return {
     Party: { seq: [p('Nm', 'Max140Text'), p('PstlAdr', 'PstlAdr'), p('Id', 'PartyId'), p('CtryOfRes', 'CountryCode')] },
     PstlAdr: {
       seq: [
@@ -119,6 +130,12 @@ function complexTypes(v09: boolean, v11 = false): Record<string, ComplexType> {
     },
     ClrSysMmbId: { seq: [p('ClrSysId', 'Code5'), p('MmbId', 'Max35Text', 1)] },
     GenericFinId: { seq: [p('Id', 'Max35Text', 1)] },
+  };
+}
+
+/** The credit transfer transaction and its parts (.11 changes only its InstrForDbtrAgt). */
+function transactionTypes(v11: boolean): Record<string, ComplexType> {
+  return {
     CdtTrfTxInf: {
       seq: [
         p('PmtId', 'PmtId', 1),

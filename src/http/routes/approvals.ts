@@ -8,6 +8,7 @@ import { principalOf } from '../plugins/auth.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { ApprovalPolicyList, ApprovalQueue, NoBody } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 /** Maker-checker routes (DESIGN.md, Approvals): types here; the rules are the use cases'. */
 const tags = ['approvals'];
@@ -67,6 +68,12 @@ function stated(
 }
 
 export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  policyRoutes(app, ctx);
+  approvalDecisionRoutes(app, ctx);
+};
+
+/** The routes of /approval-policies and /approval-policies/:id. */
+function policyRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/approval-policies',
     {
@@ -142,7 +149,10 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
       return reply.status(204).send(null);
     },
   );
+}
 
+/** The routes of /approvals, /approvals/:id, /approvals/:id/approve and /approvals/:id/reject. */
+function approvalDecisionRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/approvals',
     {
@@ -203,7 +213,7 @@ export const approvalRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
     },
     async (request) => reject(ctx, principalOf(request), request.params.id, { reason: request.body.reason }),
   );
-};
+}
 
 function requiredCompany(companyId: string | undefined): string {
   if (companyId === undefined) throw badRequest('companyId is required (query or body)', { field: 'companyId' });

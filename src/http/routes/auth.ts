@@ -8,6 +8,7 @@ import { setPasswordWithInvite } from '../../app/identity/set-password.ts';
 import { clientOf, principalOf } from '../plugins/auth.ts';
 import { errorResponses, Ok } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 const User = Type.Object({
   id: Type.String(),
@@ -28,6 +29,12 @@ const ChallengeIssued = Type.Object({
 });
 
 export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  signInRoutes(app, ctx);
+  sessionContextRoutes(app, ctx);
+};
+
+/** The routes of /auth/login, /auth/login/2fa, /auth/change-password and /auth/logout. */
+function signInRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/auth/login',
     {
@@ -90,7 +97,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
       return { ok: true };
     },
   );
+}
 
+/** The routes of /auth/me, /auth/company-context and /auth/set-password. */
+function sessionContextRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/auth/me',
     {
@@ -139,4 +149,4 @@ export const authRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
     },
     async (request) => setPasswordWithInvite(ctx, request.body.token, request.body.password, request.ip),
   );
-};
+}

@@ -4,6 +4,7 @@ import { confirmEbicsBankKeys, ebicsLetter, fetchEbicsBankKeys, initEbics } from
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, CompanyScopeQuery as Scope, scopeFields } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 /**
  * EBICS 3.0 onboarding (DESIGN.md, EBICS 3.0; activation family C): a company admin's session, as the
@@ -26,6 +27,12 @@ const ConnectionBody = Type.Object(
 );
 
 export const ebicsConnectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  ebicsInitRoutes(app, ctx);
+  ebicsBankKeyRoutes(app, ctx);
+};
+
+/** The routes of /connections/:id/ebics/init and /connections/:id/ebics/letter. */
+function ebicsInitRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/connections/:id/ebics/init',
     {
@@ -78,7 +85,10 @@ export const ebicsConnectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = as
       return reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(html);
     },
   );
+}
 
+/** The routes of /connections/:id/ebics/bank-keys and /connections/:id/ebics/confirm-bank-keys. */
+function ebicsBankKeyRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/connections/:id/ebics/bank-keys',
     {
@@ -124,4 +134,4 @@ export const ebicsConnectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = as
     async (request) =>
       confirmEbicsBankKeys(ctx, principalOf(request), { connectionId: request.params.id, ...request.body }),
   );
-};
+}

@@ -11,6 +11,7 @@ import { errorResponses, CompanyScopeQuery as Scope, scopeFields } from '../sche
 import { ConnectionList } from '../schemas/responses.ts';
 import { settingsFieldsSchema } from '../schemas/settings-fields.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 // Field formats (user id 10 digits, transfer key 16, SMS code 10 ...) are checked by the use case
@@ -18,6 +19,14 @@ const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const field = (description: string) => Type.String({ minLength: 1, maxLength: 128, description });
 
 export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  connectionListRoutes(app, ctx);
+  signingCertRoutes(app, ctx);
+  activationRoutes(app, ctx);
+  channelRoutes(app, ctx);
+};
+
+/** The routes of /connections and /connections/:id. */
+function connectionListRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/connections',
     {
@@ -67,7 +76,10 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         request.params.id,
       ),
   );
+}
 
+/** The routes of /connections/:id/signing-cert. */
+function signingCertRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.put(
     '/connections/:id/signing-cert',
     {
@@ -89,7 +101,10 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
     async (request) =>
       pinSigningCertificate(ctx, principalOf(request), { connectionId: request.params.id, ...request.body }),
   );
+}
 
+/** The routes of /connections/:id/activate-op and /connections/:id/activate-nordea. */
+function activationRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/connections/:id/activate-op',
     {
@@ -154,7 +169,10 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
       });
     },
   );
+}
 
+/** The routes of /connections/:id/test-payment and /connections/:id/settings. */
+function channelRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/connections/:id/test-payment',
     {
@@ -213,4 +231,4 @@ export const connectionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
         ...(request.body as Omit<SettingsInput, 'connectionId'>),
       }),
   );
-};
+}

@@ -8,6 +8,7 @@ import { warningsHeader } from '../plugins/warnings-header.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { mediaResponse, ValidationResult } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 const BankParams = Type.Object({ bankKey: Type.String({ maxLength: 64 }) });
 const ConvertQuery = Type.Object({
@@ -22,6 +23,12 @@ function bodyOf(body: unknown): unknown {
 }
 
 export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  syncConversionRoutes(app, ctx);
+  asyncConversionRoutes(app, ctx);
+};
+
+/** The routes of /validate/:bankKey and /convert/:bankKey. */
+function syncConversionRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/validate/:bankKey',
     {
@@ -61,7 +68,10 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
       return reply.type('application/xml; charset=utf-8').send(result.xml);
     },
   );
+}
 
+/** The routes of /convert-async/:bankKey and /convert-jobs/:id. */
+function asyncConversionRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/convert-async/:bankKey',
     {
@@ -115,4 +125,4 @@ export const conversionRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
       return reply.status(finished ? 200 : 202).send(view.body);
     },
   );
-};
+}

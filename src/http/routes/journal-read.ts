@@ -25,6 +25,7 @@ import {
   ReconciliationPage,
 } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 const Id = Type.String({ minLength: 1, maxLength: 64 });
 const CompanyQuery = Type.Object({ companyId: Id });
@@ -33,6 +34,13 @@ const Direction = Type.Optional(Type.Union([Type.Literal('inbound'), Type.Litera
 const DocParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 
 export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  documentListRoutes(app, ctx);
+  documentRoutes(app, ctx);
+  journalReferenceRoutes(app, ctx);
+};
+
+/** The routes of /journal/documents, /journal/list and /journal/export. */
+function documentListRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/journal/documents',
     {
@@ -106,7 +114,10 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
       return reply.status(result.status as 200 | 207).send(result.body);
     },
   );
+}
 
+/** The routes of /journal/documents/:id, /journal/documents/:id/payments and /journal/documents/:id/file. */
+function documentRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/journal/documents/:id',
     {
@@ -152,7 +163,10 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
         .send(file.xml);
     },
   );
+}
 
+/** The routes of /journal/payment-types, /journal/reconciliation and /journal/events. */
+function journalReferenceRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/journal/payment-types',
     {
@@ -201,4 +215,4 @@ export const journalReadRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     },
     async (request) => listEvents(ctx, principalOf(request), request.query),
   );
-};
+}

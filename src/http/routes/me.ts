@@ -12,6 +12,7 @@ import {
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, Ok } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 const Session = Type.Object({
   id: Type.String(),
@@ -27,6 +28,13 @@ const RecoveryCodes = Type.Array(Type.String());
 
 /** The signed-in user's own account: sessions and the TOTP second factor (DESIGN.md, Identity). Session only. */
 export const meRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  sessionRoutes(app, ctx);
+  twoFactorSetupRoutes(app, ctx);
+  twoFactorChangeRoutes(app, ctx);
+};
+
+/** The routes of /me/sessions and /me/sessions/:id. */
+function sessionRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/me/sessions',
     {
@@ -51,7 +59,10 @@ export const meRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { c
     },
     async (request) => revokeMySession(ctx, requireSession(principalOf(request)), request.params.id),
   );
+}
 
+/** The routes of /2fa/status, /2fa/setup and /2fa/enable. */
+function twoFactorSetupRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/2fa/status',
     {
@@ -103,7 +114,10 @@ export const meRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { c
       return enableTwoFactor(ctx, requireSession(principalOf(request)), request.body.code);
     },
   );
+}
 
+/** The routes of /2fa/disable and /2fa/recovery-codes. */
+function twoFactorChangeRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/2fa/disable',
     {
@@ -132,4 +146,4 @@ export const meRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { c
       return regenerateRecoveryCodes(ctx, requireSession(principalOf(request)), request.body.code);
     },
   );
-};
+}

@@ -5,6 +5,7 @@ import { deleteGrant, listGrants } from '../../app/oauth/grants.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, NextCursor, PageQuery } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 const PlatformParams = Type.Object({ platformId: Type.String({ maxLength: 64 }) });
 const Client = Type.Object({
@@ -25,6 +26,12 @@ const Grant = Type.Object({
 
 /** Installed applications (workspace admin) and the grants users gave them (DESIGN.md, OAuth). */
 export const oauthAdminRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  oauthClientRoutes(app, ctx);
+  grantRoutes(app, ctx);
+};
+
+/** The routes of /platforms/:platformId/oauth-clients and /platforms/:platformId/oauth-clients/:clientId. */
+function oauthClientRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/platforms/:platformId/oauth-clients',
     {
@@ -76,7 +83,10 @@ export const oauthAdminRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
     },
     async (request) => deleteClient(ctx, principalOf(request), request.params.platformId, request.params.clientId),
   );
+}
 
+/** The routes of /oauth/grants and /oauth/grants/:id. */
+function grantRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/oauth/grants',
     {
@@ -108,4 +118,4 @@ export const oauthAdminRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (
     },
     async (request) => deleteGrant(ctx, principalOf(request), request.params.id),
   );
-};
+}

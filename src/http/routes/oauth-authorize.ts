@@ -33,6 +33,7 @@ import { parseForm } from '../plugins/form-body.ts';
 import { errorResponses } from '../schemas/common.ts';
 import { mediaResponse, NoBody } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 /** The authorization request parameters under their OAuth names (query string and forms). */
 const PARAMS = {
@@ -140,33 +141,74 @@ function authorizeUrl(fields: RequestFields): string {
  * X-Session-Token by a program acting for a signed-in admin.
  */
 export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
-  async function showRequest(
-    reply: FastifyReply,
-    params: AuthorizationParams,
-    session: { principal: SessionPrincipal; token: string } | null,
-    result: Extract<AuthorizationCheck, { kind: 'valid' }>,
-  ) {
-    const fields = fieldsOf(params);
-    if (!session) {
-      return signInPage(reply, {
-        status: 200,
-        fields,
-        signInToken: issueSignInToken(reply, secureCookies(ctx)),
-        clientName: result.request.client.name,
-      });
-    }
-    const csrfToken = csrfTokenFor(session.token);
-    if (!mayConsent(session.principal.user)) {
-      return notAdminPage(reply, {
-        fields,
-        csrfToken,
-        clientName: result.request.client.name,
-        email: session.principal.user.email,
-      });
-    }
-    return consentPage(reply, { fields, csrfToken, view: await consentView(ctx, session.principal, result.request) });
-  }
+  authorizePageRoutes(app, ctx);
+  consentSignInRoutes(app, ctx);
+  decisionRoutes(app, ctx);
+};
 
+/** The page for a valid request: sign-in without a session, a refusal for a non-admin, else the consent page. */
+async function showRequest(
+  ctx: HttpServices['ctx'],
+  reply: FastifyReply,
+  params: AuthorizationParams,
+  session: { principal: SessionPrincipal; token: string } | null,
+  result: Extract<AuthorizationCheck, { kind: 'valid' }>,
+) {
+  const fields = fieldsOf(params);
+  if (!session) {
+    return signInPage(reply, {
+      status: 200,
+      fields,
+      signInToken: issueSignInToken(reply, secureCookies(ctx)),
+      clientName: result.request.client.name,
+    });
+  }
+  const csrfToken = csrfTokenFor(session.token);
+  if (!mayConsent(session.principal.user)) {
+    return notAdminPage(reply, {
+      fields,
+      csrfToken,
+      clientName: result.request.client.name,
+      email: session.principal.user.email,
+    });
+  }
+  return consentPage(reply, { fields, csrfToken, view: await consentView(ctx, session.principal, result.request) });
+}
+
+/** The sign-in forms' common start: the request re-checked, the page's sign-in token matched. */
+async function signInStep(ctx: HttpServices['ctx'], request: FastifyRequest, reply: FastifyReply) {
+  const form = parseForm(request.body);
+  if (!form.ok) throw badRequest(form.reason);
+  const read = readParams(form.params);
+  const result = await check(ctx, read);
+  if (result.kind === 'untrusted') return { done: untrustedPage(reply, result.reason) };
+  if (result.kind === 'redirect-error') {
+    return { done: reply.redirect(errorRedirect(result, ctx.config.publicBaseUrl), 303) };
+  }
+  const fields = fieldsOf(read.params);
+  const clientName = result.request.client.name;
+  const again = (status: number, error: string) =>
+    signInPage(reply, {
+      status,
+      fields,
+      signInToken: issueSignInToken(reply, secureCookies(ctx)),
+      clientName,
+      error,
+      email: form.params['email'] ?? '',
+    });
+  // Login CSRF: the post must carry the token of the page this browser was shown.
+  if (!sameSecret(form.params['sign_in_token'], cookieOf(request, SIGN_IN_COOKIE))) {
+    return { done: again(403, 'The sign-in form expired; please sign in again.') };
+  }
+  const signedIn = (opened: SessionOpened) => {
+    setSessionCookie(reply, opened.sessionToken, new Date(opened.expiresAt), ctx.clock.now(), secureCookies(ctx));
+    return reply.redirect(authorizeUrl(fields), 303);
+  };
+  return { form: form.params, fields, clientName, again, signedIn };
+}
+
+/** The authorization endpoint: the sign-in or consent page. */
+function authorizePageRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/oauth/authorize',
     {
@@ -191,42 +233,13 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
         request.browserSession?.principal.platformId === result.request.client.platformId
           ? request.browserSession
           : null;
-      return showRequest(reply, read.params, session, result);
+      return showRequest(ctx, reply, read.params, session, result);
     },
   );
+}
 
-  /** The sign-in forms' common start: the request re-checked, the page's sign-in token matched. */
-  async function signInStep(request: FastifyRequest, reply: FastifyReply) {
-    const form = parseForm(request.body);
-    if (!form.ok) throw badRequest(form.reason);
-    const read = readParams(form.params);
-    const result = await check(ctx, read);
-    if (result.kind === 'untrusted') return { done: untrustedPage(reply, result.reason) };
-    if (result.kind === 'redirect-error') {
-      return { done: reply.redirect(errorRedirect(result, ctx.config.publicBaseUrl), 303) };
-    }
-    const fields = fieldsOf(read.params);
-    const clientName = result.request.client.name;
-    const again = (status: number, error: string) =>
-      signInPage(reply, {
-        status,
-        fields,
-        signInToken: issueSignInToken(reply, secureCookies(ctx)),
-        clientName,
-        error,
-        email: form.params['email'] ?? '',
-      });
-    // Login CSRF: the post must carry the token of the page this browser was shown.
-    if (!sameSecret(form.params['sign_in_token'], cookieOf(request, SIGN_IN_COOKIE))) {
-      return { done: again(403, 'The sign-in form expired; please sign in again.') };
-    }
-    const signedIn = (opened: SessionOpened) => {
-      setSessionCookie(reply, opened.sessionToken, new Date(opened.expiresAt), ctx.clock.now(), secureCookies(ctx));
-      return reply.redirect(authorizeUrl(fields), 303);
-    };
-    return { form: form.params, fields, clientName, again, signedIn };
-  }
-
+/** The consent page's sign-in forms: password, then the second factor. */
+function consentSignInRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/oauth/authorize/sign-in',
     {
@@ -239,7 +252,7 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
       },
     },
     async (request, reply) => {
-      const step = await signInStep(request, reply);
+      const step = await signInStep(ctx, request, reply);
       if ('done' in step) return step.done;
       let outcome: LoginResult;
       try {
@@ -275,7 +288,7 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
       },
     },
     async (request, reply) => {
-      const step = await signInStep(request, reply);
+      const step = await signInStep(ctx, request, reply);
       if ('done' in step) return step.done;
       const challengeToken = step.form['challenge_token'] ?? '';
       try {
@@ -304,7 +317,10 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
       }
     },
   );
+}
 
+/** The admin's decision on the request. */
+function decisionRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/oauth/authorize/decision',
     {
@@ -340,7 +356,7 @@ export const oauthAuthorizeRoutes: FastifyPluginAsyncTypebox<HttpServices> = asy
       return reply.redirect(await decideConsent(ctx, session, result.request, decision), 302);
     },
   );
-};
+}
 
 function decisionOf(value: unknown): Decision {
   if (value === 'approve' || value === 'deny') return value;

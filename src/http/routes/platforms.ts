@@ -6,6 +6,7 @@ import { createCompany, listPlatformCompanies } from '../../app/identity/compani
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, NextCursor, PageQuery } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 const PlatformParams = Type.Object({ platformId: Type.String({ maxLength: 64 }) });
 const Company = Type.Object({ id: Type.String(), name: Type.String(), createdAt: Type.String() });
@@ -18,6 +19,13 @@ const KeyMeta = Type.Object({
 const Admin = Type.Object({ id: Type.String(), email: Type.String(), name: Type.String() });
 
 export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  companyRoutes(app, ctx);
+  apiKeyRoutes(app, ctx);
+  platformAdminRoutes(app, ctx);
+};
+
+/** The routes of /platforms/:platformId/companies. */
+function companyRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/platforms/:platformId/companies',
     {
@@ -56,7 +64,10 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
         .status(201)
         .send(await createCompany(ctx, principalOf(request), request.params.platformId, request.body.name)),
   );
+}
 
+/** The routes of /platforms/:platformId/api-keys and /platforms/:platformId/api-keys/:keyId. */
+function apiKeyRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/platforms/:platformId/api-keys',
     {
@@ -107,7 +118,10 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
     },
     async (request) => deleteApiKey(ctx, principalOf(request), request.params.platformId, request.params.keyId),
   );
+}
 
+/** The routes of /platforms/:platformId/admins. */
+function platformAdminRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/platforms/:platformId/admins',
     {
@@ -143,4 +157,4 @@ export const platformRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (ap
     async (request, reply) =>
       reply.status(201).send(await createAdmin(ctx, request.principal, request.params.platformId, request.body)),
   );
-};
+}

@@ -17,6 +17,7 @@ import { manualMatch, unmatch } from '../../app/receivables/manual-match.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, NextCursor } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 /** Receivables (DESIGN.md, "Receivables, returns and exceptions"; docs/adr/0069). */
 const tags = ['receivables'];
@@ -136,6 +137,15 @@ const PatchBody = Type.Object(
 );
 
 export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  referenceRoutes(app, ctx);
+  expectedPaymentRoutes(app, ctx);
+  incomingPaymentRoutes(app, ctx);
+  reconciliationQueueRoutes(app, ctx);
+  manualMatchRoutes(app, ctx);
+};
+
+/** The routes of /references and /references/validate. */
+function referenceRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/references',
     {
@@ -181,7 +191,10 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     },
     async (request) => checkReference(request.query),
   );
+}
 
+/** The routes of /expected-payments, /expected-payments/:id and /expected-payments/:id/archive. */
+function expectedPaymentRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/expected-payments',
     {
@@ -249,7 +262,10 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     },
     async (request) => archiveExpected(ctx, principalOf(request), request.params.id, request.body.companyId),
   );
+}
 
+/** The routes of /incoming-payments and /incoming-payments/:id. */
+function incomingPaymentRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/incoming-payments',
     {
@@ -277,7 +293,10 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     },
     async (request) => getIncoming(ctx, principalOf(request), request.params.id, request.query.companyId),
   );
+}
 
+/** The routes of /reconciliation/settings and /reconciliation/exceptions. */
+function reconciliationQueueRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.put(
     '/reconciliation/settings',
     {
@@ -350,7 +369,10 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     },
     async (request) => listExceptions(ctx, principalOf(request), request.query),
   );
+}
 
+/** The routes of /reconciliation/matches and /reconciliation/matches/:id. */
+function manualMatchRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   const ManualMatch = Type.Object({
     ...Match.properties,
     unmatchedAt: Nullable(Type.String()),
@@ -408,4 +430,4 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
         reason: request.body.reason,
       }),
   );
-};
+}

@@ -5,6 +5,7 @@ import { createUser, listUsers } from '../../app/identity/users.ts';
 import { principalOf } from '../plugins/auth.ts';
 import { errorResponses, Ok } from '../schemas/common.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 const UserId = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const UserOut = Type.Object({
@@ -17,6 +18,12 @@ const UserOut = Type.Object({
 const Scope = Type.Object({ platformId: Type.String({ maxLength: 64 }), companyId: Type.String({ maxLength: 64 }) });
 
 export const userRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  userListRoutes(app, ctx);
+  userChangeRoutes(app, ctx);
+};
+
+/** The routes of /users. */
+function userListRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/users',
     {
@@ -70,7 +77,10 @@ export const userRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
     },
     async (request, reply) => reply.status(201).send(await createUser(ctx, principalOf(request), request.body)),
   );
+}
 
+/** The routes of /users/:id and /users/:id/reset-password. */
+function userChangeRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.patch(
     '/users/:id',
     {
@@ -131,4 +141,4 @@ export const userRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, {
       return eraseUser(ctx, principalOf(request), { platformId, companyId }, request.params.id);
     },
   );
-};
+}

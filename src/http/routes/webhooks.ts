@@ -24,6 +24,7 @@ import {
   WebhookRegistered,
 } from '../schemas/responses.ts';
 import type { HttpServices } from '../services.ts';
+import type { RouteApp } from './route-app.ts';
 
 const tags = ['webhooks'];
 const IdParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -63,6 +64,14 @@ function overlapOf(raw: unknown): number | undefined {
 }
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app, { ctx }) => {
+  endpointRoutes(app, ctx);
+  endpointStateRoutes(app, ctx);
+  deliveryRoutes(app, ctx);
+  secretRoutes(app, ctx);
+};
+
+/** The routes of /webhooks and /webhooks/:id. */
+function endpointRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/webhooks',
     {
@@ -119,7 +128,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
       return reply.status(204).send(null);
     },
   );
+}
 
+/** The routes of /webhooks/:id/enable, /webhooks/:id/disable, /webhooks/:id/re-enable and /webhooks/:id/test. */
+function endpointStateRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   const stateRoutes = [
     ['enable', enableEndpoint],
     ['disable', disableEndpoint],
@@ -155,7 +167,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
         .status(202)
         .send(await sendTestEvent(ctx, principalOf(request), request.params.id, request.query.companyId)),
   );
+}
 
+/** The routes of /webhooks/:id/deliveries, /webhooks/:id/deliveries/:deliveryId/redeliver and /webhooks/:id/redeliver-failed. */
+function deliveryRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.get(
     '/webhooks/:id/deliveries',
     {
@@ -224,7 +239,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
           ),
         ),
   );
+}
 
+/** The routes of /webhooks/:id/rotate-secret. */
+function secretRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
   app.post(
     '/webhooks/:id/rotate-secret',
     {
@@ -244,4 +262,4 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<HttpServices> = async (app
     async (request) =>
       rotateSecret(ctx, principalOf(request), request.params.id, overlapOf(request.body), request.query.companyId),
   );
-};
+}

@@ -214,35 +214,6 @@ function hasDomain(t: Tree, holder: number): boolean {
   return t.at(holder, N.BkTxCd, N.Domn) >= 0;
 }
 
-/** A transaction with the entry's shared fields, in the one shape of newTransaction. */
-function entryTransaction(
-  entryIndex: number,
-  amount: CamtAmount,
-  direction: Direction,
-  bankRef: string | null,
-  entryRef: string | null,
-  status: string,
-  bookingDate: string | null,
-  valueDate: string | null,
-  reversal: boolean,
-  batch: StatementTransaction['batch'],
-  additional: string | null,
-  code: BankCode | null,
-  codeHasDomain: boolean,
-): StatementTransaction {
-  const tr = newTransaction(entryIndex, amount.currency, direction, amount.text);
-  tr.bankRef = bankRef;
-  tr.entryRef = entryRef;
-  tr.status = status;
-  tr.bookingDate = bookingDate;
-  tr.valueDate = valueDate;
-  tr.reversal = reversal;
-  tr.batch = batch;
-  tr.additionalInfo = additional;
-  fillBankCode(code, codeHasDomain, tr);
-  return tr;
-}
-
 // Shared while an entry has no warnings (most): read-only, never pushed to.
 const NO_WARNINGS = Object.freeze([]) as unknown as IntegrityWarning[];
 
@@ -252,31 +223,72 @@ let details = new Int32Array(64);
 /** Largest |sum| of plain units the batch check adds as a number (exact below 2^53). */
 const PLAIN_SUM_LIMIT = 2 ** 52;
 
-export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurrency: string | null): MappedEntry {
+/**
+ * What the entry level says, which each of its transactions repeats, and the running sum of a batch's
+ * transactions. One class with every field set in the constructor: one shape for every entry.
+ */
+class EntryHead {
+  readonly entryIndex: number;
+  readonly amount: CamtAmount;
+  readonly direction: Direction;
+  warnings: IntegrityWarning[] = NO_WARNINGS;
+  status = '';
+  bookingDate: string | null = null;
+  valueDate: string | null = null;
+  bankRef: string | null = null;
+  entryRef: string | null = null;
+  reversal = false;
+  charges: Charges = null;
+  additional: string | null = null;
+  code: BankCode | null = null;
+  codeHasDomain = false;
+  batch: StatementTransaction['batch'] = null;
+  // The transactions' sum for a batch: plain amounts as a number of units at scale 2 while that is exact
+  // (plainSum), the rest as a Decimal (sum); together the exact sum at the largest scale added.
+  sum: Decimal = ZERO;
+  plainSum = 0;
+  plainAdded = false;
+  summable = true;
+
+  constructor(entryIndex: number, amount: CamtAmount, direction: Direction) {
+    this.entryIndex = entryIndex;
+    this.amount = amount;
+    this.direction = direction;
+  }
+
+  warn(warning: IntegrityWarning): void {
+    if (this.warnings === NO_WARNINGS) this.warnings = [];
+    this.warnings.push(warning);
+  }
+}
+
+function readHead(t: Tree, ntry: number, entryIndex: number, accountCurrency: string | null): EntryHead {
   const amount = readAmount(t, t.child(ntry, N.Amt), 'Ntry/Amt', accountCurrency);
   if (!amount) throw new CamtDataError(`entry ${entryIndex + 1}: no amount`);
   const direction = readDirection(t, t.child(ntry, N.CdtDbtInd));
   if (!direction) throw new CamtDataError(`entry ${entryIndex + 1}: CdtDbtInd must be CRDT or DBIT`);
-  let warnings = NO_WARNINGS;
+  const head = new EntryHead(entryIndex, amount, direction);
   if (amount.excessPrecision) {
-    warnings = [
-      {
-        code: 'amount_precision',
-        message: `entry ${entryIndex + 1}: ${amount.text} ${amount.currency} has more decimals than the currency`,
-      },
-    ];
+    head.warn({
+      code: 'amount_precision',
+      message: `entry ${entryIndex + 1}: ${amount.text} ${amount.currency} has more decimals than the currency`,
+    });
   }
-  const status = readStatus(t, t.child(ntry, N.Sts));
-  const bookingDate = readDate(t, t.child(ntry, N.BookgDt));
-  const valueDate = readDate(t, t.child(ntry, N.ValDt));
-  const bankRef = t.textAt(ntry, N.AcctSvcrRef);
-  const entryRef = t.textAt(ntry, N.NtryRef);
-  const reversal = isTrue(t, t.child(ntry, N.RvslInd));
-  const entryCharges = readCharges(t, ntry, amount.currency);
-  const additional = t.textAt(ntry, N.AddtlNtryInf);
-  const entryCode = readBankCode(t, ntry);
-  const entryHasDomain = entryCode !== null && hasDomain(t, ntry);
+  head.status = readStatus(t, t.child(ntry, N.Sts));
+  head.bookingDate = readDate(t, t.child(ntry, N.BookgDt));
+  head.valueDate = readDate(t, t.child(ntry, N.ValDt));
+  head.bankRef = t.textAt(ntry, N.AcctSvcrRef);
+  head.entryRef = t.textAt(ntry, N.NtryRef);
+  head.reversal = isTrue(t, t.child(ntry, N.RvslInd));
+  head.charges = readCharges(t, ntry, amount.currency);
+  head.additional = t.textAt(ntry, N.AddtlNtryInf);
+  head.code = readBankCode(t, ntry);
+  head.codeHasDomain = head.code !== null && hasDomain(t, ntry);
+  return head;
+}
 
+/** Gathers the entry's TxDtls into `details` (returns how many) and reads the first NtryDtls/Btch. */
+function collectDetails(t: Tree, ntry: number, head: EntryHead): number {
   let count = 0;
   let batchNode = -1;
   for (let d = t.first[ntry] as number; d >= 0; d = t.next[d] as number) {
@@ -292,136 +304,145 @@ export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurre
       details[count++] = tx;
     }
   }
-  let batch: StatementTransaction['batch'] = null;
   if (batchNode >= 0) {
     const nb = t.textAt(batchNode, N.NbOfTxs);
-    const total = readAmount(t, t.child(batchNode, N.TtlAmt), 'Btch/TtlAmt', amount.currency);
-    batch = {
+    const total = readAmount(t, t.child(batchNode, N.TtlAmt), 'Btch/TtlAmt', head.amount.currency);
+    head.batch = {
       messageId: t.textAt(batchNode, N.MsgId),
       paymentInfoId: t.textAt(batchNode, N.PmtInfId),
       count: nb && /^\d+$/.test(nb) ? Number(nb) : null,
       total: total ? total.text : null,
     };
   }
+  return count;
+}
 
-  if (count === 0) {
-    const tr = entryTransaction(
-      entryIndex,
-      amount,
-      direction,
-      bankRef,
-      entryRef,
-      status,
-      bookingDate,
-      valueDate,
-      reversal,
-      batch,
-      additional,
-      entryCode,
-      entryHasDomain,
-    );
-    tr.amount = amount.text;
-    if (entryCharges) {
-      tr.chargeAmount = entryCharges.amount;
-      tr.chargeCurrency = entryCharges.currency;
-    }
-    if (batch) tr.paymentInfoId = batch.paymentInfoId;
-    const instd = readAmount(t, t.at(ntry, N.AmtDtls, N.InstdAmt, N.Amt), 'Ntry/AmtDtls/InstdAmt', amount.currency);
-    if (instd) {
-      tr.originalAmount = instd.text;
-      tr.originalCurrency = instd.currency;
-    }
-    return { amount, direction, status, transactions: [tr], warnings };
-  }
+/** A transaction with the entry's shared fields, in the one shape of newTransaction. */
+function entryTransaction(head: EntryHead): StatementTransaction {
+  const tr = newTransaction(head.entryIndex, head.amount.currency, head.direction, head.amount.text);
+  tr.bankRef = head.bankRef;
+  tr.entryRef = head.entryRef;
+  tr.status = head.status;
+  tr.bookingDate = head.bookingDate;
+  tr.valueDate = head.valueDate;
+  tr.reversal = head.reversal;
+  tr.batch = head.batch;
+  tr.additionalInfo = head.additional;
+  fillBankCode(head.code, head.codeHasDomain, tr);
+  return tr;
+}
 
+export function mapEntry(t: Tree, ntry: number, entryIndex: number, accountCurrency: string | null): MappedEntry {
+  const head = readHead(t, ntry, entryIndex, accountCurrency);
+  const { amount, direction, status } = head;
+  const count = collectDetails(t, ntry, head);
+  if (count === 0)
+    return { amount, direction, status, transactions: [entryOnly(t, ntry, head)], warnings: head.warnings };
   const single = count === 1;
   const transactions: StatementTransaction[] = [];
-  // The transactions' sum for a batch: plain amounts as a number of units at scale 2 while that is exact
-  // (plainSum), the rest as a Decimal (sum); together the exact sum at the largest scale added.
-  let sum: Decimal = ZERO;
-  let plainSum = 0;
-  let plainAdded = false;
-  let summable = true;
-  for (let k = 0; k < count; k++) {
-    const tx = details[k] as number;
-    const tr = entryTransaction(
-      entryIndex,
-      amount,
-      direction,
-      bankRef,
-      entryRef,
-      status,
-      bookingDate,
-      valueDate,
-      reversal,
-      batch,
-      additional,
-      entryCode,
-      entryHasDomain,
-    );
-    const own = readTxAmount(t, tx, amount, single);
-    const txDirection = readDirection(t, t.child(tx, N.CdtDbtInd)) ?? direction;
-    tr.direction = txDirection;
-    if (own) {
-      // The entry's own text when equal (a single transaction repeats the entry amount): one string kept, not two.
-      tr.amount = own.text === amount.text ? amount.text : own.text;
-      tr.currency = own.currency;
-      if (own.currency !== amount.currency) summable = false;
-      else if (!single) {
-        const units = own.plain;
-        if (units >= 0 && plainSum < PLAIN_SUM_LIMIT && plainSum > -PLAIN_SUM_LIMIT) {
-          plainSum += txDirection === direction ? units : -units;
-          plainAdded = true;
-        } else sum = addDecimal(sum, txDirection === direction ? own : { units: -own.units, scale: own.scale });
-      }
-    } else summable = false;
-    const refs = t.child(tx, N.Refs);
-    if (refs >= 0) {
-      // The same reference as the entry's (usual) is compared in place and shared, not cut again.
-      const ref = t.child(refs, N.AcctSvcrRef);
-      tr.acctSvcrRef = bankRef !== null && t.textIs(ref, bankRef) ? bankRef : t.value(ref);
-      tr.endToEndId = t.textAt(refs, N.EndToEndId);
-      tr.instructionId = t.textAt(refs, N.InstrId);
-      tr.transactionId = t.textAt(refs, N.TxId);
-      tr.paymentInfoId = t.textAt(refs, N.PmtInfId) ?? batch?.paymentInfoId ?? null;
-      tr.mandateId = t.textAt(refs, N.MndtId);
-    } else if (batch) tr.paymentInfoId = batch.paymentInfoId;
-    const instd = readAmount(t, t.at(tx, N.AmtDtls, N.InstdAmt, N.Amt), 'TxDtls/AmtDtls/InstdAmt', tr.currency);
-    if (instd) {
-      tr.originalAmount = instd.text;
-      tr.originalCurrency = instd.currency;
-    }
-    tr.exchangeRate =
-      t.textAt(tx, N.AmtDtls, N.InstdAmt, N.CcyXchg, N.XchgRate) ??
-      t.textAt(tx, N.AmtDtls, N.TxAmt, N.CcyXchg, N.XchgRate);
-    if (t.child(tx, N.BkTxCd) >= 0) fillBankCode(readBankCode(t, tx), hasDomain(t, tx), tr);
-    const charges = readCharges(t, tx, tr.currency) ?? (single ? entryCharges : null);
-    if (charges) {
-      tr.chargeAmount = charges.amount;
-      tr.chargeCurrency = charges.currency;
-    }
-    readCounterparty(t, tx, txDirection, tr);
-    readRemittance(t, tx, tr);
-    const rtr = t.child(tx, N.RtrInf);
-    if (rtr >= 0) tr.returnReason = codeOrProprietary(t, t.child(rtr, N.Rsn)) ?? t.textAt(rtr, N.AddtlInf);
-    tr.additionalInfo = bothInfos(additional, t.textAt(tx, N.AddtlTxInf));
-    transactions.push(tr);
+  for (let k = 0; k < count; k++) transactions.push(detailTransaction(t, details[k] as number, head, single));
+  if (!single) checkBatchSum(head, count);
+  return { amount, direction, status, transactions, warnings: head.warnings };
+}
+
+/** An entry without TxDtls: one transaction of the entry's amount. */
+function entryOnly(t: Tree, ntry: number, head: EntryHead): StatementTransaction {
+  const amount = head.amount;
+  const tr = entryTransaction(head);
+  tr.amount = amount.text;
+  if (head.charges) {
+    tr.chargeAmount = head.charges.amount;
+    tr.chargeCurrency = head.charges.currency;
   }
-  if (!single) {
-    if (plainAdded) sum = addDecimal(sum, { units: BigInt(plainSum), scale: 2 });
-    if (!summable) {
-      if (warnings === NO_WARNINGS) warnings = [];
-      warnings.push({
-        code: 'batch_amount_mismatch',
-        message: `entry ${entryIndex + 1}: ${count} transactions without their own amount in ${amount.currency}; the entry total ${amount.text} is not repeated on them`,
-      });
-    } else if (compareDecimal(sum, amount) !== 0) {
-      if (warnings === NO_WARNINGS) warnings = [];
-      warnings.push({
-        code: 'batch_amount_mismatch',
-        message: `entry ${entryIndex + 1}: transactions add up to ${formatDecimal(sum, amount.currency)}, the entry says ${amount.text} ${amount.currency}`,
-      });
-    }
+  if (head.batch) tr.paymentInfoId = head.batch.paymentInfoId;
+  const instd = readAmount(t, t.at(ntry, N.AmtDtls, N.InstdAmt, N.Amt), 'Ntry/AmtDtls/InstdAmt', amount.currency);
+  if (instd) {
+    tr.originalAmount = instd.text;
+    tr.originalCurrency = instd.currency;
   }
-  return { amount, direction, status, transactions, warnings };
+  return tr;
+}
+
+/** One TxDtls: the entry's shared fields and the detail's own. */
+function detailTransaction(t: Tree, tx: number, head: EntryHead, single: boolean): StatementTransaction {
+  const tr = entryTransaction(head);
+  const txDirection = detailAmount(t, tx, head, single, tr);
+  const refs = t.child(tx, N.Refs);
+  if (refs >= 0) detailRefs(t, refs, head, tr);
+  else if (head.batch) tr.paymentInfoId = head.batch.paymentInfoId;
+  const instd = readAmount(t, t.at(tx, N.AmtDtls, N.InstdAmt, N.Amt), 'TxDtls/AmtDtls/InstdAmt', tr.currency);
+  if (instd) {
+    tr.originalAmount = instd.text;
+    tr.originalCurrency = instd.currency;
+  }
+  tr.exchangeRate =
+    t.textAt(tx, N.AmtDtls, N.InstdAmt, N.CcyXchg, N.XchgRate) ??
+    t.textAt(tx, N.AmtDtls, N.TxAmt, N.CcyXchg, N.XchgRate);
+  if (t.child(tx, N.BkTxCd) >= 0) fillBankCode(readBankCode(t, tx), hasDomain(t, tx), tr);
+  const charges = readCharges(t, tx, tr.currency) ?? (single ? head.charges : null);
+  if (charges) {
+    tr.chargeAmount = charges.amount;
+    tr.chargeCurrency = charges.currency;
+  }
+  readCounterparty(t, tx, txDirection, tr);
+  readRemittance(t, tx, tr);
+  const rtr = t.child(tx, N.RtrInf);
+  if (rtr >= 0) tr.returnReason = codeOrProprietary(t, t.child(rtr, N.Rsn)) ?? t.textAt(rtr, N.AddtlInf);
+  tr.additionalInfo = bothInfos(head.additional, t.textAt(tx, N.AddtlTxInf));
+  return tr;
+}
+
+/** The detail's own amount and direction onto `tr`, added to the batch's sum; returns the direction. */
+function detailAmount(t: Tree, tx: number, head: EntryHead, single: boolean, tr: StatementTransaction): Direction {
+  const amount = head.amount;
+  const own = readTxAmount(t, tx, amount, single);
+  const direction = readDirection(t, t.child(tx, N.CdtDbtInd)) ?? head.direction;
+  tr.direction = direction;
+  if (!own) {
+    head.summable = false;
+    return direction;
+  }
+  // The entry's own text when equal (a single transaction repeats the entry amount): one string kept, not two.
+  tr.amount = own.text === amount.text ? amount.text : own.text;
+  tr.currency = own.currency;
+  if (own.currency !== amount.currency) head.summable = false;
+  else if (!single) {
+    const units = own.plain;
+    const same = direction === head.direction;
+    if (units >= 0 && head.plainSum < PLAIN_SUM_LIMIT && head.plainSum > -PLAIN_SUM_LIMIT) {
+      head.plainSum += same ? units : -units;
+      head.plainAdded = true;
+    } else head.sum = addDecimal(head.sum, same ? own : { units: -own.units, scale: own.scale });
+  }
+  return direction;
+}
+
+/** TxDtls/Refs onto `tr`. */
+function detailRefs(t: Tree, refs: number, head: EntryHead, tr: StatementTransaction): void {
+  const bankRef = head.bankRef;
+  // The same reference as the entry's (usual) is compared in place and shared, not cut again.
+  const ref = t.child(refs, N.AcctSvcrRef);
+  tr.acctSvcrRef = bankRef !== null && t.textIs(ref, bankRef) ? bankRef : t.value(ref);
+  tr.endToEndId = t.textAt(refs, N.EndToEndId);
+  tr.instructionId = t.textAt(refs, N.InstrId);
+  tr.transactionId = t.textAt(refs, N.TxId);
+  tr.paymentInfoId = t.textAt(refs, N.PmtInfId) ?? head.batch?.paymentInfoId ?? null;
+  tr.mandateId = t.textAt(refs, N.MndtId);
+}
+
+/** A batch's transactions add up to the entry, or the entry gets a warning. */
+function checkBatchSum(head: EntryHead, count: number): void {
+  const { amount, entryIndex } = head;
+  if (head.plainAdded) head.sum = addDecimal(head.sum, { units: BigInt(head.plainSum), scale: 2 });
+  if (!head.summable) {
+    head.warn({
+      code: 'batch_amount_mismatch',
+      message: `entry ${entryIndex + 1}: ${count} transactions without their own amount in ${amount.currency}; the entry total ${amount.text} is not repeated on them`,
+    });
+  } else if (compareDecimal(head.sum, amount) !== 0) {
+    head.warn({
+      code: 'batch_amount_mismatch',
+      message: `entry ${entryIndex + 1}: transactions add up to ${formatDecimal(head.sum, amount.currency)}, the entry says ${amount.text} ${amount.currency}`,
+    });
+  }
 }

@@ -189,72 +189,17 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
   // In the German format "?" only ever opens a subfield; a bare one means the field is corrupt.
   // (Deutsche Bank wraps "?2A" mid-number, so only a "?" followed by no digit at all counts.)
   if (mark === '?' && /\?(?!\d)/.test(body)) d.malformed = 'a "?" in :86: opens no ?NN subfield';
-  const fields = new Map<number, string>();
-  const re = mark === '?' ? /\?(\d\d)/g : mark === '~' ? /~(\d\d)/g : mark === '<' ? /<(\d\d)/g : />(\d\d)/g;
-  // A subfield runs from its mark to the next one: each is kept as the next mark is found, with no list
-  // of marks (a hostile field of 400,000 marks made that list the parser's cost, its objects surviving
-  // scavenge after scavenge as it grew: time grew 4.5x per doubling).
-  let open = -1;
-  let from = 0;
-  for (let m = re.exec(body); m; m = re.exec(body)) {
-    if (open >= 0) appendSubfield(fields, open, body.slice(from, m.index));
-    open = Number(m[1]);
-    from = m.index + m[0].length;
-  }
-  if (open >= 0) appendSubfield(fields, open, body.slice(from));
+  const fields = subfieldsOf(body, mark);
   if (mark === '>' && fields.has(10)) return triodos(fields, d);
-  let purpose = '';
-  const subfieldStarts: number[] = [];
-  // German purpose runs ?20-?29 (+?60-?63); ING PL keeps ~29 for the counterparty account.
-  const lastPurpose = mark === '?' ? 29 : 28;
-  for (let n = 20; n <= 63; n = n === lastPurpose ? 60 : n + 1) {
-    const part = fields.get(n);
-    if (part === undefined) continue;
-    subfieldStarts.push(purpose.length);
-    purpose += part;
-  }
   d.bookingText = nonEmpty(fields.get(0));
-  const kw = sepaKeywords(purpose, subfieldStarts);
-  if (kw) {
-    d.endToEndId = nonEmpty(kw.EREF);
-    d.mandateId = nonEmpty(kw.MREF);
-    d.creditorId = nonEmpty(kw.CRED);
-    d.customerRef = nonEmpty(kw.KREF);
-    d.remittance = nonEmpty(kw.SVWZ) ?? nonEmpty(kw.PREFIX) ?? null;
-    const text = nonEmpty(kw.TEXT);
-    if (text !== null) d.remittance = d.remittance === null ? text : `${d.remittance} ${text}`;
-    if (kw.IBAN) d.counterpartyIban = nonEmpty(kw.IBAN);
-    if (kw.BIC) d.counterpartyBic = nonEmpty(kw.BIC);
-    // Keywords no field of the transaction holds (the creditor id, the ultimate parties, the original
-    // amounts), and purpose text before SVWZ+'s, are kept as written.
-    if (kw.SVWZ !== undefined && kw.PREFIX) keepUnread(d, kw.PREFIX);
-    for (const key of UNREAD_KEYWORDS) {
-      const v = kw[key];
-      if (v !== undefined) keepUnread(d, `${key}+${v}`);
-    }
-  } else d.remittance = nonEmpty(purpose);
-  const bank = nonEmpty(fields.get(30));
+  readPurpose(fields, mark, d);
   const own31 = nonEmpty(fields.get(31));
   const own38 = nonEmpty(fields.get(38));
   const from29 = own31 === null && own38 === null && mark !== '?';
-  const account = own31 ?? own38 ?? (from29 ? nonEmpty(fields.get(29)) : null);
-  const name = `${fields.get(32) ?? ''}${fields.get(33) ?? ''}`.trim();
-  d.counterpartyName = name === '' ? null : name;
-  if (account) {
-    const compact = account.replace(/\s+/g, '');
-    d.counterpartyAccount = compact;
-    if (IBAN_SHAPE.test(compact)) d.counterpartyIban = compact;
-  }
-  const iban38 = own38?.replace(/\s+/g, '');
-  if (iban38 && IBAN_SHAPE.test(iban38)) d.counterpartyIban = iban38;
-  let bankRead = true;
-  if (bank) {
-    if (/^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/.test(bank)) d.counterpartyBic = bank;
-    else if (!d.counterpartyAccount) d.counterpartyAccount = bank;
-    else bankRead = false;
-  }
+  const bankRead = readCounterpartySubfields(fields, own31, own38, from29, d);
   // Subfields no field holds (?10 primanota, ?34 text key extension, a bank code beside an account,
   // a ?38 that is no IBAN beside a ?31 ...) are kept as "?NN value", so no character of the :86: is lost.
+  const iban38 = own38?.replace(/\s+/g, '');
   for (const [n, v] of fields) {
     if (readSubfield(n, mark, from29)) {
       if (n === 30 && !bankRead) keepUnread(d, `${mark}30 ${v.trim()}`);
@@ -266,6 +211,89 @@ function parseSubfields(text: string, mark: string, code: string | null, into: D
     if (value !== '') keepUnread(d, `${mark}${n < 10 ? '0' : ''}${n} ${value}`);
   }
   return d;
+}
+
+/**
+ * The subfields by number. A subfield runs from its mark to the next one: each is kept as the next mark
+ * is found, with no list of marks (a hostile field of 400,000 marks made that list the parser's cost, its
+ * objects surviving scavenge after scavenge as it grew: time grew 4.5x per doubling).
+ */
+function subfieldsOf(body: string, mark: string): Map<number, string> {
+  const fields = new Map<number, string>();
+  const re = mark === '?' ? /\?(\d\d)/g : mark === '~' ? /~(\d\d)/g : mark === '<' ? /<(\d\d)/g : />(\d\d)/g;
+  let open = -1;
+  let from = 0;
+  for (let m = re.exec(body); m; m = re.exec(body)) {
+    if (open >= 0) appendSubfield(fields, open, body.slice(from, m.index));
+    open = Number(m[1]);
+    from = m.index + m[0].length;
+  }
+  if (open >= 0) appendSubfield(fields, open, body.slice(from));
+  return fields;
+}
+
+/** The purpose subfields joined, read for SEPA keywords (EREF+, SVWZ+ ...) or else kept as the remittance. */
+function readPurpose(fields: Map<number, string>, mark: string, d: Details): void {
+  let purpose = '';
+  const subfieldStarts: number[] = [];
+  // German purpose runs ?20-?29 (+?60-?63); ING PL keeps ~29 for the counterparty account.
+  const lastPurpose = mark === '?' ? 29 : 28;
+  for (let n = 20; n <= 63; n = n === lastPurpose ? 60 : n + 1) {
+    const part = fields.get(n);
+    if (part === undefined) continue;
+    subfieldStarts.push(purpose.length);
+    purpose += part;
+  }
+  const kw = sepaKeywords(purpose, subfieldStarts);
+  if (!kw) {
+    d.remittance = nonEmpty(purpose);
+    return;
+  }
+  d.endToEndId = nonEmpty(kw.EREF);
+  d.mandateId = nonEmpty(kw.MREF);
+  d.creditorId = nonEmpty(kw.CRED);
+  d.customerRef = nonEmpty(kw.KREF);
+  d.remittance = nonEmpty(kw.SVWZ) ?? nonEmpty(kw.PREFIX) ?? null;
+  const text = nonEmpty(kw.TEXT);
+  if (text !== null) d.remittance = d.remittance === null ? text : `${d.remittance} ${text}`;
+  if (kw.IBAN) d.counterpartyIban = nonEmpty(kw.IBAN);
+  if (kw.BIC) d.counterpartyBic = nonEmpty(kw.BIC);
+  // Keywords no field of the transaction holds (the creditor id, the ultimate parties, the original
+  // amounts), and purpose text before SVWZ+'s, are kept as written.
+  if (kw.SVWZ !== undefined && kw.PREFIX) keepUnread(d, kw.PREFIX);
+  for (const key of UNREAD_KEYWORDS) {
+    const v = kw[key];
+    if (v !== undefined) keepUnread(d, `${key}+${v}`);
+  }
+}
+
+/**
+ * The counterparty from ?30 (bank code or BIC), ?31/?38 (account, IBAN; ~29 in the Polish layout) and
+ * ?32/?33 (name). Returns false when ?30 had no field to go to (it is then kept as unread).
+ */
+function readCounterpartySubfields(
+  fields: Map<number, string>,
+  own31: string | null,
+  own38: string | null,
+  from29: boolean,
+  d: Details,
+): boolean {
+  const bank = nonEmpty(fields.get(30));
+  const account = own31 ?? own38 ?? (from29 ? nonEmpty(fields.get(29)) : null);
+  const name = `${fields.get(32) ?? ''}${fields.get(33) ?? ''}`.trim();
+  d.counterpartyName = name === '' ? null : name;
+  if (account) {
+    const compact = account.replace(/\s+/g, '');
+    d.counterpartyAccount = compact;
+    if (IBAN_SHAPE.test(compact)) d.counterpartyIban = compact;
+  }
+  const iban38 = own38?.replace(/\s+/g, '');
+  if (iban38 && IBAN_SHAPE.test(iban38)) d.counterpartyIban = iban38;
+  if (!bank) return true;
+  if (/^[A-Z]{6}[A-Z0-9]{2}(?:[A-Z0-9]{3})?$/.test(bank)) d.counterpartyBic = bank;
+  else if (!d.counterpartyAccount) d.counterpartyAccount = bank;
+  else return false;
+  return true;
 }
 
 /** The SEPA keywords of a German purpose no field of the transaction holds. */
@@ -446,30 +474,53 @@ function readParty(d: Details, raw: string): void {
 /** Sets what the value of `key` gives; `value` is the one valueAt just returned (its first unit is valueFirst). */
 function assignSwiftTag(d: Details, key: number, value: string | null): void {
   if (value === null) return;
+  if (assignReference(d, key, value) || assignRemittance(d, key, value) || assignParty(d, key, value)) return;
+  // A known key whose value no field of the transaction holds (/ISDT/, /ULTD/, /BUSP/ ...).
+  keepUnread(d, `/${SWIFT_KEYS[key]}/${value}`);
+}
+
+/** The payment's references and codes (EREF, MARF/MNDT, CSID, PREF, TRTP/CODE, RTRN, PURP); false for another key. */
+function assignReference(d: Details, key: number, value: string): boolean {
   switch (key) {
     case EREF:
       if (d.endToEndId === null) d.endToEndId = value;
       else if (d.endToEndId !== value) keepAgain(d, key, value);
-      break;
+      return true;
     case MARF:
     case MNDT:
       if (d.mandateId === null) d.mandateId = value;
       else if (d.mandateId !== value) keepAgain(d, key, value);
-      break;
+      return true;
     case CSID:
       // The creditor id has no field of the transaction: it is kept as written too.
       d.creditorId ??= value;
       keepUnread(d, `/CSID/${value}`);
-      break;
+      return true;
     case PREF:
       if (d.paymentInfoId === null) d.paymentInfoId = value;
       else if (d.paymentInfoId !== value) keepAgain(d, key, value);
-      break;
+      return true;
     case TRTP:
     case CODE:
       if (d.txCode === null) d.txCode = value;
       else if (d.txCode !== value) keepAgain(d, key, value);
-      break;
+      return true;
+    case RTRN:
+      if (d.returnReason === null) d.returnReason = value;
+      else if (d.returnReason !== value) keepAgain(d, key, value);
+      return true;
+    case PURP:
+      d.purposeCode ??= value;
+      keepUnread(d, `/PURP/${value}`);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The remittance text and the creditor reference (REMI/USTD, STRD, CDTRREF, CD); false for another key. */
+function assignRemittance(d: Details, key: number, value: string): boolean {
+  switch (key) {
     case REMI:
     case USTD: {
       // ING writes the unstructured text after an empty subfield: "/REMI/USTD//text/" (USTD's value is
@@ -479,10 +530,10 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       // Only a value that opens with "/" is read itself, for its second character.
       const slashFirst = valueFirst === 47;
       const skip = !slashFirst ? 0 : key === USTD ? 1 : value.startsWith('//') ? 2 : 0;
-      if (skip === value.length) break;
+      if (skip === value.length) return true;
       const text = skip === 0 ? value : value.slice(skip);
       d.remittance = d.remittance === null ? text : `${d.remittance} ${text}`;
-      break;
+      return true;
     }
     case STRD: {
       // "/REMI/STRD/CUR/1234567890123456/": the reference's issuer or type, then the reference (camt's
@@ -490,49 +541,49 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       const slash = value.indexOf('/');
       const type = slash < 0 ? null : nonEmpty(value.slice(0, slash));
       const reference = nonEmpty(slash < 0 ? value : value.slice(slash + 1).replace(/^\/+/, ''));
-      if (reference === null || d.creditorReference !== null) break;
+      if (reference === null || d.creditorReference !== null) return true;
       d.creditorReference = reference;
       d.creditorReferenceType = type;
-      break;
+      return true;
     }
     case CDTRREF:
       // Rabobank: "/REMI//CDTRREFTP//CD/SCOR/ISSR/CUR/CDTRREF/1234567899874563/".
       if (d.creditorReference === null) d.creditorReference = value;
       else if (d.creditorReference !== value) keepAgain(d, key, value);
-      break;
+      return true;
     case CD:
       if (d.creditorReferenceType === null) d.creditorReferenceType = value;
       else if (d.creditorReferenceType !== value) keepAgain(d, key, value);
-      break;
-    case RTRN:
-      if (d.returnReason === null) d.returnReason = value;
-      else if (d.returnReason !== value) keepAgain(d, key, value);
-      break;
-    case PURP:
-      d.purposeCode ??= value;
-      keepUnread(d, `/PURP/${value}`);
-      break;
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** The counterparty (NAME, ADDR, IBAN, BIC, ACCW/ACNO, CNTP); false for another key. */
+function assignParty(d: Details, key: number, value: string): boolean {
+  switch (key) {
     case NAME:
       if (d.counterpartyName === null) d.counterpartyName = value;
       else if (d.counterpartyName !== value) keepAgain(d, key, value);
-      break;
+      return true;
     case ADDR:
       if (d.counterpartyAddress === null) d.counterpartyAddress = value;
       else if (d.counterpartyAddress !== value) keepAgain(d, key, value);
-      break;
+      return true;
     case IBAN:
       if (d.counterpartyIban === null) d.counterpartyIban = value;
       else if (d.counterpartyIban !== value) keepAgain(d, key, value);
-      break;
+      return true;
     case BIC:
       if (d.counterpartyBic === null) d.counterpartyBic = value;
       else if (d.counterpartyBic !== value) keepAgain(d, key, value);
-      break;
+      return true;
     case ACCW:
     case ACNO:
       if (d.counterpartyAccount === null) d.counterpartyAccount = value;
       else if (d.counterpartyAccount !== value) keepAgain(d, key, value);
-      break;
+      return true;
     case CNTP: {
       // Rabobank/ING: /CNTP/account/BIC/name/city/
       const [acct, bic, name, city] = value.split('/');
@@ -542,12 +593,10 @@ function assignSwiftTag(d: Details, key: number, value: string | null): void {
       d.counterpartyBic ??= nonEmpty(bic);
       d.counterpartyName ??= nonEmpty(name);
       d.counterpartyAddress ??= nonEmpty(city);
-      break;
+      return true;
     }
     default:
-      // A known key whose value no field of the transaction holds (/ISDT/, /ULTD/, /BUSP/ ...).
-      keepUnread(d, `/${SWIFT_KEYS[key]}/${value}`);
-      break;
+      return false;
   }
 }
 

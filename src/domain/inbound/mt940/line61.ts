@@ -163,11 +163,24 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
   while (a < n && isTrimSpace(u[a - o] as number)) a++;
   while (n > a && isTrimSpace(u[n - 1 - o] as number)) n--;
   // Every read below is bounded by `n`: past the first line, the regular expression sees no character.
+  // Each phase writes its fields into `scanned` and returns where the next starts, -1 when the line does not match.
   if (n - a < 8) return false; // six digits, a mark and a digit at least
+  let i = scanDates(u, o, a, n);
+  if (i >= 0) i = scanMark(text, u, o, i, n);
+  if (i >= 0) i = scanAmount(text, u, o, i, n);
+  if (i < 0) return false;
+  i = scanTypeCode(text, u, o, i, n);
+  if (!scanReferences(text, u, o, i, n)) return false;
+  scanned.supplementary = nl < end ? supplementaryOf(text, nl, end) : null;
+  return true;
+}
+
+/** The value date YYMMDD at `a` and the optional entry date MMDD after it. */
+function scanDates(u: Uint16Array, o: number, a: number, n: number): number {
   let ymd = 0;
   for (let k = a; k < a + 6; k++) {
     const x = u[k - o] as number;
-    if (!isDigit(x)) return false;
+    if (!isDigit(x)) return -1;
     ymd = ymd * 10 + (x - 48);
   }
   let i = a + 6;
@@ -182,6 +195,13 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
       i += 4;
     }
   }
+  scanned.valueDate = valueDateOf(ymd);
+  scanned.entryDate = md < 0 ? null : entryDateFrom(ymd, md);
+  return i;
+}
+
+/** The debit/credit mark (RC, RD, EC, ED, C, D) and the optional funds code letter. */
+function scanMark(text: string, u: Uint16Array, o: number, i: number, n: number): number {
   const c = i < n ? (u[i - o] as number) : -1;
   const d = i + 1 < n ? (u[i + 1 - o] as number) : -1;
   let mark: Line61['mark'];
@@ -189,13 +209,20 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
   else if (c === 69 /* E */ && (d === 67 || d === 68)) mark = d === 67 ? 'EC' : 'ED';
   else if (c === 67) mark = 'C';
   else if (c === 68) mark = 'D';
-  else return false;
+  else return -1;
   i += mark.length;
   let fundsCode: string | null = null;
   if (i < n && isUpper(u[i - o] as number)) {
     fundsCode = text[i] as string;
     i++;
   }
+  scanned.mark = mark;
+  scanned.fundsCode = fundsCode;
+  return i;
+}
+
+/** The amount: up to 15 whole digits and a decimal mark; the plain "123.45" shape also as units at scale 2. */
+function scanAmount(text: string, u: Uint16Array, o: number, i: number, n: number): number {
   const amountStart = i;
   let whole = 0;
   while (i < n && i - amountStart < 15 && isDigit(u[i - o] as number)) {
@@ -203,7 +230,7 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
     i++;
   }
   const wholeDigits = i - amountStart;
-  if (wholeDigits === 0) return false;
+  if (wholeDigits === 0) return -1;
   let amount: string;
   let plainUnits = -1;
   // SWIFT writes a decimal comma; several banks (Rabobank's old format, Standard Bank) write a point. No
@@ -220,7 +247,14 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
       amount = String(whole) + (DOT_TWO_DIGITS[cents] as string);
     } else amount = `${text.slice(amountStart, comma)}.${text.slice(comma + 1, i)}`;
   } else amount = text.slice(amountStart, i);
-  let typeCode: string | null = null;
+  scanned.amount = amount;
+  scanned.plainUnits = plainUnits;
+  return i;
+}
+
+/** The optional transaction type (N, F or S and three characters); returns where the references start. */
+function scanTypeCode(text: string, u: Uint16Array, o: number, i: number, n: number): number {
+  scanned.typeCode = null;
   // Commerzbank and Deutsche Bank exports put a space before the type code ("D12,35 NRTIKREF+"): the
   // type is NRTI and the reference KREF+, not one reference "NRTIKREF+".
   if (i + 5 <= n && u[i - o] === 32) {
@@ -228,25 +262,28 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
     if (x === 78 || x === 70 || x === 83) i++;
   }
   const t = i < n ? (u[i - o] as number) : -1;
-  if ((t === 78 || t === 70 || t === 83) && i + 4 <= n) {
-    let ok = true;
-    let code = t;
-    for (let k = i + 1; k < i + 4; k++) {
-      const x = u[k - o] as number;
-      // ING's pre-SEPA layout and Triodos pad a two-letter code with a space ("NOV NONREF": type
-      // NOV, reference NONREF); a space is never part of a four-character code.
-      if (!(isUpper(x) || isDigit(x)) && !(k === i + 3 && x === 32 && ok)) ok = false;
-      code = (code << 7) | x;
-    }
-    // Penta writes no type code at all ("D20,00NONREF"): NONREF is the reference, not type NONR + "EF".
-    if (ok && code === NONR_CODE && isNonrefAt(u, o, i, n)) ok = false;
-    if (ok) {
-      typeCode = typeCodeOf(text, i, code, (u[i + 3 - o] as number) === 32 ? 3 : 4);
-      i += 4;
-    }
+  if ((t !== 78 && t !== 70 && t !== 83) || i + 4 > n) return i;
+  let ok = true;
+  let code = t;
+  for (let k = i + 1; k < i + 4; k++) {
+    const x = u[k - o] as number;
+    // ING's pre-SEPA layout and Triodos pad a two-letter code with a space ("NOV NONREF": type
+    // NOV, reference NONREF); a space is never part of a four-character code.
+    if (!(isUpper(x) || isDigit(x)) && !(k === i + 3 && x === 32 && ok)) ok = false;
+    code = (code << 7) | x;
   }
-  // The rest of the line: `.` matches no line terminator (the first line has no line feed); the
-  // references split at the first "//".
+  // Penta writes no type code at all ("D20,00NONREF"): NONREF is the reference, not type NONR + "EF".
+  if (ok && code === NONR_CODE && isNonrefAt(u, o, i, n)) ok = false;
+  if (!ok) return i;
+  scanned.typeCode = typeCodeOf(text, i, code, (u[i + 3 - o] as number) === 32 ? 3 : 4);
+  return i + 4;
+}
+
+/**
+ * The rest of the line: `.` matches no line terminator (the first line has no line feed); the
+ * references split at the first "//". False when a line terminator is in it.
+ */
+function scanReferences(text: string, u: Uint16Array, o: number, i: number, n: number): boolean {
   if (
     carriageReturns.find(text, i, n) >= 0 ||
     lineSeparators.find(text, i, n) >= 0 ||
@@ -255,26 +292,18 @@ export function scanLine61(win: TextWindow, text: string, start: number, end: nu
     return false;
   let sep = slashes.find(text, i, n);
   while (sep >= 0 && !(sep + 1 < n && (u[sep + 1 - o] as number) === 47)) sep = slashes.find(text, sep + 1, n);
-  const out = scanned;
-  out.valueDate = valueDateOf(ymd);
-  out.entryDate = md < 0 ? null : entryDateFrom(ymd, md);
-  out.mark = mark;
-  out.fundsCode = fundsCode;
-  out.amount = amount;
-  out.typeCode = typeCode;
-  out.customerRef = referenceAt(text, u, o, i, sep < 0 ? n : sep);
-  out.bankRef = sep < 0 ? null : referenceAt(text, u, o, sep + 2, n);
-  let supplementary: string | null = null;
-  if (nl < end) {
-    const rest = text
-      .slice(nl + 1, end)
-      .replace(/\s*\n\s*/g, ' ')
-      .trim();
-    if (rest !== '') supplementary = rest;
-  }
-  out.supplementary = supplementary;
-  out.plainUnits = plainUnits;
+  scanned.customerRef = referenceAt(text, u, o, i, sep < 0 ? n : sep);
+  scanned.bankRef = sep < 0 ? null : referenceAt(text, u, o, sep + 2, n);
   return true;
+}
+
+/** The lines after the first (subfield 9, supplementary details) joined with spaces; null when blank. */
+function supplementaryOf(text: string, nl: number, end: number): string | null {
+  const rest = text
+    .slice(nl + 1, end)
+    .replace(/\s*\n\s*/g, ' ')
+    .trim();
+  return rest === '' ? null : rest;
 }
 
 /** Drops the strings `scanned` holds: they may be slices of the input and would keep it alive after the parse. */

@@ -7,6 +7,7 @@ import {
   checkBalances,
   checkSummary,
   computedSummary,
+  type EntryTotals,
   mergeSummary,
   newTotals,
   pickBalance,
@@ -58,7 +59,9 @@ function mod97(iban: string): boolean {
 }
 
 /** :25: is "IBAN", "IBAN" + currency (ING "NL..EUR"), "BIC/IBAN", "BLZ/account", "/PL.." or a national number. */
-function readAccount(value: string): { iban: string | null; other: string | null; currency: string | null } {
+type Account = { iban: string | null; other: string | null; currency: string | null };
+
+function readAccount(value: string): Account {
   const raw = value.trim();
   const candidates = raw
     .split('/')
@@ -157,6 +160,61 @@ export function mapBlock(
   }
 }
 
+/**
+ * What one block's fields build up, field by field. One class with every field set here keeps one shape,
+ * so the field functions below, which take it, stay monomorphic in the per-entry loop.
+ */
+class BlockState {
+  readonly block: RawBlock;
+  readonly format: 'mt940' | 'mt942';
+  readonly blockIndex: number;
+  readonly label: string;
+  readonly onTransaction: TransactionSink | null;
+  readonly win: TextWindow;
+  readonly warnings: IntegrityWarning[] = [];
+  readonly balances: Balance[] = [];
+  readonly transactions: StatementTransaction[] = [];
+  statementId: string | null = null;
+  sequence: string | null = null;
+  createdAt: string | null = null;
+  info: string | null = null;
+  acct: Account = { iban: null, other: null, currency: null };
+  phase = 0;
+  currency: string | null = null;
+  totals: EntryTotals = newTotals(null);
+  entryIndex = -1;
+  lastTx: StatementTransaction | null = null;
+  // The transaction whose :86: was the field just read: a :86: right after it continues it (Rabobank's
+  // older layout and Danske Bank write one :86: per line of the description).
+  continued: StatementTransaction | null = null;
+  // Streaming: a transaction is handed over once its :86: (if any) is applied, i.e. when the next field is not its :86:.
+  pending: StatementTransaction | null = null;
+  fileSummary: Partial<EntrySummary> = {};
+  readonly invalidDates: string[] = [];
+  lastRealDate = '';
+  // Entry amounts of the plain "123.45" shape in a two-decimal currency are summed as numbers and
+  // handed to the totals in bulk (exact: see PlainSums), the others one by one as Decimals.
+  readonly sums = new PlainSums();
+  lastCur = '';
+  lastCurTwo = false;
+
+  constructor(
+    block: RawBlock,
+    format: 'mt940' | 'mt942',
+    blockIndex: number,
+    label: string,
+    onTransaction: TransactionSink | null,
+    win: TextWindow,
+  ) {
+    this.block = block;
+    this.format = format;
+    this.blockIndex = blockIndex;
+    this.label = label;
+    this.onTransaction = onTransaction;
+    this.win = win;
+  }
+}
+
 function mapFields(
   block: RawBlock,
   format: 'mt940' | 'mt942',
@@ -166,219 +224,231 @@ function mapFields(
   win: TextWindow,
 ): { ok: true; statement: NormalisedStatement; warnings: IntegrityWarning[] } {
   if (block.junk) throw new BlockError(`unexpected text before :20: "${block.junk.slice(0, 40)}"`);
-  const warnings: IntegrityWarning[] = [];
   const label = `statement ${blockIndex + 1}${account ? ` (${account})` : ''}`;
-  const balances: Balance[] = [];
-  const transactions: StatementTransaction[] = [];
-  let statementId: string | null = null;
-  let sequence: string | null = null;
-  let createdAt: string | null = null;
-  let info: string | null = null;
-  let acct: ReturnType<typeof readAccount> = { iban: null, other: null, currency: null };
-  let phase = 0;
-  let currency: string | null = null;
-  let totals = newTotals(null);
-  let entryIndex = -1;
-  let lastTx: StatementTransaction | null = null;
-  // The transaction whose :86: was the field just read: a :86: right after it continues it (Rabobank's
-  // older layout and Danske Bank write one :86: per line of the description).
-  let continued: StatementTransaction | null = null;
-  // Streaming: a transaction is handed over once its :86: (if any) is applied, i.e. when the next field is not its :86:.
-  let pending: StatementTransaction | null = null;
-  let fileSummary: Partial<EntrySummary> = {};
-  const invalidDates: string[] = [];
-  let lastRealDate = '';
-
-  const { text, tags, starts, ends, lines, count, breaks, breakFrom, breakTo } = block;
-  // Entry amounts of the plain "123.45" shape in a two-decimal currency are summed as numbers and
-  // handed to the totals in bulk (exact: see PlainSums), the others one by one as Decimals.
-  const sums = new PlainSums();
-  let lastCur = '';
-  let lastCurTwo = false;
+  const s = new BlockState(block, format, blockIndex, label, onTransaction, win);
+  const { tags, count } = block;
   for (let k = 0; k < count; k++) {
     const tag = tags[k] as string;
-    if (tag !== '86') continued = null;
-    // A transaction is complete at the next :61: (or the block's end), not at the next other tag: a
-    // :86: after a field such as :NS: still continues it (lastTx), and a streamed copy made before
-    // that lost its remittance (the stored payload and the stateless answer differed).
-    if (tag === '61' && pending !== null) {
-      (onTransaction as TransactionSink)(pending, blockIndex);
-      pending = null;
-    }
-    // The statement line and its details, by far the most frequent fields, first: known tags, free
-    // text (no SWIFT character check), :61: in the entries phase, :86: in the closing phase (no check).
+    if (tag !== '86') s.continued = null;
+    // The statement line and its details, by far the most frequent fields, first.
     if (tag === '61') {
-      const lineNo = lines[k] as number;
-      if (format === 'mt940') {
-        if (phase === 0) throw new BlockError(`:61: on line ${lineNo} before the opening balance :60F:/:60M:`);
-        if (phase === 3) throw new BlockError(`:61: on line ${lineNo} after the closing balance`);
+      // A transaction is complete at the next :61: (or the block's end), not at the next other tag: a
+      // :86: after a field such as :NS: still continues it (lastTx), and a streamed copy made before
+      // that lost its remittance (the stored payload and the stateless answer differed).
+      if (s.pending !== null) {
+        (onTransaction as TransactionSink)(s.pending, blockIndex);
+        s.pending = null;
       }
-      const start = starts[k] as number;
-      const end = ends[k] as number;
-      const firstBreak = breakFrom[k] as number;
-      const nl = firstBreak < (breakTo[k] as number) ? (breaks[firstBreak] as number) : end;
-      if (!scanLine61(win, text, start, end, nl))
-        throw new BlockError(`${line61Error(text, start, end)} (line ${lineNo})`);
-      const line = scanned;
-      const cur = currency ?? acct.currency;
-      if (!cur) throw new BlockError(`:61: on line ${lineNo} without a currency (no :60F:/:34F:)`);
-      if (cur !== lastCur) {
-        lastCur = cur;
-        lastCurTwo = (currencyExponent(cur) ?? 2) === 2;
-      }
-      const mark = line.mark;
-      const credit = mark === 'C' || mark === 'RD' || mark === 'EC';
-      const direction = credit ? 'credit' : 'debit';
-      const status = format === 'mt942' || mark === 'EC' || mark === 'ED' ? 'pending' : 'booked';
-      let amountText: string;
-      if (lastCurTwo && line.plainUnits >= 0) {
-        // parseAmountText would return this text unchanged, at scale 2.
-        amountText = line.amount;
-        sums.add(totals, line.plainUnits, cur, credit, status === 'booked');
-      } else {
-        const amount = parseAmountText(line.amount, cur);
-        if (!amount) throw new BlockError(`:61: amount "${line.amount}" on line ${lineNo} is not a decimal`);
-        amountText = amount.text;
-        addEntry(totals, amount, cur, direction, status === 'booked');
-      }
-      entryIndex++;
-      const t = newTransaction(entryIndex, cur, direction, amountText);
-      t.amount = amountText;
-      t.valueDate = line.valueDate;
-      t.bookingDate = line.entryDate ?? line.valueDate;
-      t.reversal = mark === 'RC' || mark === 'RD';
-      t.status = status;
-      t.txCodeProprietary = line.typeCode;
-      t.swiftTypeCode = line.typeCode;
-      t.customerRef = line.customerRef;
-      t.bankRef = line.bankRef;
-      t.additionalInfo = line.supplementary;
-      if (t.customerRef !== null && t.customerRef.length > 16) fixedWidthParty(t);
-      if (t.additionalInfo !== null && t.additionalInfo.length <= 34) supplementaryIban(t);
-      if (line.valueDate !== lastRealDate) {
-        if (isRealDate(line.valueDate)) lastRealDate = line.valueDate;
-        else invalidDates.push(line.valueDate);
-      }
-      if (onTransaction) pending = t;
-      else transactions.push(t);
-      lastTx = t;
-      if (phase < 2) phase = 2;
-      continue;
-    }
-    if (tag === '86') {
-      if (lastTx) {
-        const details = parseDetails86At(
-          win,
-          text,
-          starts[k] as number,
-          ends[k] as number,
-          breaks,
-          breakFrom[k] as number,
-          breakTo[k] as number,
-        );
-        applyDetails(lastTx, details);
-        if (details.dialect === 'free-text' && details.bookingText === null && lastTx.remittance !== null) {
-          const note = legacyParty(lastTx, text.slice(starts[k], ends[k]), lastTx.swiftTypeCode?.length === 3);
-          if (note !== null)
-            warnings.push({ code: 'guessed_field', message: `${label}: entry ${lastTx.entryIndex + 1}: ${note}` });
-        }
-        continued = lastTx;
-        lastTx = null;
-      } else if (continued !== null) {
-        continueDetails(continued, text.slice(starts[k], ends[k]));
-      } else {
-        const value = text.slice(starts[k], ends[k]).trim();
-        info = info ? `${info}\n${value}` : value;
-      }
-      continue;
-    }
-    const f = { value: text.slice(starts[k], ends[k]), line: lines[k] as number };
-    if (!KNOWN_TAGS.has(tag)) throw new BlockError(`unknown tag :${tag}: on line ${f.line}`);
-    // Reference, sequence and balance fields are SWIFT x-charset: a byte outside printable ASCII there is
-    // corruption. Free text (:86:, the references inside :61:) may carry national letters (mBank writes
-    // Polish ones) and is not checked.
-    if (SWIFT_ONLY.has(tag) && NON_SWIFT.test(firstLine(f.value))) {
-      throw new BlockError(`:${tag}: on line ${f.line} contains characters outside the SWIFT character set`);
-    }
-    const p = phaseOf(tag);
-    if (format === 'mt940') {
-      if (p === 0 && phase > 0) throw new BlockError(`:${tag}: on line ${f.line} after the opening balance`);
-      if (p === 2 && phase === 0) throw new BlockError(`:61: on line ${f.line} before the opening balance :60F:/:60M:`);
-      if (p === 2 && phase === 3) throw new BlockError(`:61: on line ${f.line} after the closing balance`);
-    }
-    switch (tag) {
-      case '20':
-        statementId = f.value.trim() || null;
-        break;
-      case '25':
-        acct = readAccount(f.value);
-        break;
-      case '28':
-      case '28C':
-        sequence = f.value.trim() || null;
-        break;
-      case '13':
-      case '13D': {
-        const m = /^(\d{6})(\d{4})?([+-]\d{4})?/.exec(f.value.trim());
-        if (m)
-          createdAt = `${yymmdd(m[1] as string)}${m[2] ? `T${m[2].slice(0, 2)}:${m[2].slice(2)}:00` : ''}${m[3] ? `${m[3].slice(0, 3)}:${m[3].slice(3)}` : ''}`;
-        break;
-      }
-      case '64':
-      case '65':
-      case '65F': {
-        // Available/forward balances are informative; a bank writing "Dnullnull7414,3" there must not sink the statement.
-        try {
-          balances.push(readBalance(tag === '65F' ? '65' : tag, firstLine(f.value), currency ?? acct.currency));
-        } catch (e) {
-          if (!(e instanceof BlockError)) throw e;
-          warnings.push({ code: 'ignored_field', message: `${label}: ${e.message} (line ${f.line}), left out` });
-        }
-        if (phase >= 1) phase = 3;
-        lastTx = null;
-        break;
-      }
-      case '60F':
-      case '60M':
-      case '62F':
-      case '62M': {
-        const b = readBalance(tag, firstLine(f.value), currency ?? acct.currency);
-        balances.push(b);
-        if (tag.startsWith('60')) {
-          if (phase >= 1 && format === 'mt940')
-            throw new BlockError(`second opening balance :${tag}: on line ${f.line}`);
-          currency = b.currency;
-          sums.flush(totals);
-          totals = newTotals(currency);
-          phase = 1;
-        } else phase = 3;
-        lastTx = null;
-        break;
-      }
-      case '34F':
-        currency ??= /^([A-Z]{3})/.exec(f.value.trim())?.[1] ?? null;
-        if (totals.currency === null && currency) {
-          sums.flush(totals);
-          totals = newTotals(currency);
-        }
-        break;
-      case '90D':
-      case '90C': {
-        const cs = readCountSum(f.value);
-        if (cs) {
-          if (tag === '90D') fileSummary = { ...fileSummary, debitCount: cs.count, debitSum: cs.sum };
-          else fileSummary = { ...fileSummary, creditCount: cs.count, creditSum: cs.sum };
-        }
-        phase = 3;
-        lastTx = null;
-        break;
-      }
-      default:
-        break;
-    }
+      statementLine(s, k);
+    } else if (tag === '86') detailsField(s, k);
+    else otherField(s, tag, k);
   }
-  if (pending !== null) (onTransaction as TransactionSink)(pending, blockIndex);
-  if (format === 'mt940') {
+  if (s.pending !== null) (onTransaction as TransactionSink)(s.pending, blockIndex);
+  checkComplete(s);
+  const statement = statementOf(s);
+  return { ok: true, statement, warnings: s.warnings };
+}
+
+/** :61:, free text (no SWIFT character check), in the entries phase: one transaction. */
+function statementLine(s: BlockState, k: number): void {
+  const { text, starts, ends, lines, breaks, breakFrom, breakTo } = s.block;
+  const lineNo = lines[k] as number;
+  if (s.format === 'mt940') {
+    if (s.phase === 0) throw new BlockError(`:61: on line ${lineNo} before the opening balance :60F:/:60M:`);
+    if (s.phase === 3) throw new BlockError(`:61: on line ${lineNo} after the closing balance`);
+  }
+  const start = starts[k] as number;
+  const end = ends[k] as number;
+  const firstBreak = breakFrom[k] as number;
+  const nl = firstBreak < (breakTo[k] as number) ? (breaks[firstBreak] as number) : end;
+  if (!scanLine61(s.win, text, start, end, nl))
+    throw new BlockError(`${line61Error(text, start, end)} (line ${lineNo})`);
+  const line = scanned;
+  const cur = s.currency ?? s.acct.currency;
+  if (!cur) throw new BlockError(`:61: on line ${lineNo} without a currency (no :60F:/:34F:)`);
+  if (cur !== s.lastCur) {
+    s.lastCur = cur;
+    s.lastCurTwo = (currencyExponent(cur) ?? 2) === 2;
+  }
+  const mark = line.mark;
+  const credit = mark === 'C' || mark === 'RD' || mark === 'EC';
+  const status = s.format === 'mt942' || mark === 'EC' || mark === 'ED' ? 'pending' : 'booked';
+  const amountText = entryAmount(s, cur, credit, status === 'booked', lineNo);
+  s.entryIndex++;
+  const t = newTransaction(s.entryIndex, cur, credit ? 'credit' : 'debit', amountText);
+  t.amount = amountText;
+  t.valueDate = line.valueDate;
+  t.bookingDate = line.entryDate ?? line.valueDate;
+  t.reversal = mark === 'RC' || mark === 'RD';
+  t.status = status;
+  t.txCodeProprietary = line.typeCode;
+  t.swiftTypeCode = line.typeCode;
+  t.customerRef = line.customerRef;
+  t.bankRef = line.bankRef;
+  t.additionalInfo = line.supplementary;
+  if (t.customerRef !== null && t.customerRef.length > 16) fixedWidthParty(t);
+  if (t.additionalInfo !== null && t.additionalInfo.length <= 34) supplementaryIban(t);
+  if (line.valueDate !== s.lastRealDate) {
+    if (isRealDate(line.valueDate)) s.lastRealDate = line.valueDate;
+    else s.invalidDates.push(line.valueDate);
+  }
+  if (s.onTransaction) s.pending = t;
+  else s.transactions.push(t);
+  s.lastTx = t;
+  if (s.phase < 2) s.phase = 2;
+}
+
+/** The scanned :61:'s amount as the statement keeps it, added to the block's totals. */
+function entryAmount(s: BlockState, cur: string, credit: boolean, booked: boolean, lineNo: number): string {
+  const line = scanned;
+  if (s.lastCurTwo && line.plainUnits >= 0) {
+    // parseAmountText would return this text unchanged, at scale 2.
+    s.sums.add(s.totals, line.plainUnits, cur, credit, booked);
+    return line.amount;
+  }
+  const amount = parseAmountText(line.amount, cur);
+  if (!amount) throw new BlockError(`:61: amount "${line.amount}" on line ${lineNo} is not a decimal`);
+  addEntry(s.totals, amount, cur, credit ? 'credit' : 'debit', booked);
+  return amount.text;
+}
+
+/** :86: (no check in any phase): the details of the last :61:, the next line of them, or the statement's information. */
+function detailsField(s: BlockState, k: number): void {
+  const { text, starts, ends, breaks, breakFrom, breakTo } = s.block;
+  const lastTx = s.lastTx;
+  if (lastTx) {
+    const start = starts[k] as number;
+    const end = ends[k] as number;
+    const details = parseDetails86At(s.win, text, start, end, breaks, breakFrom[k] as number, breakTo[k] as number);
+    applyDetails(lastTx, details);
+    if (details.dialect === 'free-text' && details.bookingText === null && lastTx.remittance !== null) {
+      const note = legacyParty(lastTx, text.slice(start, end), lastTx.swiftTypeCode?.length === 3);
+      if (note !== null)
+        s.warnings.push({ code: 'guessed_field', message: `${s.label}: entry ${lastTx.entryIndex + 1}: ${note}` });
+    }
+    s.continued = lastTx;
+    s.lastTx = null;
+  } else if (s.continued !== null) {
+    continueDetails(s.continued, text.slice(starts[k], ends[k]));
+  } else {
+    const value = text.slice(starts[k], ends[k]).trim();
+    s.info = s.info ? `${s.info}\n${value}` : value;
+  }
+}
+
+/** Every other field: checked (known, SWIFT characters, in its phase), then read by its tag. */
+function otherField(s: BlockState, tag: string, k: number): void {
+  const block = s.block;
+  const value = block.text.slice(block.starts[k], block.ends[k]);
+  const line = block.lines[k] as number;
+  if (!KNOWN_TAGS.has(tag)) throw new BlockError(`unknown tag :${tag}: on line ${line}`);
+  // Reference, sequence and balance fields are SWIFT x-charset: a byte outside printable ASCII there is
+  // corruption. Free text (:86:, the references inside :61:) may carry national letters (mBank writes
+  // Polish ones) and is not checked.
+  if (SWIFT_ONLY.has(tag) && NON_SWIFT.test(firstLine(value))) {
+    throw new BlockError(`:${tag}: on line ${line} contains characters outside the SWIFT character set`);
+  }
+  const p = phaseOf(tag);
+  if (s.format === 'mt940') {
+    if (p === 0 && s.phase > 0) throw new BlockError(`:${tag}: on line ${line} after the opening balance`);
+    if (p === 2 && s.phase === 0) throw new BlockError(`:61: on line ${line} before the opening balance :60F:/:60M:`);
+    if (p === 2 && s.phase === 3) throw new BlockError(`:61: on line ${line} after the closing balance`);
+  }
+  switch (tag) {
+    case '20':
+      s.statementId = value.trim() || null;
+      break;
+    case '25':
+      s.acct = readAccount(value);
+      break;
+    case '28':
+    case '28C':
+      s.sequence = value.trim() || null;
+      break;
+    case '13':
+    case '13D':
+      s.createdAt = readCreatedAt(value) ?? s.createdAt;
+      break;
+    case '64':
+    case '65':
+    case '65F':
+      informativeBalance(s, tag, value, line);
+      break;
+    case '60F':
+    case '60M':
+    case '62F':
+    case '62M':
+      openingOrClosing(s, tag, value, line);
+      break;
+    case '34F':
+      floorLimit(s, value);
+      break;
+    case '90D':
+    case '90C':
+      countAndSum(s, tag, value);
+      break;
+    default:
+      break;
+  }
+}
+
+/** :13:/:13D: YYMMDD, then optionally hhmm and a UTC offset; null when it does not start with a date. */
+function readCreatedAt(value: string): string | null {
+  const m = /^(\d{6})(\d{4})?([+-]\d{4})?/.exec(value.trim());
+  if (!m) return null;
+  return `${yymmdd(m[1] as string)}${m[2] ? `T${m[2].slice(0, 2)}:${m[2].slice(2)}:00` : ''}${m[3] ? `${m[3].slice(0, 3)}:${m[3].slice(3)}` : ''}`;
+}
+
+/** :64:/:65:/:65F: available and forward balances are informative; a bank writing "Dnullnull7414,3" there must not sink the statement. */
+function informativeBalance(s: BlockState, tag: string, value: string, line: number): void {
+  try {
+    s.balances.push(readBalance(tag === '65F' ? '65' : tag, firstLine(value), s.currency ?? s.acct.currency));
+  } catch (e) {
+    if (!(e instanceof BlockError)) throw e;
+    s.warnings.push({ code: 'ignored_field', message: `${s.label}: ${e.message} (line ${line}), left out` });
+  }
+  if (s.phase >= 1) s.phase = 3;
+  s.lastTx = null;
+}
+
+/** :60F:/:60M: opens the entries (and sets the statement's currency), :62F:/:62M: closes them. */
+function openingOrClosing(s: BlockState, tag: string, value: string, line: number): void {
+  const b = readBalance(tag, firstLine(value), s.currency ?? s.acct.currency);
+  s.balances.push(b);
+  if (tag.startsWith('60')) {
+    if (s.phase >= 1 && s.format === 'mt940') throw new BlockError(`second opening balance :${tag}: on line ${line}`);
+    s.currency = b.currency;
+    s.sums.flush(s.totals);
+    s.totals = newTotals(s.currency);
+    s.phase = 1;
+  } else s.phase = 3;
+  s.lastTx = null;
+}
+
+/** :34F: (MT942 floor limit): its currency is the statement's when no balance gave one. */
+function floorLimit(s: BlockState, value: string): void {
+  s.currency ??= /^([A-Z]{3})/.exec(value.trim())?.[1] ?? null;
+  if (s.totals.currency === null && s.currency) {
+    s.sums.flush(s.totals);
+    s.totals = newTotals(s.currency);
+  }
+}
+
+/** :90D:/:90C: (MT942): the bank's own count and sum of debits or credits, checked against the entries later. */
+function countAndSum(s: BlockState, tag: string, value: string): void {
+  const cs = readCountSum(value);
+  if (cs) {
+    if (tag === '90D') s.fileSummary = { ...s.fileSummary, debitCount: cs.count, debitSum: cs.sum };
+    else s.fileSummary = { ...s.fileSummary, creditCount: cs.count, creditSum: cs.sum };
+  }
+  s.phase = 3;
+  s.lastTx = null;
+}
+
+/** After the last field: an MT940 has both balances (or was not cut off) and every statement an account. */
+function checkComplete(s: BlockState): void {
+  const { balances, block } = s;
+  if (s.format === 'mt940') {
     if (!balances.some((b) => b.type === '60F' || b.type === '60M'))
       throw new BlockError('no opening balance :60F:/:60M:');
     const hasClosing = balances.some((b) => b.type === '62F' || b.type === '62M');
@@ -389,45 +459,49 @@ function mapFields(
       );
     }
   }
-  if (!acct.iban && !acct.other) throw new BlockError('no account :25:');
-  if (invalidDates.length)
+  if (!s.acct.iban && !s.acct.other) throw new BlockError('no account :25:');
+}
+
+/** The statement of a complete block, with the warnings of its dates, totals and balances. */
+function statementOf(s: BlockState): NormalisedStatement {
+  const { warnings, label, balances, totals, fileSummary, format, acct } = s;
+  if (s.invalidDates.length)
     warnings.push({
       code: 'invalid_date',
-      message: `${label}: value date(s) ${invalidDates.join(', ')} are not calendar dates`,
+      message: `${label}: value date(s) ${s.invalidDates.join(', ')} are not calendar dates`,
     });
-  sums.flush(totals);
+  s.sums.flush(totals);
   const computed = computedSummary(totals);
   const hasFileSummary = Object.keys(fileSummary).length > 0;
   if (hasFileSummary) warnings.push(...checkSummary(fileSummary, computed, label));
   const openingBalance = pickBalance(balances, ['60F', '60M']);
   const closingBalance = pickBalance(balances, ['62F', '62M']);
   if (format === 'mt940') warnings.push(...checkBalances(openingBalance, closingBalance, totals, label));
-  const statement: NormalisedStatement = {
-    messageId: statementId,
-    statementId,
-    createdAt,
-    sequenceNumber: sequence,
+  return {
+    messageId: s.statementId,
+    statementId: s.statementId,
+    createdAt: s.createdAt,
+    sequenceNumber: s.sequence,
     legalSequenceNumber: null,
     sourceFormat: format === 'mt942' ? 'MT942' : 'MT940',
     accountIban: acct.iban,
     accountOther: acct.other,
-    accountCurrency: currency ?? acct.currency,
+    accountCurrency: s.currency ?? acct.currency,
     accountOwner: null,
     accountServicerBic: null,
     fromDate: openingBalance?.date ?? null,
     toDate: closingBalance?.date ?? null,
     copyDuplicate: null,
     pagination: null,
-    entryCount: entryIndex + 1,
+    entryCount: s.entryIndex + 1,
     entrySummary: hasFileSummary ? mergeSummary(fileSummary, computed) : computed,
     balances,
     openingBalance,
     closingBalance,
-    transactions,
+    transactions: s.transactions,
     droppedCurrencies: [...totals.otherCurrencies].sort(),
-    additionalInfo: info,
+    additionalInfo: s.info,
   };
-  return { ok: true, statement, warnings };
 }
 
 /**

@@ -146,162 +146,214 @@ function normalise(input: string): { text: string; swedish7bit: boolean } {
 }
 
 /**
+ * The splitter's state over one file: the block being filled, the field being read, and one set of field
+ * arrays for every block of the file (each block is mapped before the next one starts). One class with
+ * every field set here: one shape, and no closures allocated per file.
+ */
+class Splitter {
+  readonly text: string;
+  readonly onBlock: (block: RawBlock) => void;
+  blockCount = 0;
+  current: RawBlock | null = null;
+  pendingJunk: string[] = [];
+  swiftOpen = false;
+  swiftBlockHasStatement = false;
+  // The field being read: its tag, where its value starts and where its last line ends.
+  fieldTag: string | null = null;
+  fieldStart = 0;
+  fieldEnd = 0;
+  fieldLine = 0;
+  lineNo = 0;
+  readonly tags: string[] = [];
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  readonly lines: number[] = [];
+  readonly breaks: number[] = [];
+  readonly breakFrom: number[] = [];
+  readonly breakTo: number[] = [];
+  breakCount = 0;
+  fieldBreakFrom = 0;
+
+  constructor(text: string, onBlock: (block: RawBlock) => void) {
+    this.text = text;
+    this.onBlock = onBlock;
+  }
+
+  /** One line: [lineStart, end) without its line break, the next line starting at `next`. */
+  line(lineStart: number, end: number, next: number): void {
+    const text = this.text;
+    let start = lineStart;
+    const first = text.charCodeAt(start);
+    if (first === 123 /* { */) {
+      start = this.swiftHeader(start, end);
+      if (start < 0) return;
+    }
+    const c0 = start === lineStart ? first : text.charCodeAt(start);
+    if (c0 === COLON && this.tagLine(start, end)) return;
+    if (c0 === 45 /* - */ && this.isEndOfMessage(start, end, next)) {
+      this.endOfMessage(start);
+      return;
+    }
+    if (this.fieldTag !== null) {
+      // Continuation of the current field (":86:" wraps, the second line of ":61:"), after a line feed.
+      this.breaks[this.breakCount++] = lineStart - 1;
+      this.fieldEnd = end;
+      return;
+    }
+    this.otherLine(start, end);
+  }
+
+  /**
+   * SWIFT headers, possibly sharing the line with the first tag: "{1:...}{2:...}{4::20:REF". Returns where
+   * the line's content starts after them, or -1 when nothing of the line is left to read.
+   */
+  swiftHeader(start: number, end: number): number {
+    const swift = /^((?:\{[1-3]:[^}]*\})*)\{4:/.exec(this.text.slice(start, end));
+    if (!swift) return this.fieldTag === null ? -1 : start; // {5:...} trailers and other header blocks
+    this.flush();
+    if (this.swiftOpen && this.swiftBlockHasStatement && this.current) this.current.unclosedSwift = true;
+    this.swiftOpen = true;
+    this.swiftBlockHasStatement = false;
+    const from = start + swift[0].length;
+    return from >= end ? -1 : from;
+  }
+
+  /** A line starting with ":": a new field when it is a tag (true), else text of the field being read. */
+  tagLine(start: number, end: number): boolean {
+    const tag = tagAt(this.text, start, end);
+    if (tag === null) return false;
+    // A tag-like line inside a wrapped :86: or :61: that is no MT940 tag (":00:00/", ":26:37 Fo") is text.
+    const fieldTag = this.fieldTag;
+    if ((fieldTag === '86' || fieldTag === '61') && tag !== '61' && tag !== '86' && !KNOWN_TAGS.has(tag)) return false;
+    this.startField(tag, start + tagLen, end);
+    return true;
+  }
+
+  /** "-", "-}" or "- " ends the message, except a lone "-" that is a wrapped line of a :86:. */
+  isEndOfMessage(start: number, end: number, next: number): boolean {
+    const text = this.text;
+    return (
+      (end - start === 1 || text.charCodeAt(start + 1) === 125 || text.slice(start, end).trim() === '-') &&
+      !(this.fieldTag === '86' && end - start === 1 && dashWrapped(text, next, text.length))
+    );
+  }
+
+  /** End of message: a continuation can no longer follow. */
+  endOfMessage(start: number): void {
+    this.flush();
+    if (this.current) this.current.terminated = true;
+    if (this.text.charCodeAt(start + 1) === 125) {
+      this.swiftOpen = false;
+      this.swiftBlockHasStatement = false;
+    }
+  }
+
+  /** A line outside any field: framing, a bank's header line, or tag-shaped junk. */
+  otherLine(start: number, end: number): void {
+    const trimmed = this.text.slice(start, end).trim();
+    if (isFramingLine(trimmed)) {
+      if (trimmed.startsWith('}') || trimmed.startsWith('-}')) {
+        this.swiftOpen = false;
+        this.swiftBlockHasStatement = false;
+      }
+      return;
+    }
+    // Bank header lines ("ABNANL2A", "940", "0000 01INGBNL2AXXXX00001") are skipped; tag-shaped junk
+    // such as ":9401:" means the file is not what it claims and is reported on the next statement.
+    if (trimmed.startsWith(':')) this.pendingJunk.push(trimmed);
+  }
+
+  /** The field being read into the block's arrays. */
+  flush(): void {
+    const current = this.current;
+    const fieldTag = this.fieldTag;
+    if (fieldTag !== null && current) {
+      const i = current.count++;
+      this.tags[i] = fieldTag;
+      this.starts[i] = this.fieldStart;
+      this.ends[i] = this.fieldEnd;
+      this.lines[i] = this.fieldLine;
+      this.breakFrom[i] = this.fieldBreakFrom;
+      this.breakTo[i] = this.breakCount;
+      if (fieldTag === '25') {
+        if (current.accountField < 0) current.accountField = i;
+      } else if (fieldTag === '62F' || fieldTag === '62M') current.hasClosing = true;
+    }
+    this.fieldTag = null;
+  }
+
+  startField(tag: string, start: number, end: number): void {
+    this.flush();
+    if (tag === '20') this.openBlock();
+    if (!this.current) {
+      this.pendingJunk.push(this.text.slice(start - tag.length - 2, end));
+      return;
+    }
+    this.fieldTag = tag;
+    this.fieldBreakFrom = this.breakCount;
+    this.fieldStart = start;
+    this.fieldEnd = end;
+    this.fieldLine = this.lineNo;
+  }
+
+  /** A :20: hands the block before it over (nothing changes it once the next one has started) and opens one. */
+  openBlock(): void {
+    const onBlock = this.onBlock;
+    if (this.current) {
+      this.current.followed = true;
+      onBlock(this.current);
+    }
+    const pendingJunk = this.pendingJunk;
+    this.current = {
+      text: this.text,
+      tags: this.tags,
+      starts: this.starts,
+      ends: this.ends,
+      lines: this.lines,
+      count: 0,
+      breaks: this.breaks,
+      breakFrom: this.breakFrom,
+      breakTo: this.breakTo,
+      accountField: -1,
+      hasClosing: false,
+      junk: pendingJunk.length ? pendingJunk.join(' | ') : null,
+      unclosedSwift: false,
+      terminated: false,
+      followed: false,
+    };
+    this.pendingJunk = [];
+    this.breakCount = 0;
+    this.blockCount++;
+    if (this.swiftOpen) this.swiftBlockHasStatement = true;
+  }
+
+  /** The end of the file: the last block is handed over. */
+  finish(): void {
+    this.flush();
+    const current = this.current;
+    if (this.swiftOpen && this.swiftBlockHasStatement && current) current.unclosedSwift = true;
+    const onBlock = this.onBlock;
+    if (current) onBlock(current);
+  }
+}
+
+/**
  * Cuts `input` into blocks and hands each to `onBlock` as soon as it is final (when the next :20: starts,
  * or at the end), so a large file's fields are never all held at once.
  */
 export function splitBlocks(input: string, onBlock: (block: RawBlock) => void): SplitResult {
   const { text, swedish7bit } = normalise(input);
-  let blockCount = 0;
+  const splitter = new Splitter(text, onBlock);
   const n = text.length;
-  let current = null as RawBlock | null; // assigned inside startField; the cast keeps TS from narrowing it to null
-  let pendingJunk: string[] = [];
-  let swiftOpen = false;
-  let swiftBlockHasStatement = false;
-  // The field being read: its tag, where its value starts and where its last line ends.
-  let fieldTag: string | null = null;
-  let fieldStart = 0;
-  let fieldEnd = 0;
-  let fieldLine = 0;
-  let lineNo = 0;
-
-  // One set of field arrays for every block of the file (each block is mapped before the next one starts).
-  const tags: string[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  const lines: number[] = [];
-  const breaks: number[] = [];
-  const breakFrom: number[] = [];
-  const breakTo: number[] = [];
-  let breakCount = 0;
-  let fieldBreakFrom = 0;
-
-  const flush = () => {
-    if (fieldTag !== null && current) {
-      const i = current.count++;
-      tags[i] = fieldTag;
-      starts[i] = fieldStart;
-      ends[i] = fieldEnd;
-      lines[i] = fieldLine;
-      breakFrom[i] = fieldBreakFrom;
-      breakTo[i] = breakCount;
-      if (fieldTag === '25') {
-        if (current.accountField < 0) current.accountField = i;
-      } else if (fieldTag === '62F' || fieldTag === '62M') current.hasClosing = true;
-    }
-    fieldTag = null;
-  };
-  const startField = (tag: string, start: number, end: number) => {
-    flush();
-    if (tag === '20') {
-      if (current) {
-        current.followed = true;
-        onBlock(current); // nothing changes a block once the next one has started
-      }
-      current = {
-        text,
-        tags,
-        starts,
-        ends,
-        lines,
-        count: 0,
-        breaks,
-        breakFrom,
-        breakTo,
-        accountField: -1,
-        hasClosing: false,
-        junk: pendingJunk.length ? pendingJunk.join(' | ') : null,
-        unclosedSwift: false,
-        terminated: false,
-        followed: false,
-      };
-      pendingJunk = [];
-      breakCount = 0;
-      blockCount++;
-      if (swiftOpen) swiftBlockHasStatement = true;
-    }
-    if (!current) {
-      pendingJunk.push(text.slice(start - tag.length - 2, end));
-      return;
-    }
-    fieldTag = tag;
-    fieldBreakFrom = breakCount;
-    fieldStart = start;
-    fieldEnd = end;
-    fieldLine = lineNo;
-  };
-
   let pos = 0;
   while (pos < n) {
     let lineEnd = text.indexOf('\n', pos);
     if (lineEnd < 0) lineEnd = n;
-    const next = lineEnd + 1;
     const end = lineEnd > pos && text.charCodeAt(lineEnd - 1) === 13 ? lineEnd - 1 : lineEnd;
-    lineNo++;
-    const lineStart = pos;
-    let start = pos;
-    pos = next;
-    const first = text.charCodeAt(start);
-    if (first === 123 /* { */) {
-      // SWIFT headers, possibly sharing the line with the first tag: "{1:...}{2:...}{4::20:REF".
-      const line = text.slice(start, end);
-      const swift = /^((?:\{[1-3]:[^}]*\})*)\{4:/.exec(line);
-      if (swift) {
-        flush();
-        if (swiftOpen && swiftBlockHasStatement && current) current.unclosedSwift = true;
-        swiftOpen = true;
-        swiftBlockHasStatement = false;
-        start += swift[0].length;
-        if (start >= end) continue;
-      } else {
-        if (fieldTag === null) continue; // {5:...} trailers and other header blocks
-      }
-    }
-    const c0 = start === lineStart ? first : text.charCodeAt(start);
-    if (c0 === COLON) {
-      const tag = tagAt(text, start, end);
-      // A tag-like line inside a wrapped :86: or :61: that is no MT940 tag (":00:00/", ":26:37 Fo") is text.
-      if (
-        tag !== null &&
-        !((fieldTag === '86' || fieldTag === '61') && tag !== '61' && tag !== '86' && !KNOWN_TAGS.has(tag))
-      ) {
-        startField(tag, start + tagLen, end);
-        continue;
-      }
-    }
-    if (
-      c0 === 45 /* - */ &&
-      (end - start === 1 || text.charCodeAt(start + 1) === 125 || text.slice(start, end).trim() === '-') &&
-      !(fieldTag === '86' && end - start === 1 && dashWrapped(text, next, n))
-    ) {
-      // End of message: a continuation can no longer follow.
-      flush();
-      if (current) current.terminated = true;
-      if (text.charCodeAt(start + 1) === 125) {
-        swiftOpen = false;
-        swiftBlockHasStatement = false;
-      }
-      continue;
-    }
-    if (fieldTag !== null) {
-      // Continuation of the current field (":86:" wraps, the second line of ":61:"), after a line feed.
-      breaks[breakCount++] = lineStart - 1;
-      fieldEnd = end;
-      continue;
-    }
-    const trimmed = text.slice(start, end).trim();
-    if (isFramingLine(trimmed)) {
-      if (trimmed.startsWith('}') || trimmed.startsWith('-}')) {
-        swiftOpen = false;
-        swiftBlockHasStatement = false;
-      }
-      continue;
-    }
-    // Bank header lines ("ABNANL2A", "940", "0000 01INGBNL2AXXXX00001") are skipped; tag-shaped junk
-    // such as ":9401:" means the file is not what it claims and is reported on the next statement.
-    if (trimmed.startsWith(':')) pendingJunk.push(trimmed);
+    splitter.lineNo++;
+    splitter.line(pos, end, lineEnd + 1);
+    pos = lineEnd + 1;
   }
-  flush();
-  if (swiftOpen && swiftBlockHasStatement && current) current.unclosedSwift = true;
-  if (current) onBlock(current);
-  return { blockCount, swedish7bit };
+  splitter.finish();
+  return { blockCount: splitter.blockCount, swedish7bit };
 }

@@ -66,7 +66,8 @@ function transaction(tx: XNode): StatusTransaction {
   };
 }
 
-export function parsePain002(xml: string, sourceFormat: string, namespaced: boolean, maxDepth: number): Pain002Parse {
+/** The message element of `xml` as a node (the only part of a status report kept), or the parse's error. */
+function readMessage(xml: string, maxDepth: number): XNode | Extract<Pain002Parse, { ok: false }> {
   let message: XNode | undefined;
   const error = streamXml(
     xml,
@@ -86,7 +87,16 @@ export function parsePain002(xml: string, sourceFormat: string, namespaced: bool
       message: `XML is not well-formed at offset ${error.offset}: ${error.message}`,
     };
   if (!message) return { ok: false, code: 'unparseable_file', message: 'no CstmrPmtStsRpt element' };
+  return message;
+}
 
+function txNodes(holder: XNode | undefined): XNode[] {
+  return holder ? holder.children.filter((c) => c.name === 'TxInfAndSts') : [];
+}
+
+export function parsePain002(xml: string, sourceFormat: string, namespaced: boolean, maxDepth: number): Pain002Parse {
+  const message = readMessage(xml, maxDepth);
+  if ('ok' in message) return message;
   const grp = child(message, 'OrgnlGrpInfAndSts');
   const originalMessageId = textAt(grp, 'OrgnlMsgId');
   // EBICS reuses pain.002 for its customer protocol (HAC): order types and EBICS codes, no payments.
@@ -97,8 +107,6 @@ export function parsePain002(xml: string, sourceFormat: string, namespaced: bool
       message: 'EBICS customer protocol (HAC) in pain.002 form, not a payment status report',
     };
   }
-  const txNodes = (holder: XNode | undefined) =>
-    holder ? holder.children.filter((c) => c.name === 'TxInfAndSts') : [];
   const pmtNodes = message.children.filter((c) => c.name === 'OrgnlPmtInfAndSts');
   const looseTx = txNodes(message);
   const groupCode = textAt(grp, 'GrpSts');
@@ -110,7 +118,30 @@ export function parsePain002(xml: string, sourceFormat: string, namespaced: bool
       message: 'pain.002 without a namespace and without any status: not accepted as a status report',
     };
   }
+  const paymentGroups = groupsOf(pmtNodes, looseTx);
+  const warnings: IntegrityWarning[] = [];
+  if (!namespaced)
+    warnings.push({ code: 'no_namespace', message: 'no ISO 20022 namespace; read as pain.002 by its message element' });
+  const ctrl = textAt(grp, 'OrgnlCtrlSum');
+  const report: NormalisedStatusReport = {
+    messageId: textAt(message, 'GrpHdr', 'MsgId'),
+    createdAt: textAt(message, 'GrpHdr', 'CreDtTm'),
+    originalMessageId,
+    originalMessageType: textAt(grp, 'OrgnlMsgNmId'),
+    sourceFormat,
+    groupStatus: word(groupCode),
+    groupStatusCode: groupCode,
+    groupReasons: reasons(grp),
+    originalTxCount: count(textAt(grp, 'OrgnlNbOfTxs')),
+    originalControlSum: ctrl ? (parseAmountText(ctrl, null)?.text ?? ctrl) : null,
+    paymentGroups,
+    ...byStatusClass(paymentGroups, groupCode),
+  };
+  return { ok: true, report, warnings };
+}
 
+/** The payment groups (OrgnlPmtInfAndSts), and the transactions written directly under the message (.02) as one more. */
+function groupsOf(pmtNodes: XNode[], looseTx: XNode[]): PaymentGroupStatus[] {
   const paymentGroups: PaymentGroupStatus[] = pmtNodes.map((p) => {
     const code = textAt(p, 'PmtInfSts');
     return {
@@ -132,6 +163,14 @@ export function parsePain002(xml: string, sourceFormat: string, namespaced: bool
       transactions: looseTx.map(transaction),
     });
   }
+  return paymentGroups;
+}
+
+/** The transactions by the class of their effective status. */
+function byStatusClass(
+  paymentGroups: PaymentGroupStatus[],
+  groupCode: string | null,
+): Pick<NormalisedStatusReport, 'rejectedTransactions' | 'acceptedTransactions' | 'pendingTransactions'> {
   const rejectedTransactions: StatusTransaction[] = [];
   const acceptedTransactions: StatusTransaction[] = [];
   const pendingTransactions: StatusTransaction[] = [];
@@ -148,25 +187,5 @@ export function parsePain002(xml: string, sourceFormat: string, namespaced: bool
       ).push(t);
     }
   }
-  const warnings: IntegrityWarning[] = [];
-  if (!namespaced)
-    warnings.push({ code: 'no_namespace', message: 'no ISO 20022 namespace; read as pain.002 by its message element' });
-  const ctrl = textAt(grp, 'OrgnlCtrlSum');
-  const report: NormalisedStatusReport = {
-    messageId: textAt(message, 'GrpHdr', 'MsgId'),
-    createdAt: textAt(message, 'GrpHdr', 'CreDtTm'),
-    originalMessageId,
-    originalMessageType: textAt(grp, 'OrgnlMsgNmId'),
-    sourceFormat,
-    groupStatus: word(groupCode),
-    groupStatusCode: groupCode,
-    groupReasons: reasons(grp),
-    originalTxCount: count(textAt(grp, 'OrgnlNbOfTxs')),
-    originalControlSum: ctrl ? (parseAmountText(ctrl, null)?.text ?? ctrl) : null,
-    paymentGroups,
-    rejectedTransactions,
-    acceptedTransactions,
-    pendingTransactions,
-  };
-  return { ok: true, report, warnings };
+  return { rejectedTransactions, acceptedTransactions, pendingTransactions };
 }

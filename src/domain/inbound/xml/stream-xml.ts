@@ -349,334 +349,479 @@ function acquireScratch(): Scratch {
   return scratch;
 }
 
+/** Counts of tolerated irregularities, for the caller to judge. */
+export type XmlStats = { mixedContent: number };
+
+const BAD_REFERENCE = 'undefined entity or bad character reference';
+
+/**
+ * The state of one parse, one phase per method (next tag, markup declaration, end tag, start tag and
+ * its parts). One class with every field set in the constructor keeps the object's shape fixed, so the
+ * hot methods stay monomorphic and are inlined into the loop; methods read the fields they use into
+ * locals once, as the single function this replaced did.
+ */
+class XmlParse {
+  readonly open: NameInfo[] = []; // open elements, for end-tag matching
+  openCount = 0;
+  prev: NameInfo | null = null; // the last tag seen, and whether it was a start tag
+  prevWasOpen = false;
+  readonly nodes: number[] = []; // the tree index of the element open at each depth inside a capture
+  // The next '&' at or after the current text, so a leaf's text is checked for entities without a scan
+  // per leaf (-1: none left). Moves forward only, so the searches add up to one pass.
+  nextAmp: number;
+  captureDepth = -1; // depth of the captured subtree's root, -1 when not capturing
+  rootSeen = false;
+  rootClosed = false;
+  /** Why the parse stopped (set with the -1 a step returns). */
+  error: XmlError | undefined = undefined;
+  pendingText = ''; // leaf text interrupted by a comment or CDATA
+  leafHasChild = false;
+  /** Set by `nextTag`: only spaces, tabs and line breaks between `pos` and the tag found. */
+  blank = false;
+  readonly n: number;
+  readonly table: NameTable;
+  readonly tree: Tree;
+  readonly win: Window;
+  readonly w: Uint16Array;
+  readonly q4: DataView;
+  wBase = 0; // the window holds xml[wBase, wEnd) and a 0 at wEnd
+  wEnd: number;
+
+  readonly xml: string;
+  readonly sink: XmlSink;
+  readonly maxDepth: number;
+  readonly stats: XmlStats;
+
+  constructor(xml: string, sink: XmlSink, maxDepth: number, stats: XmlStats, scratch: Scratch) {
+    this.xml = xml;
+    this.sink = sink;
+    this.maxDepth = maxDepth;
+    this.stats = stats;
+    this.nextAmp = xml.indexOf('&');
+    this.n = xml.length;
+    this.table = scratch.names;
+    this.tree = scratch.tree;
+    this.win = scratch.window;
+    this.win.fill(xml, 0);
+    this.w = this.win.units;
+    this.q4 = this.win.quads;
+    this.wEnd = this.win.end;
+  }
+
+  run(): XmlError | undefined {
+    const xml = this.xml;
+    const n = this.n;
+    let pos = 0;
+    while (pos < n) {
+      const lt = this.nextTag(pos);
+      const blank = this.blank;
+      if (lt < 0) {
+        if (this.openCount > 0) return this.unexpectedEnd();
+        if (!isWhitespaceOnly(xml, pos, n)) return { message: 'text after the root element', offset: pos };
+        break;
+      }
+      if (this.openCount === 0 && !blank && !isWhitespaceOnly(xml, pos, lt)) {
+        return { message: 'text outside the root element', offset: pos };
+      }
+      // From here on the whole tag is read from the window, which holds at least MARGIN units past `lt`
+      // (or the rest of the input); longer names and attribute lists fall back to the string.
+      this.refill(lt);
+      const c1 = lt + 1 < this.wEnd ? (this.w[lt + 1 - this.wBase] as number) : xml.charCodeAt(lt + 1);
+      // Each step returns where the next text starts, or -1 with the reason in `error`.
+      pos =
+        c1 === BANG
+          ? this.declaration(pos, lt)
+          : c1 === QUESTION
+            ? this.instruction(pos, lt)
+            : c1 === SLASH
+              ? this.endTag(pos, lt, blank)
+              : this.captureDepth >= 0
+                ? this.startInCapture(lt, blank)
+                : this.startTag(lt, blank);
+      if (pos < 0) return this.error;
+    }
+    return undefined;
+  }
+
+  /** Records why the parse stops; returns -1 for the step to return. */
+  fail(message: string, offset: number): number {
+    this.error = { message, offset };
+    return -1;
+  }
+
+  finish(): XmlError | undefined {
+    if (this.openCount > 0) return this.unexpectedEnd();
+    if (!this.rootSeen) return { message: 'no root element', offset: 0 };
+    return undefined;
+  }
+
+  unexpectedEnd(): XmlError {
+    return { message: `unexpected end of document inside <${this.open[this.openCount - 1]?.qname}>`, offset: this.n };
+  }
+
+  /** Moves the window to start at `from` when fewer than MARGIN units of it are left there. */
+  refill(from: number): void {
+    if (from + MARGIN > this.wEnd && this.wEnd < this.n) {
+      this.win.fill(this.xml, from);
+      this.wBase = from;
+      this.wEnd = this.win.end;
+    }
+  }
+
+  /**
+   * The next `<` from `pos` (-1: none), setting `blank`. Indentation is skipped in place: most tags then
+   * need no search, and no second pass proves the text before them blank. The window's closing 0 (or a
+   * real one) ends the skip.
+   */
+  nextTag(pos: number): number {
+    let p = pos;
+    this.refill(p);
+    const w = this.w;
+    const wBase = this.wBase;
+    const wEnd = this.wEnd;
+    let c = w[p - wBase] as number;
+    if (c === 13) c = w[++p - wBase] as number;
+    if (c === 10) {
+      // A line break and an indentation of spaces, four at a time (a run never passes the window's 0).
+      p++;
+      while (this.q4.getFloat64((p - wBase) * 2, true) === FOUR_SPACES) p += 4;
+      c = w[p - wBase] as number;
+    }
+    while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = w[++p - wBase] as number;
+    if (p === wEnd) {
+      // Blank beyond the window (or the end of the input, where charCodeAt gives NaN).
+      c = this.xml.charCodeAt(p);
+      while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = this.xml.charCodeAt(++p);
+    }
+    let lt = p;
+    if (c !== LT) {
+      // Leaf text: short texts (dates, codes, amounts) are scanned in the window, longer ones searched.
+      const stop = Math.min(p + TEXT_SCAN, wEnd);
+      lt = findLt(this.q4, w, wBase, p + 1, stop);
+      if (lt < 0) lt = this.xml.indexOf('<', stop);
+    }
+    this.blank = lt === p;
+    return lt;
+  }
+
+  /** `<!`: a comment or CDATA (their text joins the leaf's), anything else (a DOCTYPE above all) is refused. */
+  declaration(pos: number, lt: number): number {
+    const xml = this.xml;
+    if (xml.startsWith('<!--', lt)) {
+      const end = xml.indexOf('-->', lt + 4);
+      if (end < 0) return this.fail('unterminated comment', lt);
+      if (this.openCount > 0 && !this.leafHasChild) this.pendingText += xml.slice(pos, lt);
+      return end + 3;
+    }
+    if (xml.startsWith('<![CDATA[', lt)) {
+      if (this.openCount === 0) return this.fail('CDATA outside the root element', lt);
+      const end = xml.indexOf(']]>', lt + 9);
+      if (end < 0) return this.fail('unterminated CDATA section', lt);
+      if (!this.leafHasChild) {
+        const before = decodeEntities(xml.slice(pos, lt));
+        if (before === undefined) return this.fail(BAD_REFERENCE, pos);
+        this.pendingText += `${before}${xml.slice(lt + 9, end)}`;
+      }
+      return end + 3;
+    }
+    if (xml.startsWith('<!DOCTYPE', lt))
+      return this.fail('DOCTYPE is not allowed (no DTDs or entity declarations)', lt);
+    return this.fail('unsupported markup declaration', lt);
+  }
+
+  /** `<?`: a processing instruction (the XML declaration among them), skipped. */
+  instruction(pos: number, lt: number): number {
+    const end = this.xml.indexOf('?>', lt + 2);
+    if (end < 0) return this.fail('unterminated processing instruction', lt);
+    if (this.openCount > 0 && !this.leafHasChild) this.pendingText += this.xml.slice(pos, lt);
+    return end + 2;
+  }
+
+  /** `</`: compared in place against the open name, no substring is allocated. */
+  endTag(pos: number, lt: number, blank: boolean): number {
+    const xml = this.xml;
+    const w = this.w;
+    const wBase = this.wBase;
+    const wEnd = this.wEnd;
+    const depth = this.openCount - 1;
+    const top = depth >= 0 ? this.open[depth] : undefined;
+    let gt = lt + 2 + (top ? top.qname.length : 0);
+    const matches =
+      top !== undefined && (gt < wEnd ? sameNameIn(w, lt + 2 - wBase, top.codes) : sameName(xml, lt + 2, top.codes));
+    if (matches && (gt >= wEnd || w[gt - wBase] !== GT)) while (gt < this.n && isSpace(xml.charCodeAt(gt))) gt++;
+    if (!top || !matches || (gt < wEnd ? w[gt - wBase] : xml.charCodeAt(gt)) !== GT)
+      return this.endTagMismatch(lt, top);
+    this.prev = top;
+    this.prevWasOpen = false;
+    if (this.leafHasChild && !blank) this.stats.mixedContent++;
+    if (this.captureDepth >= 0) {
+      if (!this.closeCaptured(pos, lt, depth)) return -1;
+    } else {
+      this.sink.close(top.local, depth);
+    }
+    this.openCount = depth; // the slot is reused, never truncated (setting an array's length is slow)
+    if (depth === 0) this.rootClosed = true;
+    this.leafHasChild = true; // the parent now has a child
+    this.pendingText = '';
+    return gt + 1;
+  }
+
+  endTagMismatch(lt: number, top: NameInfo | undefined): number {
+    const end = this.xml.indexOf('>', lt + 2);
+    const found = this.xml.slice(lt + 2, end < 0 ? Math.min(this.n, lt + 40) : end).trim();
+    return this.fail(`end tag </${found}> does not match <${top ? top.qname : '(none)'}>`, lt);
+  }
+
+  /** An element inside a capture closed at `lt`: a leaf's text goes into the tree, the capture's root to the sink. */
+  closeCaptured(pos: number, lt: number, depth: number): boolean {
+    const node = this.nodes[depth] as number;
+    if (!this.leafHasChild) {
+      const textStart = pos;
+      if (this.nextAmp >= 0 && this.nextAmp < textStart) this.nextAmp = this.xml.indexOf('&', textStart);
+      if (this.pendingText !== '' || (this.nextAmp >= 0 && this.nextAmp < lt)) {
+        const text = decodeEntities(this.pendingText + this.xml.slice(textStart, lt));
+        if (text === undefined) {
+          this.fail(BAD_REFERENCE, textStart);
+          return false;
+        }
+        this.tree.setDecoded(node, text);
+      } else this.tree.setText(node, textStart, lt);
+    }
+    if (depth === this.captureDepth) {
+      this.captureDepth = -1;
+      this.sink.captured(this.tree, node, depth);
+    }
+    return true;
+  }
+
+  /** `<` and a name outside any capture: the element opens (or, self-closing, opens and closes). */
+  startTag(lt: number, blank: boolean): number {
+    if (this.rootClosed) return this.fail('content after the root element', lt);
+    // Text before a child element is mixed content, which no bank message schema allows (a browser view
+    // pasted back as XML leaves "-" markers there).
+    const pending = this.pendingText;
+    if (this.openCount > 0 && (!blank || (pending !== '' && !isBlankRun(pending, 0, pending.length)))) {
+      this.stats.mixedContent++;
+    }
+    const info = this.elementName(lt);
+    if (info === null) return this.fail('malformed start tag', lt);
+    const i = lt + 1 + info.qname.length;
+    // Most start tags end right after the name: no attribute scan, and the name cannot end in "/".
+    const gt =
+      i < this.wEnd && this.w[i - this.wBase] === GT ? i : findTagEnd(this.xml, i, this.w, this.wBase, this.wEnd);
+    if (gt < 0) return this.fail(`unterminated start tag <${info.qname}`, lt);
+    const selfClosing = gt !== i && this.xml.charCodeAt(gt - 1) === SLASH;
+    const attrEnd = selfClosing ? gt - 1 : gt;
+    const attrs = i < attrEnd ? this.attributes(info, i, attrEnd) : '';
+    if (attrs === undefined) return this.fail('undefined entity in attribute', lt);
+    const depth = this.openCount;
+    if (depth >= this.maxDepth) return this.fail(`element nesting deeper than ${this.maxDepth}`, lt);
+    if (depth === 0) {
+      if (this.rootSeen) return this.fail('more than one root element', lt);
+      this.rootSeen = true;
+    }
+    if (this.sink.open(info.local, attrs, depth)) {
+      this.captureDepth = depth;
+      this.tree.reset(this.xml);
+      this.nodes[depth] = this.tree.add(-1, info.id, info.local, attrs);
+    }
+    this.prev = info;
+    this.prevWasOpen = !selfClosing;
+    this.pendingText = '';
+    if (selfClosing) this.closeEmpty(info, depth);
+    else {
+      this.open[this.openCount++] = info;
+      this.leafHasChild = false;
+    }
+    return gt + 1;
+  }
+
+  /**
+   * A start tag inside a captured subtree (most tags of a large statement): the element goes into the
+   * tree, and a leaf, `<Name>text</Name>` (most elements there), has its text and end tag read right here,
+   * as the loop would read them (text starting with a blank, entities, comments or a child element go the
+   * long way). One function for the whole leaf: a call per element was a tenth of a camt.053 parse.
+   */
+  startInCapture(lt: number, blank: boolean): number {
+    const pending = this.pendingText;
+    if (!blank || (pending !== '' && !isBlankRun(pending, 0, pending.length))) this.stats.mixedContent++;
+    const info = this.elementName(lt);
+    if (info === null) return this.fail('malformed start tag', lt);
+    const { w, wBase, wEnd, xml } = this;
+    const i = lt + 1 + info.qname.length;
+    const gt = i < wEnd && w[i - wBase] === GT ? i : findTagEnd(xml, i, w, wBase, wEnd);
+    if (gt < 0) return this.fail(`unterminated start tag <${info.qname}`, lt);
+    const selfClosing = gt !== i && xml.charCodeAt(gt - 1) === SLASH;
+    const attrEnd = selfClosing ? gt - 1 : gt;
+    const attrs = i < attrEnd ? this.attributes(info, i, attrEnd) : '';
+    if (attrs === undefined) return this.fail('undefined entity in attribute', lt);
+    const depth = this.openCount; // deeper than the capture's root, so never the root element
+    if (depth >= this.maxDepth) return this.fail(`element nesting deeper than ${this.maxDepth}`, lt);
+    const node = this.tree.add(this.nodes[depth - 1] as number, info.id, info.local, attrs);
+    this.nodes[depth] = node;
+    this.prev = info;
+    if (pending !== '') this.pendingText = '';
+    this.prevWasOpen = false;
+    this.leafHasChild = true;
+    if (selfClosing) return gt + 1;
+    const t = gt + 1;
+    if (t < wEnd) {
+      let c = w[t - wBase] as number;
+      let q = t;
+      if (c !== LT && c > 32) {
+        const stop = Math.min(t + TEXT_SCAN, wEnd);
+        q = findLt(this.q4, w, wBase, t + 1, stop);
+        if (q < 0) q = xml.indexOf('<', stop);
+        c = LT;
+      }
+      const codes = info.codes;
+      const after = q + 2 + codes.length; // the end tag's `>`
+      if (c === LT && q >= 0 && after < wEnd && w[q + 1 - wBase] === SLASH && w[after - wBase] === GT) {
+        if (sameNameIn(w, q + 2 - wBase, codes)) {
+          // No '&' before `q` known (a stale one, before `t`, is searched again only then).
+          if (this.nextAmp < 0 || this.nextAmp >= q) this.tree.setText(node, t, q);
+          else if (!this.ampLeaf(node, t, q)) return this.fail(BAD_REFERENCE, t);
+          return after + 1;
+        }
+      }
+    }
+    this.open[this.openCount++] = info;
+    this.prevWasOpen = true;
+    this.leafHasChild = false;
+    return t;
+  }
+
+  /**
+   * The start tag's name at `lt + 1`: the element that followed the last tag last time when it is written
+   * there, else looked up (and remembered as the guess); null when the tag is malformed.
+   */
+  elementName(lt: number): NameInfo | null {
+    const prev = this.prev;
+    if (prev === null) return this.scanName(lt);
+    const guess = this.prevWasOpen ? prev.afterOpen : prev.afterClose;
+    if (guess !== null && this.writtenAt(guess, lt + 1)) return guess;
+    return this.lookupName(lt, prev);
+  }
+
+  /** The first guess missed: the second guess, else the name read and remembered as the guess. */
+  lookupName(lt: number, prev: NameInfo): NameInfo | null {
+    // After an end tag its parent is still open (a start tag after the root closed was refused).
+    const parent = this.prevWasOpen || this.openCount === 0 ? null : (this.open[this.openCount - 1] as NameInfo);
+    if (parent !== null) {
+      // The second guess: what followed this end tag last time in this parent (a `Cd` is followed by
+      // `Fmly` in `Domn` but by `Issr` in `Prtry`).
+      const guess = this.table.afterClose(prev, parent);
+      if (guess !== null && this.writtenAt(guess, lt + 1)) {
+        prev.afterClose = guess;
+        return guess;
+      }
+    }
+    const info = this.scanName(lt);
+    if (info !== null) {
+      if (this.prevWasOpen) prev.afterOpen = info;
+      else {
+        prev.afterClose = info;
+        if (parent !== null) this.table.setAfterClose(prev, parent, info);
+      }
+    }
+    return info;
+  }
+
+  /** Whether `guess`'s name, and then a name's end, is written in the window at `i`. */
+  writtenAt(guess: NameInfo, i: number): boolean {
+    const end = i + guess.qname.length;
+    return (
+      end < this.wEnd &&
+      sameNameIn(this.w, i - this.wBase, guess.codes) &&
+      isNameEnd(this.w[end - this.wBase] as number)
+    );
+  }
+
+  /** Reads the name after `lt` (hashing it as it goes) and interns it; null when it is empty or malformed. */
+  scanName(lt: number): NameInfo | null {
+    const w = this.w;
+    const wBase = this.wBase;
+    const wEnd = this.wEnd;
+    const xml = this.xml;
+    const n = this.n;
+    let hash = 0;
+    let colon = -1;
+    let i = lt + 1;
+    for (; i < wEnd; i++) {
+      const c = w[i - wBase] as number;
+      if (isNameEnd(c)) break;
+      if (c === LT) return null;
+      if (c === 58) colon = i;
+      hash = (hash * 31 + c) | 0;
+    }
+    if (i === wEnd) {
+      // A name running past the window (or the end of the input).
+      for (; i < n; i++) {
+        const c = xml.charCodeAt(i);
+        if (isNameEnd(c)) break;
+        if (c === LT) return null;
+        if (c === 58) colon = i;
+        hash = (hash * 31 + c) | 0;
+      }
+    }
+    if (i === lt + 1 || i >= n) return null;
+    return this.table.get(xml, lt + 1, i, hash, colon);
+  }
+
+  /** The attribute text of a start tag, trimmed and checked for entities; undefined on a bad entity. */
+  attributes(info: NameInfo, from: number, to: number): string | undefined {
+    // The same attribute text as last time on this element (Ccy="EUR") was checked then: share it.
+    if (info.rawAttrs.length === to - from && this.xml.startsWith(info.rawAttrs, from)) return info.attrs;
+    const raw = this.xml.slice(from, to);
+    const attrs = raw.trim();
+    if (attrs.includes('&') && decodeEntities(attrs) === undefined) return undefined;
+    info.rawAttrs = raw;
+    info.attrs = attrs;
+    return attrs;
+  }
+
+  /** A self-closing element closed as soon as it opened. */
+  closeEmpty(info: NameInfo, depth: number): void {
+    if (this.captureDepth >= 0) {
+      if (depth === this.captureDepth) {
+        this.captureDepth = -1;
+        this.sink.captured(this.tree, this.nodes[depth] as number, depth);
+      }
+    } else this.sink.close(info.local, depth);
+    if (depth === 0) this.rootClosed = true;
+    this.leafHasChild = true;
+  }
+
+  /** A leaf's text [t, q) where an '&' may be: decoded when one is there; false on a bad reference. */
+  ampLeaf(node: number, t: number, q: number): boolean {
+    if (this.nextAmp < t) this.nextAmp = this.xml.indexOf('&', t);
+    if (this.nextAmp >= 0 && this.nextAmp < q) {
+      const text = decodeEntities(this.xml.slice(t, q));
+      if (text === undefined) return false;
+      this.tree.setDecoded(node, text);
+    } else this.tree.setText(node, t, q);
+    return true;
+  }
+}
+
 /**
  * Parses `xml` and reports elements to `sink`. Returns an error for anything that is not well-formed
  * enough to trust, or undefined on success.
  */
-/** Counts of tolerated irregularities, for the caller to judge. */
-export type XmlStats = { mixedContent: number };
-
 export function streamXml(
   xml: string,
   sink: XmlSink,
   maxDepth = DEFAULT_MAX_DEPTH,
   stats: XmlStats = { mixedContent: 0 },
 ): XmlError | undefined {
-  const open: NameInfo[] = []; // open elements, for end-tag matching
-  let openCount = 0;
   const scratch = acquireScratch();
-  const table = scratch.names;
-  let prev: NameInfo | null = null; // the last tag seen, and whether it was a start tag
-  let prevWasOpen = false;
-  const tree = scratch.tree;
-  const nodes: number[] = []; // the tree index of the element open at each depth inside a capture
-  // The next '&' at or after the current text, so a leaf's text is checked for entities without a scan
-  // per leaf (-1: none left). Moves forward only, so the searches add up to one pass.
-  let nextAmp = xml.indexOf('&');
-  let captureDepth = -1; // depth of the captured subtree's root, -1 when not capturing
-  let rootSeen = false;
-  let rootClosed = false;
-  let pos = 0;
-  let textStart = 0;
-  let pendingText = ''; // leaf text interrupted by a comment or CDATA
-  let leafHasChild = false;
-  const n = xml.length;
-  const win = scratch.window;
-  win.fill(xml, 0);
-  const w = win.units;
-  const q4 = win.quads;
-  let wBase = 0; // the window holds xml[wBase, wEnd) and a 0 at wEnd
-  let wEnd = win.end;
+  let parse: XmlParse;
   try {
-    while (pos < n) {
-      // Indentation is skipped in place: most tags then need no search, and no second pass proves the
-      // text before them blank. The window's closing 0 (or a real one) ends the loop.
-      let p = pos;
-      if (p + MARGIN > wEnd && wEnd < n) {
-        win.fill(xml, p);
-        wBase = p;
-        wEnd = win.end;
-      }
-      let c = w[p - wBase] as number;
-      if (c === 13) c = w[++p - wBase] as number;
-      if (c === 10) {
-        // A line break and an indentation of spaces, four at a time (a run never passes the window's 0).
-        p++;
-        while (q4.getFloat64((p - wBase) * 2, true) === FOUR_SPACES) p += 4;
-        c = w[p - wBase] as number;
-      }
-      while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = w[++p - wBase] as number;
-      if (p === wEnd) {
-        // Blank beyond the window (or the end of the input, where charCodeAt gives NaN).
-        c = xml.charCodeAt(p);
-        while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = xml.charCodeAt(++p);
-      }
-      let lt = p;
-      if (c !== LT) {
-        // Leaf text: short texts (dates, codes, amounts) are scanned in the window, longer ones searched.
-        const stop = Math.min(p + TEXT_SCAN, wEnd);
-        lt = findLt(q4, w, wBase, p + 1, stop);
-        if (lt < 0) lt = xml.indexOf('<', stop);
-      }
-      const blank = lt === p; // only spaces, tabs and line breaks between pos (= textStart) and lt
-      if (lt < 0) {
-        if (openCount > 0)
-          return { message: `unexpected end of document inside <${open[openCount - 1]?.qname}>`, offset: n };
-        if (!isWhitespaceOnly(xml, pos, n)) return { message: 'text after the root element', offset: pos };
-        break;
-      }
-      if (openCount === 0 && !blank && !isWhitespaceOnly(xml, pos, lt)) {
-        return { message: 'text outside the root element', offset: pos };
-      }
-      // From here on the whole tag is read from the window, which holds at least MARGIN units past `lt`
-      // (or the rest of the input); longer names and attribute lists fall back to the string.
-      if (lt + MARGIN > wEnd && wEnd < n) {
-        win.fill(xml, lt);
-        wBase = lt;
-        wEnd = win.end;
-      }
-      const c1 = lt + 1 < wEnd ? (w[lt + 1 - wBase] as number) : xml.charCodeAt(lt + 1);
-      if (c1 === BANG) {
-        if (xml.startsWith('<!--', lt)) {
-          const end = xml.indexOf('-->', lt + 4);
-          if (end < 0) return { message: 'unterminated comment', offset: lt };
-          if (openCount > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
-          pos = end + 3;
-          textStart = pos;
-          continue;
-        }
-        if (xml.startsWith('<![CDATA[', lt)) {
-          if (openCount === 0) return { message: 'CDATA outside the root element', offset: lt };
-          const end = xml.indexOf(']]>', lt + 9);
-          if (end < 0) return { message: 'unterminated CDATA section', offset: lt };
-          if (!leafHasChild) {
-            const before = decodeEntities(xml.slice(textStart, lt));
-            if (before === undefined)
-              return { message: 'undefined entity or bad character reference', offset: textStart };
-            pendingText += `${before}${xml.slice(lt + 9, end)}`;
-          }
-          pos = end + 3;
-          textStart = pos;
-          continue;
-        }
-        if (xml.startsWith('<!DOCTYPE', lt))
-          return { message: 'DOCTYPE is not allowed (no DTDs or entity declarations)', offset: lt };
-        return { message: 'unsupported markup declaration', offset: lt };
-      }
-      if (c1 === QUESTION) {
-        const end = xml.indexOf('?>', lt + 2);
-        if (end < 0) return { message: 'unterminated processing instruction', offset: lt };
-        if (openCount > 0 && !leafHasChild) pendingText += xml.slice(textStart, lt);
-        pos = end + 2;
-        textStart = pos;
-        continue;
-      }
-      if (c1 === SLASH) {
-        // End tag: compared in place against the open name, no substring is allocated.
-        const depth = openCount - 1;
-        const top = depth >= 0 ? open[depth] : undefined;
-        const qname = top ? top.qname : '';
-        let gt = lt + 2 + qname.length;
-        const matches =
-          top !== undefined &&
-          (gt < wEnd ? sameNameIn(w, lt + 2 - wBase, top.codes) : sameName(xml, lt + 2, top.codes));
-        if (matches && (gt >= wEnd || w[gt - wBase] !== GT)) while (gt < n && isSpace(xml.charCodeAt(gt))) gt++;
-        if (!top || !matches || (gt < wEnd ? w[gt - wBase] : xml.charCodeAt(gt)) !== GT) {
-          const end = xml.indexOf('>', lt + 2);
-          const found = xml.slice(lt + 2, end < 0 ? Math.min(n, lt + 40) : end).trim();
-          return { message: `end tag </${found}> does not match <${top ? qname : '(none)'}>`, offset: lt };
-        }
-        prev = top;
-        prevWasOpen = false;
-        if (leafHasChild && !blank) stats.mixedContent++;
-        if (captureDepth >= 0) {
-          const node = nodes[depth] as number;
-          if (!leafHasChild) {
-            if (nextAmp >= 0 && nextAmp < textStart) nextAmp = xml.indexOf('&', textStart);
-            if (pendingText !== '' || (nextAmp >= 0 && nextAmp < lt)) {
-              const text = decodeEntities(pendingText + xml.slice(textStart, lt));
-              if (text === undefined)
-                return { message: 'undefined entity or bad character reference', offset: textStart };
-              tree.setDecoded(node, text);
-            } else tree.setText(node, textStart, lt);
-          }
-          if (depth === captureDepth) {
-            captureDepth = -1;
-            sink.captured(tree, node, depth);
-          }
-        } else {
-          sink.close(top.local, depth);
-        }
-        openCount = depth; // the slot is reused, never truncated (setting an array's length is slow)
-        if (depth === 0) rootClosed = true;
-        leafHasChild = true; // the parent now has a child
-        pendingText = '';
-        pos = gt + 1;
-        textStart = pos;
-        continue;
-      }
-      // Start tag.
-      if (rootClosed) return { message: 'content after the root element', offset: lt };
-      // Text before a child element is mixed content, which no bank message schema allows (a browser view
-      // pasted back as XML leaves "-" markers there).
-      if (openCount > 0 && (!blank || (pendingText !== '' && !isBlankRun(pendingText, 0, pendingText.length)))) {
-        stats.mixedContent++;
-      }
-      let info: NameInfo | null = null;
-      let i = lt + 1;
-      // After an end tag its parent is still open (a start tag after the root closed was refused above).
-      const parent = prevWasOpen || openCount === 0 ? null : (open[openCount - 1] as NameInfo);
-      if (prev !== null) {
-        let guess: NameInfo | null = prevWasOpen ? prev.afterOpen : prev.afterClose;
-        if (
-          guess !== null &&
-          i + guess.qname.length < wEnd &&
-          sameNameIn(w, i - wBase, guess.codes) &&
-          isNameEnd(w[i + guess.qname.length - wBase] as number)
-        ) {
-          info = guess;
-        } else if (parent !== null) {
-          // The second guess: what followed this end tag last time in this parent (a `Cd` is followed by
-          // `Fmly` in `Domn` but by `Issr` in `Prtry`).
-          guess = table.afterClose(prev, parent);
-          if (
-            guess !== null &&
-            i + guess.qname.length < wEnd &&
-            sameNameIn(w, i - wBase, guess.codes) &&
-            isNameEnd(w[i + guess.qname.length - wBase] as number)
-          ) {
-            info = guess;
-            prev.afterClose = guess;
-          }
-        }
-      }
-      if (info !== null) i += info.qname.length;
-      else {
-        let hash = 0;
-        let colon = -1;
-        for (; i < wEnd; i++) {
-          const c = w[i - wBase] as number;
-          if (isNameEnd(c)) break;
-          if (c === LT) return { message: 'malformed start tag', offset: lt };
-          if (c === 58) colon = i;
-          hash = (hash * 31 + c) | 0;
-        }
-        if (i === wEnd) {
-          // A name running past the window (or the end of the input).
-          for (; i < n; i++) {
-            const c = xml.charCodeAt(i);
-            if (isNameEnd(c)) break;
-            if (c === LT) return { message: 'malformed start tag', offset: lt };
-            if (c === 58) colon = i;
-            hash = (hash * 31 + c) | 0;
-          }
-        }
-        if (i === lt + 1 || i >= n) return { message: 'malformed start tag', offset: lt };
-        info = table.get(xml, lt + 1, i, hash, colon);
-        if (prev !== null) {
-          if (prevWasOpen) prev.afterOpen = info;
-          else {
-            prev.afterClose = info;
-            if (parent !== null) table.setAfterClose(prev, parent, info);
-          }
-        }
-      }
-      const qname = info.qname;
-      // Most start tags end right after the name: no attribute scan, and the name cannot end in "/".
-      const gt = i < wEnd && w[i - wBase] === GT ? i : findTagEnd(xml, i, w, wBase, wEnd);
-      if (gt < 0) return { message: `unterminated start tag <${qname}`, offset: lt };
-      const selfClosing = gt !== i && xml.charCodeAt(gt - 1) === SLASH;
-      const attrEnd = selfClosing ? gt - 1 : gt;
-      let attrs = '';
-      if (i < attrEnd) {
-        // The same attribute text as last time on this element (Ccy="EUR") was checked then: share it.
-        if (info.rawAttrs.length === attrEnd - i && xml.startsWith(info.rawAttrs, i)) attrs = info.attrs;
-        else {
-          const raw = xml.slice(i, attrEnd);
-          attrs = raw.trim();
-          if (attrs.includes('&') && decodeEntities(attrs) === undefined) {
-            return { message: 'undefined entity in attribute', offset: lt };
-          }
-          info.rawAttrs = raw;
-          info.attrs = attrs;
-        }
-      }
-      const depth = openCount;
-      if (depth >= maxDepth) return { message: `element nesting deeper than ${maxDepth}`, offset: lt };
-      if (depth === 0) {
-        if (rootSeen) return { message: 'more than one root element', offset: lt };
-        rootSeen = true;
-      }
-      const name = info.local;
-      if (captureDepth >= 0) {
-        nodes[depth] = tree.add(nodes[depth - 1] as number, info.id, name, attrs);
-      } else if (sink.open(name, attrs, depth)) {
-        captureDepth = depth;
-        tree.reset(xml);
-        nodes[depth] = tree.add(-1, info.id, name, attrs);
-      }
-      prev = info;
-      prevWasOpen = !selfClosing;
-      if (selfClosing) {
-        if (captureDepth >= 0) {
-          if (depth === captureDepth) {
-            captureDepth = -1;
-            sink.captured(tree, nodes[depth] as number, depth);
-          }
-        } else sink.close(name, depth);
-        if (depth === 0) rootClosed = true;
-        leafHasChild = true;
-      } else {
-        // Inside a capture most elements are leaves, `<Name>text</Name>`: the text and the end tag are read
-        // right here, as the loop would read them (text starting with a blank, entities, comments or a
-        // child element go the long way).
-        const t = gt + 1;
-        if (depth > captureDepth && captureDepth >= 0 && t < wEnd) {
-          let c = w[t - wBase] as number;
-          let q = t;
-          if (c !== LT && c > 32) {
-            const stop = Math.min(t + TEXT_SCAN, wEnd);
-            q = findLt(q4, w, wBase, t + 1, stop);
-            if (q < 0) q = xml.indexOf('<', stop);
-            c = LT;
-          }
-          const codes = info.codes;
-          const after = q + 2 + codes.length; // the end tag's `>`
-          if (
-            c === LT &&
-            q >= 0 &&
-            after < wEnd &&
-            w[q + 1 - wBase] === SLASH &&
-            w[after - wBase] === GT &&
-            sameNameIn(w, q + 2 - wBase, codes)
-          ) {
-            const node = nodes[depth] as number;
-            if (nextAmp >= 0 && nextAmp < t) nextAmp = xml.indexOf('&', t);
-            if (nextAmp >= 0 && nextAmp < q) {
-              const text = decodeEntities(xml.slice(t, q));
-              if (text === undefined) return { message: 'undefined entity or bad character reference', offset: t };
-              tree.setDecoded(node, text);
-            } else tree.setText(node, t, q);
-            prev = info;
-            prevWasOpen = false;
-            leafHasChild = true;
-            pendingText = '';
-            pos = after + 1;
-            textStart = pos;
-            continue;
-          }
-        }
-        open[openCount++] = info;
-        leafHasChild = false;
-      }
-      pendingText = '';
-      pos = gt + 1;
-      textStart = pos;
-    }
+    parse = new XmlParse(xml, sink, maxDepth, stats, scratch);
+    const error = parse.run();
+    if (error !== undefined) return error;
   } finally {
     scratch.release();
   }
-  if (openCount > 0) return { message: `unexpected end of document inside <${open[openCount - 1]?.qname}>`, offset: n };
-  if (!rootSeen) return { message: 'no root element', offset: 0 };
-  return undefined;
+  return parse.finish();
 }
