@@ -146,7 +146,9 @@ async function matchChunk(run: MatchRun, ids: string[]): Promise<{ matched: numb
   await insertMatches(tx, rows);
   const expectedWrites = [...expectedSums].map(([j, sum]) => expectedWrite(run, expected[j]!, sum));
   // The statement's bank on each credit's event, as on incoming_payment.received (the bankKey filter).
-  const banks = await statementBanks(tx, scope, [...new Set([...incomingSums.keys()].map((i) => incoming[i]!.documentId))]);
+  const banks = await statementBanks(tx, scope, [
+    ...new Set([...incomingSums.keys()].map((i) => incoming[i]!.documentId)),
+  ]);
   const incomingWrites = [...incomingSums].map(([i, sum]) =>
     incomingWrite(run, incoming[i]!, sum, rows, banks.get(incoming[i]!.documentId)),
   );
