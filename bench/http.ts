@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { firstJsonLine } from './support/child-line.ts';
 import { startRoleAllServer } from './support/role-all-server.ts';
+import { submitRequests } from './support/submit-requests.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 /** The demo bank's answer delay in the workers row (as bench:pipeline's default). */
@@ -87,39 +88,11 @@ async function measureSubmit(
   runId: string,
   label = '',
 ) {
-  let n = 0;
-  // The load generator shares the 2 cores: each body is a string template with the message id
-  // spliced in, not a JSON parse and stringify per request.
-  const MARK = 'BENCH-MESSAGE-ID';
-  const templates = tenants.map((t) => {
-    const body = structuredClone(t.body) as { payment: { messageId: string } };
-    body.payment.messageId = MARK;
-    return JSON.stringify(body).split(JSON.stringify(MARK));
-  });
   const result = await autocannon({
     url,
     connections,
     duration: DURATION_S,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (req) => {
-          n++;
-          const key = `BENCH-${runId}-${connections}-${n}`;
-          const tenant = n % tenants.length;
-          const [head, tail] = templates[tenant]!;
-          return {
-            ...req,
-            headers: {
-              'content-type': 'application/json',
-              'x-api-key': tenants[tenant]!.apiKey,
-              'idempotency-key': key,
-            },
-            body: `${head}${JSON.stringify(key)}${tail}`,
-          };
-        },
-      },
-    ],
+    requests: submitRequests(tenants, `${runId}-${connections}`),
   });
   return {
     name: `POST /journal/payments (1 transaction, new key each, ${tenants.length === 1 ? 'one company' : `${tenants.length} companies`}${label})`,
