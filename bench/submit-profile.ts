@@ -18,6 +18,8 @@ import { startProfiledPostgres } from './support/profiled-postgres.ts';
 import { submitRequests } from './support/submit-requests.ts';
 
 const SUBMITS = Number(process.env.BENCH_SUBMITS ?? 4000);
+/** The connections of the statements pass (BENCH_STATEMENT_CONNECTIONS=1: a batch of one per statement). */
+const STATEMENT_CONNECTIONS = Number(process.env.BENCH_STATEMENT_CONNECTIONS ?? 32);
 
 type Sample = { cpuMicros: number; queries: number; bytesOut: number; bytesIn: number };
 
@@ -263,40 +265,45 @@ async function main(): Promise<void> {
 
     // Statements: a pass with pg_stat_statements counting every statement, nested ones too.
     await db.query(`ALTER SYSTEM SET pg_stat_statements.track = 'all'`);
+    await db.query(`ALTER SYSTEM SET pg_stat_statements.track_planning = on`);
     await db.query('SELECT pg_reload_conf()');
     await new Promise((r) => setTimeout(r, 500));
     await db.query('SELECT pg_stat_statements_reset()');
-    const counted = await load(32, SUBMITS, 'statements');
+    const counted = await load(STATEMENT_CONNECTIONS, SUBMITS, 'statements');
     await new Promise((r) => setTimeout(r, 1500));
     const { rows: statements } = await db.query<{
       query: string;
       calls: string;
       total: number;
+      plan: number;
       toplevel: boolean;
       rows: string;
     }>(
-      `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, total_exec_time AS total, toplevel, rows
+      `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, calls, total_exec_time AS total, total_plan_time AS plan, toplevel, rows
          FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
         ORDER BY calls DESC, total_exec_time DESC`,
     );
     await db.query(`ALTER SYSTEM SET pg_stat_statements.track = 'none'`);
+    await db.query(`ALTER SYSTEM SET pg_stat_statements.track_planning = off`);
     await db.query('SELECT pg_reload_conf()');
     const n = counted['2xx'];
     const top = statements.filter((s) => s.toplevel && !/pg_stat_statements/.test(s.query));
     const nested = statements.filter((s) => !s.toplevel);
     report.push(
-      `### statements per submit (pg_stat_statements, track = all; ${n} submits at 32 connections)`,
+      `### statements per submit (pg_stat_statements, track = all, track_planning = on; ${n} submits at ${STATEMENT_CONNECTIONS} connection(s))`,
       '',
       `top-level: ${(top.reduce((s, r) => s + Number(r.calls), 0) / n).toFixed(2)}, nested (inside the functions): ${(nested.reduce((s, r) => s + Number(r.calls), 0) / n).toFixed(2)}`,
       '',
-      '| level | calls per submit | exec ms per submit (nested included in their caller) | statement |',
-      '|---|---|---|---|',
+      `planning: ${(statements.reduce((sum, r) => sum + r.plan, 0) / n).toFixed(4)} ms per submit, execution of the top-level statements: ${(top.reduce((sum, r) => sum + r.total, 0) / n).toFixed(4)} ms`,
+      '',
+      '| level | calls per submit | exec ms per submit (nested included in their caller) | plan ms per submit | statement |',
+      '|---|---|---|---|---|',
       ...statements
         .filter((s) => Number(s.calls) / n >= 0.01 && !/pg_stat_statements/.test(s.query))
         .slice(0, 40)
         .map(
           (s) =>
-            `| ${s.toplevel ? 'top' : 'nested'} | ${(Number(s.calls) / n).toFixed(2)} | ${(s.total / n).toFixed(4)} | ${s.query.slice(0, 110).replaceAll('|', '\\|')} |`,
+            `| ${s.toplevel ? 'top' : 'nested'} | ${(Number(s.calls) / n).toFixed(2)} | ${(s.total / n).toFixed(4)} | ${(s.plan / n).toFixed(4)} | ${s.query.slice(0, 110).replaceAll('|', '\\|')} |`,
         ),
       '',
     );
