@@ -4,12 +4,21 @@
  * a bare Fastify route measured in the same run. The servers run in a child process so the load
  * generator (autocannon) does not share their event loop; on a 2-core machine they still share CPUs.
  * The delivery relay runs in the server process during the submit rows, as in the default ROLE=all.
+ * The last row (BENCH_WORKERS_ROW=off skips it) submits to the service as `npm start` runs it, every
+ * worker in the process (delivery, demo bank, reconciliation, webhooks to a local receiver), on a fresh
+ * database, and adds the seconds from the last submit until every accepted payment is executed.
  */
 import { spawn } from 'node:child_process';
 import autocannon from 'autocannon';
 import { firstJsonLine } from './support/child-line.ts';
+import { startRoleAllServer } from './support/role-all-server.ts';
+import { submitRequests } from './support/submit-requests.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+/** The demo bank's answer delay in the workers row (as bench:pipeline's default). */
+const DEMO_BANK_DELAY_MS = Number(process.env.DEMO_BANK_DELAY_MS ?? 1000);
+/** The workers row gives up waiting for the executions this long after the last submit. */
+const DRAIN_TIMEOUT_S = Number(process.env.BENCH_DRAIN_TIMEOUT_S ?? 300);
 
 async function serve(): Promise<void> {
   const Fastify = (await import('fastify')).default;
@@ -51,7 +60,7 @@ async function serve(): Promise<void> {
 
   const port = (s: { server: { address(): unknown } }) => (s.server.address() as { port: number }).port;
   process.stdout.write(
-    `${JSON.stringify({ app: port(app), bare: port(bare), apiKey, companyId, submitBody: firstPayment.body, tenants })}\n`,
+    `${JSON.stringify({ app: port(app), bare: port(bare), apiKey, companyId, submitBody: firstPayment.body, tenants, databaseUrl: bench.databaseUrl })}\n`,
   );
   process.stdin.resume();
   process.stdin.on('end', async () => {
@@ -77,52 +86,74 @@ async function measureSubmit(
   connections: number,
   tenants: Array<{ apiKey: string; body: unknown }>,
   runId: string,
+  label = '',
 ) {
-  let n = 0;
-  // The load generator shares the 2 cores: each body is a string template with the message id
-  // spliced in, not a JSON parse and stringify per request.
-  const MARK = 'BENCH-MESSAGE-ID';
-  const templates = tenants.map((t) => {
-    const body = structuredClone(t.body) as { payment: { messageId: string } };
-    body.payment.messageId = MARK;
-    return JSON.stringify(body).split(JSON.stringify(MARK));
-  });
   const result = await autocannon({
     url,
     connections,
     duration: DURATION_S,
-    requests: [
-      {
-        method: 'POST',
-        setupRequest: (req) => {
-          n++;
-          const key = `BENCH-${runId}-${connections}-${n}`;
-          const tenant = n % tenants.length;
-          const [head, tail] = templates[tenant]!;
-          return {
-            ...req,
-            headers: {
-              'content-type': 'application/json',
-              'x-api-key': tenants[tenant]!.apiKey,
-              'idempotency-key': key,
-            },
-            body: `${head}${JSON.stringify(key)}${tail}`,
-          };
-        },
-      },
-    ],
+    requests: submitRequests(tenants, `${runId}-${connections}`),
   });
   return {
-    name: `POST /journal/payments (1 transaction, new key each, ${tenants.length === 1 ? 'one company' : `${tenants.length} companies`})`,
+    name: `POST /journal/payments (1 transaction, new key each, ${tenants.length === 1 ? 'one company' : `${tenants.length} companies`}${label})`,
     connections,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
     errors: result.non2xx + result.errors,
-  } satisfies Row;
+    accepted: result['2xx'],
+  } satisfies Row & { accepted: number };
 }
 
-type Row = { name: string; connections: number; rps: number; p50: number; p99: number; errors: number };
+type Row = {
+  name: string;
+  connections: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  /** Seconds from the last submit until every accepted payment was executed (the workers row). */
+  executedAfter?: string;
+};
+
+/**
+ * The workers row: 32 connections of submits to a ROLE=all process, then the wait until the demo
+ * bank executed every accepted payment (its statements booked through reconciliation) and the webhook
+ * receiver's count at that moment.
+ */
+async function measureWithWorkers(adminUrl: string): Promise<Row> {
+  const server = await startRoleAllServer(adminUrl, DEMO_BANK_DELAY_MS);
+  try {
+    // Give the workers time to start before the clock runs (as bench:pipeline).
+    await new Promise((r) => setTimeout(r, 3000));
+    const row = await measureSubmit(
+      `${server.url}/journal/payments`,
+      32,
+      [{ apiKey: server.apiKey, body: server.body }],
+      `${Date.now().toString(36)}w`,
+      ', workers running (ROLE=all)',
+    );
+    const lastSubmit = performance.now();
+    // autocannon counts the answers it waited for; requests still in flight when it stopped are
+    // journaled too, so the wait is for every outbound document of the company.
+    let counts = { executed: 0, all: 0 };
+    for (;;) {
+      counts = await server.outbound();
+      if (counts.all >= row.accepted && counts.executed >= counts.all) break;
+      if (performance.now() - lastSubmit > DRAIN_TIMEOUT_S * 1000) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const seconds = ((performance.now() - lastSubmit) / 1000).toFixed(1);
+    process.stderr.write(
+      `workers row: ${row.accepted} answered, ${counts.executed} of ${counts.all} journaled executed ${seconds} s after the last submit, ${server.webhooksReceived()} webhook deliveries received\n`,
+    );
+    const { accepted: _, ...rest } = row;
+    const all = counts.executed >= counts.all;
+    return { ...rest, executedAfter: all ? seconds : `not all after ${seconds} (${counts.executed}/${counts.all})` };
+  } finally {
+    await server.stop();
+  }
+}
 
 async function measure(name: string, url: string, connections: number, headers: Record<string, string> = {}) {
   const result = await autocannon({ url, connections, duration: DURATION_S, headers });
@@ -146,6 +177,7 @@ async function main(): Promise<void> {
     companyId: string;
     submitBody: unknown;
     tenants: Array<{ apiKey: string; body: unknown }>;
+    databaseUrl: string;
   } = await firstJsonLine(child);
   const rows: Row[] = [];
   // BENCH_ROWS=submit measures the submit rows only.
@@ -168,13 +200,17 @@ async function main(): Promise<void> {
   const one = [{ apiKey: ports.apiKey, body: ports.submitBody }];
   for (const connections of [1, 32]) rows.push(await measureSubmit(submitUrl, connections, one, runId));
   rows.push(await measureSubmit(submitUrl, 32, ports.tenants, `${runId}m`));
+  // The relay-only server is idle from here on (its relay has nothing left to queue).
+  if (process.env.BENCH_WORKERS_ROW !== 'off') rows.push(await measureWithWorkers(ports.databaseUrl));
   child.stdin.end();
   process.stdout.write(`\nHTTP benchmark, ${DURATION_S} s per row (autocannon and servers share this machine)\n\n`);
   process.stdout.write(
-    '| route | connections | req/s | p50 ms | p99 ms | non-2xx/errors |\n|---|---|---|---|---|---|\n',
+    '| route | connections | req/s | p50 ms | p99 ms | non-2xx/errors | executed, s after the last submit |\n|---|---|---|---|---|---|---|\n',
   );
   for (const r of rows)
-    process.stdout.write(`| ${r.name} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} |\n`);
+    process.stdout.write(
+      `| ${r.name} | ${r.connections} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.executedAfter ?? ''} |\n`,
+    );
 }
 
 if (process.argv.includes('--serve')) await serve();

@@ -33,6 +33,7 @@ import { runMigrations } from '../src/db/migrate.ts';
 import { freePort } from '../src/platform/free-port.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { openJobQueue } from '../src/workers/job-queue.ts';
+import { freshDatabase } from './support/fresh-database.ts';
 
 const PAYMENTS = Number(process.env.BENCH_PAYMENTS ?? 10_000);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
@@ -86,30 +87,6 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 
     if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-async function freshDatabase(adminUrl: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `payops_bench_pipe_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      // BENCH_KEEP_DB=1: the run's database is left for inspection (EXPLAIN, pg_stat_*); its name is printed.
-      if (process.env.BENCH_KEEP_DB === '1') {
-        process.stdout.write(`  database kept: ${name}\n`);
-        return;
-      }
-      const c = new pg.Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
 }
 
 /** The sandbox's first payment, made unique (message, payment and end-to-end ids) for payment `i`. */
@@ -171,7 +148,7 @@ async function onboardEbics(base: string, sandbox: Sandbox): Promise<void> {
 }
 
 async function run(adminUrl: string, bank: Bank, workers: number): Promise<Run> {
-  const database = await freshDatabase(adminUrl);
+  const database = await freshDatabase(adminUrl, 'payops_bench_pipe');
   const pool = new pg.Pool({ connectionString: database.url, max: 2 });
   await runMigrations(pool);
   const queue = await openJobQueue(database.url, logger, { supervise: false });

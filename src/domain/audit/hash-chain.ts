@@ -22,14 +22,34 @@ export type ChainedFields = {
 
 export type ChainedEvent = ChainedFields & { prevHash: string; hash: string };
 
-/** JSON with object keys sorted at every depth; arrays keep their order. */
+/**
+ * JSON with object keys sorted at every depth (UTF-16 code unit order, Array#sort's own); arrays keep
+ * their order; undefined members are left out. Built by appending to one string, without the
+ * entry arrays and closures of a map/filter/join: it runs on every submit (the request digest and
+ * each audit event), where those allocations were most of its cost (docs/adr/0080).
+ */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) out += ',';
+      out += canonicalJson(value[i]);
+    }
+    return `${out}]`;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record).sort();
+  let out = '{';
+  for (const key of keys) {
+    const member = record[key];
+    if (member === undefined) continue;
+    if (out.length > 1) out += ',';
+    out += JSON.stringify(key);
+    out += ':';
+    out += canonicalJson(member);
+  }
+  return `${out}}`;
 }
 
 export function eventHash(prevHash: string, fields: ChainedFields): string {
