@@ -10769,6 +10769,27 @@ export interface operations {
                                 reason: string | null;
                                 createdAt: string;
                             }[];
+                            returned: {
+                                /** @enum {string} */
+                                rule: "return";
+                                matchedBy: "end-to-end-id" | "amount-counterparty";
+                                /** @description the return reason code, or reversal when the bank gave none */
+                                reason: string;
+                                amount: string;
+                                bookingDate: string | null;
+                                entry: {
+                                    documentId: string;
+                                    entryIndex: number | null;
+                                    bankRef: string | null;
+                                };
+                                previousStatus: string;
+                                released: {
+                                    matchId: string;
+                                    expectedPaymentId: string;
+                                    amount: string;
+                                }[];
+                                returnedAt: string;
+                            } | null;
                             createdAt: string;
                         }[];
                         nextCursor: string | null;
@@ -10885,6 +10906,27 @@ export interface operations {
                             reason: string | null;
                             createdAt: string;
                         }[];
+                        returned: {
+                            /** @enum {string} */
+                            rule: "return";
+                            matchedBy: "end-to-end-id" | "amount-counterparty";
+                            /** @description the return reason code, or reversal when the bank gave none */
+                            reason: string;
+                            amount: string;
+                            bookingDate: string | null;
+                            entry: {
+                                documentId: string;
+                                entryIndex: number | null;
+                                bankRef: string | null;
+                            };
+                            previousStatus: string;
+                            released: {
+                                matchId: string;
+                                expectedPaymentId: string;
+                                amount: string;
+                            }[];
+                            returnedAt: string;
+                        } | null;
                         createdAt: string;
                     };
                 };

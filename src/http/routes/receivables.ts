@@ -89,6 +89,26 @@ const IncomingPayment = Type.Object({
   remittance: Nullable(Type.String()),
   entry: Type.Object({ documentId: Type.String(), entryIndex: Type.Integer(), bankRef: Nullable(Type.String()) }),
   matches: Type.Array(Match),
+  returned: Nullable(
+    Type.Object(
+      {
+        rule: Type.Literal('return'),
+        matchedBy: Type.Union([Type.Literal('end-to-end-id'), Type.Literal('amount-counterparty')]),
+        reason: Type.String({ description: 'the return reason code, or reversal when the bank gave none' }),
+        amount: Amount,
+        bookingDate: Nullable(Type.String()),
+        entry: Type.Object({
+          documentId: Type.String(),
+          entryIndex: Nullable(Type.Integer()),
+          bankRef: Nullable(Type.String()),
+        }),
+        previousStatus: Type.String(),
+        released: Type.Array(Type.Object({ matchId: Type.String(), expectedPaymentId: Type.String(), amount: Amount })),
+        returnedAt: Type.String(),
+      },
+      { description: 'the statement entry that reversed the credit (docs/adr/0076)' },
+    ),
+  ),
   createdAt: Type.String(),
 });
 
