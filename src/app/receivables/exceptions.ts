@@ -52,7 +52,8 @@ export async function listExceptions(
   type Item = {
     kind: Kind;
     subject: Record<string, unknown>;
-    candidates: ReturnType<typeof candidateView>[];
+    // An unanswered line's candidate debits name their entry: what a manual match takes (docs/adr/0076).
+    candidates: (ReturnType<typeof candidateView> & { entry?: { documentId: string; entryIndex: number } })[];
     since: string;
     id: string;
   };

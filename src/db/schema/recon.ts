@@ -93,8 +93,8 @@ export const lineMatches = pgTable(
     unmatchedEntryId: bigint('unmatched_entry_id', { mode: 'number' })
       .notNull()
       .references(() => unmatchedEntries.id, { onDelete: 'cascade' }),
-    // [{documentId, index}] of the outbound lines, in the order named.
-    lines: jsonb('lines').$type<{ documentId: string; index: number }[]>().notNull(),
+    // The outbound lines in the order named, each with the answer window it had (restored by an unmatch).
+    lines: jsonb('lines').$type<{ documentId: string; index: number; openUntil: string | null }[]>().notNull(),
     amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
     actorUserId: text('actor_user_id'),
     actor: text('actor').notNull(),

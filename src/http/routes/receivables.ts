@@ -357,6 +357,12 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
                     daysDelta: Type.Integer(),
                     referenceMatch: Type.Boolean(),
                     why: Type.String(),
+                    entry: Type.Optional(
+                      Type.Object(
+                        { documentId: Type.String(), entryIndex: Type.Integer() },
+                        { description: "an unanswered line's candidate debit: the entry of a manual match" },
+                      ),
+                    ),
                   }),
                 ),
                 since: Type.String(),
@@ -371,11 +377,28 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
     async (request) => listExceptions(ctx, principalOf(request), request.query),
   );
 
-  const ManualMatch = Type.Object({
-    ...Match.properties,
-    unmatchedAt: Nullable(Type.String()),
-    unmatchReason: Nullable(Type.String()),
-  });
+  const ManualMatch = Type.Union([
+    Type.Object({
+      ...Match.properties,
+      unmatchedAt: Nullable(Type.String()),
+      unmatchReason: Nullable(Type.String()),
+    }),
+    // A statement debit matched to the outbound lines it paid (docs/adr/0076).
+    Type.Object({
+      id: Type.String(),
+      rule: Type.Literal('manual'),
+      manual: Type.Boolean(),
+      amount: Amount,
+      amountDelta: Amount,
+      entry: Type.Object({ documentId: Type.String(), entryIndex: Nullable(Type.Integer()) }),
+      outboundLines: Type.Array(Type.Object({ documentId: Type.String(), index: Type.Integer() })),
+      actorUserId: Nullable(Type.String()),
+      reason: Nullable(Type.String()),
+      createdAt: Type.String(),
+      unmatchedAt: Nullable(Type.String()),
+      unmatchReason: Nullable(Type.String()),
+    }),
+  ]);
 
   app.post(
     '/reconciliation/matches',
@@ -383,7 +406,7 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
       schema: {
         tags,
         description:
-          'Matches an incoming payment to expected payments by hand, with a reason; the audit trail names the actor.',
+          'Matches by hand, with a reason: an incoming payment to expected payments, or a statement debit (entry) to the pending outbound lines it paid, whose amounts must add up to it exactly (422 amounts_differ). The audit trail names the actor.',
         body: Type.Object(
           {
             companyId: Type.String({ maxLength: 64 }),
@@ -403,7 +426,7 @@ export const receivablesRoutes: FastifyPluginAsyncTypebox<HttpServices> = async 
         ),
         response: {
           201: Type.Object({ matches: Type.Array(ManualMatch) }),
-          ...errorResponses(400, 401, 403, 404, 409),
+          ...errorResponses(400, 401, 403, 404, 409, 422),
         },
       },
     },
