@@ -139,6 +139,8 @@ export async function manualMatch(
     for (const e of expected) {
       if (e.currency !== p.currency)
         throw new AppError('conflict', `${e.id} is in ${e.currency}, the credit in ${p.currency}`);
+      if (e.direction !== 'credit')
+        throw new AppError('conflict', `${e.id} expects a debit; an incoming payment is a credit`);
       const room = e.settled || e.status === 'archived' ? 0n : e.amountMaxMinor - e.matchedMinor;
       if (room <= 0n) throw new AppError('conflict', `${e.id} takes no more`);
       if (open <= 0n) throw new AppError('conflict', `the credit is used up before ${e.id}`);
