@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
-import { camt054Returns } from '../support/return-files.ts';
+import { camt054Returns, mt940Storno } from '../support/return-files.ts';
 import { credits, expect, expected, ingest, type Sandbox } from './support.ts';
 
 /**
@@ -232,4 +232,26 @@ test('a reversal naming an end-to-end id that is none of our credits takes no cr
   );
   const rows = (await db.query(`SELECT status FROM incoming_payments WHERE company_id = $1`, [s.companyId])).rows;
   assert.deepEqual(rows, [{ status: 'unmatched' }]);
+});
+
+test('an MT940 storno of a credit (RC) returns it by amount and counterparty', async () => {
+  const s = await provisionAndLogin(t);
+  await ingest(t, s, credits('RM-053', [{ amount: '12.00', ref: 'RM-1', iban: PAYER, day: '2026-11-20' }]));
+  // The storno of a debit is RD (money back: an outbound return, docs/adr/0070); of a credit, RC.
+  const storno = mt940Storno('RM-940', { amount: '12.00', day: '2026-11-23', iban: PAYER, bankRef: 'RM-REV' }).replace(
+    'RD12,00',
+    'RC12,00',
+  );
+  assert.match(storno, /:61:\d{10}RC12,00/);
+  await ingest(t, s, storno);
+  const rows = (
+    await db.query(`SELECT id, status, return_evidence FROM incoming_payments WHERE company_id = $1`, [s.companyId])
+  ).rows;
+  assert.equal(rows.length, 1);
+  assert.equal(rows[0].status, 'returned');
+  assert.equal(rows[0].return_evidence.matchedBy, 'amount-counterparty');
+  assert.equal(rows[0].return_evidence.reason, 'reversal');
+  assert.equal(rows[0].return_evidence.bookingDate, '2026-11-23');
+  const [event] = await outbox(s, 'incoming_payment.returned');
+  assert.equal(event!.data.incomingPaymentId, rows[0].id);
 });
