@@ -1440,8 +1440,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Matches an incoming payment to expected payments by hand, with a reason
-         * @description Matches an incoming payment to expected payments by hand, with a reason; the audit trail names the actor.
+         * Matches by hand, with a reason
+         * @description Matches by hand, with a reason: an incoming payment to expected payments, or a statement debit (entry) to the pending outbound lines it paid, whose amounts must add up to it exactly (422 amounts_differ). The audit trail names the actor.
          */
         post: operations["createManualMatch"];
         delete?: never;
@@ -2422,11 +2422,12 @@ export interface components {
          *     unrecognised_format: the bank file is in no format this service reads
          *     unparseable_file: the bank file is of a known format but cannot be parsed, or is of the wrong kind
          *     unmatched_report: the status report matches no outbound payment of the company
+         *     amounts_differ: a manual match whose outbound lines do not add up to the statement entry (or are in another currency)
          */
         Error422: {
             error: {
                 /** @enum {string} */
-                code: "invalid_payment" | "unrecognised_format" | "unparseable_file" | "unmatched_report";
+                code: "invalid_payment" | "unrecognised_format" | "unparseable_file" | "unmatched_report" | "amounts_differ";
                 message: string;
                 details?: {
                     [key: string]: unknown;
@@ -5949,7 +5950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report, amounts_differ */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6059,7 +6060,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report, amounts_differ */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6274,7 +6275,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report, amounts_differ */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -6392,7 +6393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report, amounts_differ */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8060,7 +8061,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report, amounts_differ */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8208,7 +8209,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report, amounts_differ */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -8637,7 +8638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
-            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report */
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report, amounts_differ */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10769,6 +10770,27 @@ export interface operations {
                                 reason: string | null;
                                 createdAt: string;
                             }[];
+                            returned: {
+                                /** @enum {string} */
+                                rule: "return";
+                                matchedBy: "end-to-end-id" | "amount-counterparty";
+                                /** @description the return reason code, or reversal when the bank gave none */
+                                reason: string;
+                                amount: string;
+                                bookingDate: string | null;
+                                entry: {
+                                    documentId: string;
+                                    entryIndex: number | null;
+                                    bankRef: string | null;
+                                };
+                                previousStatus: string;
+                                released: {
+                                    matchId: string;
+                                    expectedPaymentId: string;
+                                    amount: string;
+                                }[];
+                                returnedAt: string;
+                            } | null;
                             createdAt: string;
                         }[];
                         nextCursor: string | null;
@@ -10885,6 +10907,27 @@ export interface operations {
                             reason: string | null;
                             createdAt: string;
                         }[];
+                        returned: {
+                            /** @enum {string} */
+                            rule: "return";
+                            matchedBy: "end-to-end-id" | "amount-counterparty";
+                            /** @description the return reason code, or reversal when the bank gave none */
+                            reason: string;
+                            amount: string;
+                            bookingDate: string | null;
+                            entry: {
+                                documentId: string;
+                                entryIndex: number | null;
+                                bankRef: string | null;
+                            };
+                            previousStatus: string;
+                            released: {
+                                matchId: string;
+                                expectedPaymentId: string;
+                                amount: string;
+                            }[];
+                            returnedAt: string;
+                        } | null;
                         createdAt: string;
                     };
                 };
@@ -11083,6 +11126,11 @@ export interface operations {
                                 daysDelta: number;
                                 referenceMatch: boolean;
                                 why: string;
+                                /** @description an unanswered line's candidate debit: the entry of a manual match */
+                                entry?: {
+                                    documentId: string;
+                                    entryIndex: number;
+                                };
                             }[];
                             since: string;
                         }[];
@@ -11179,7 +11227,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        matches: {
+                        matches: ({
                             id: string;
                             rule: string;
                             manual: boolean;
@@ -11193,7 +11241,27 @@ export interface operations {
                             createdAt: string;
                             unmatchedAt: string | null;
                             unmatchReason: string | null;
-                        }[];
+                        } | {
+                            id: string;
+                            /** @enum {string} */
+                            rule: "manual";
+                            manual: boolean;
+                            amount: string;
+                            amountDelta: string;
+                            entry: {
+                                documentId: string;
+                                entryIndex: number | null;
+                            };
+                            outboundLines: {
+                                documentId: string;
+                                index: number;
+                            }[];
+                            actorUserId: string | null;
+                            reason: string | null;
+                            createdAt: string;
+                            unmatchedAt: string | null;
+                            unmatchReason: string | null;
+                        })[];
                     };
                 };
             };
@@ -11260,6 +11328,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error415"];
                 };
             };
+            /** @description invalid_payment, unrecognised_format, unparseable_file, unmatched_report, amounts_differ */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error422"];
+                };
+            };
             /** @description internal_error */
             500: {
                 headers: {
@@ -11314,6 +11391,26 @@ export interface operations {
                         daysDelta: number;
                         incomingPaymentId: string;
                         expectedPaymentId: string;
+                        actorUserId: string | null;
+                        reason: string | null;
+                        createdAt: string;
+                        unmatchedAt: string | null;
+                        unmatchReason: string | null;
+                    } | {
+                        id: string;
+                        /** @enum {string} */
+                        rule: "manual";
+                        manual: boolean;
+                        amount: string;
+                        amountDelta: string;
+                        entry: {
+                            documentId: string;
+                            entryIndex: number | null;
+                        };
+                        outboundLines: {
+                            documentId: string;
+                            index: number;
+                        }[];
                         actorUserId: string | null;
                         reason: string | null;
                         createdAt: string;

@@ -161,6 +161,11 @@ export const ERROR_CODES = {
     meaning: 'the bank file is of a known format but cannot be parsed, or is of the wrong kind',
   },
   unmatched_report: { status: 422, meaning: 'the status report matches no outbound payment of the company' },
+  amounts_differ: {
+    status: 422,
+    meaning: 'a manual match whose outbound lines do not add up to the statement entry (or are in another currency)',
+    details: 'entryAmount: string; linesAmount: string; currency: string',
+  },
   rate_limited: {
     status: 429,
     meaning: 'too many requests; retry after Retry-After seconds',

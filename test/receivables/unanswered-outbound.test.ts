@@ -136,8 +136,15 @@ test('unanswered-outbound: lines past their answer window with no evidence, with
       since: closed(0),
     },
   );
+  const lateStatement = (
+    await db.query(`SELECT document_id FROM unmatched_entries WHERE company_id = $1 AND bank_ref = 'UA-L-1'`, [
+      s.companyId,
+    ])
+  ).rows[0].document_id as string;
   assert.deepEqual(u1!.candidates[0], {
     ref: entryId('10.00'),
+    // What a manual match names (docs/adr/0076): the late statement's first entry.
+    entry: { documentId: lateStatement, entryIndex: 0 },
     amountDelta: '0.00',
     daysDelta: days,
     referenceMatch: false,

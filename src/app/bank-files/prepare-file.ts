@@ -186,14 +186,18 @@ export function prepareFile(
   const unkept = new KeptCopies(kept);
   // The credits, as incoming payments' records (docs/adr/0069).
   const incoming = new IncomingPages();
+  // Each transaction's position in its block (an unmatched entry's entryIndex, as incoming.add counts).
+  const positions: number[] = [];
   let parsed = parseBankFile(source.text, {
     onTransaction: (tx: StatementTransaction, block: number) => {
+      const position = positions[block] ?? 0;
+      positions[block] = position + 1;
       bodies[block] ??= new TransactionsJson();
       bodies[block].add(tx);
       const entry = entryOf(tx);
       incoming.add(block, tx, entry);
       if (entry === undefined) return;
-      unkept.add(block, entry, evidenceSourceOf(tx), entryDetailsOf(tx, entry));
+      unkept.add(block, entry, evidenceSourceOf(tx), entryDetailsOf(tx, entry, position));
     },
   });
   unkept.flush();

@@ -4,6 +4,7 @@ import { recordStatement } from '../accounts/record-statement.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { type IncomingSource, recordIncomingPayments } from '../receivables/record-incoming.ts';
+import { returnReversedCredits } from '../receivables/reversed-incoming.ts';
 import { reconcileStatement, type StatementEntries } from '../recon/reconcile-statement.ts';
 import { type LeftoverSource, recordUnmatchedEntries } from '../recon/record-unmatched.ts';
 
@@ -90,6 +91,19 @@ export const statementConsumers: readonly StatementConsumer[] = [
       },
       audit,
     ),
+  }),
+  // A debit that reverses a credit returns its incoming payment (docs/adr/0076): after the credits, so
+  // a statement that brings both returns it, and after the unmatched entries, where reversals are kept.
+  async (ctx, tx, scope, s, audit) => ({
+    incomingReturned: (
+      await returnReversedCredits(
+        ctx,
+        tx,
+        scope,
+        { documentId: s.documentId, accountKey: s.accountKey, bankKey: s.bankKey, environment: s.environment },
+        audit,
+      )
+    ).returned,
   }),
 ];
 

@@ -52,7 +52,8 @@ export async function listExceptions(
   type Item = {
     kind: Kind;
     subject: Record<string, unknown>;
-    candidates: ReturnType<typeof candidateView>[];
+    // An unanswered line's candidate debits name their entry: what a manual match takes (docs/adr/0076).
+    candidates: (ReturnType<typeof candidateView> & { entry?: { documentId: string; entryIndex: number } })[];
     since: string;
     id: string;
   };
@@ -71,11 +72,11 @@ export async function listExceptions(
     if (kind === 'overdue-expected') {
       for (const e of await overdueExpected(ctx.db, scope, { after, limit: want })) {
         const need = e.amountMinMinor - e.matchedMinor;
-        const pool = await nearestIncoming(ctx.db, scope, {
-          currency: e.currency,
-          amountMinor: need,
-          limit: CANDIDATE_POOL,
-        });
+        // Credits are no candidates for a debit expected payment (docs/adr/0076).
+        const pool =
+          e.direction === 'credit'
+            ? await nearestIncoming(ctx.db, scope, { currency: e.currency, amountMinor: need, limit: CANDIDATE_POOL })
+            : [];
         const explained = pool.map((p) => ({ p, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
         items.push({
           kind,

@@ -300,6 +300,8 @@ export function incomingView(p: IncomingRow, matches: MatchRow[]) {
     remittance: p.remittance,
     entry: { documentId: p.documentId, entryIndex: p.entryIndex, bankRef: p.bankRef },
     matches: matches.map((m) => matchView(m, p.currency)),
+    // What reversed it (docs/adr/0076): the statement entry, the reason, the matches it released.
+    returned: p.returnEvidence ?? null,
     createdAt: p.createdAt.toISOString(),
   };
 }

@@ -23,11 +23,11 @@ import { amountText } from '../../domain/receivables/expected.ts';
 import { explainPair } from '../../domain/receivables/explain.ts';
 import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { AppError, forbidden, notFound } from '../errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import { emitEvents, type OutboxEvent } from '../events/outbox.ts';
-import { assertPlatform } from '../identity/access.ts';
-import { companyScope } from '../identity/company-scope.ts';
 import type { Principal } from '../identity/principal.ts';
+import { actorScope } from './actor.ts';
+import { manualLineMatch, unmatchLine } from './manual-line-match.ts';
 import { candidateOf, creditOf, settingsOf } from './match.ts';
 import { overdueEvent, todayOf } from './overdue.ts';
 
@@ -38,19 +38,6 @@ import { overdueEvent, todayOf } from './overdue.ts';
 
 const invalid = (path: string, message: string) =>
   new AppError('validation_failed', `${path}: ${message}`, { issues: [{ path, message }] });
-
-/** Who acts: a session of an admin or approver of the company, or an API key of its platform. */
-async function actorScope(ctx: AppContext, principal: Principal, companyId: string) {
-  const scope = await companyScope(ctx, principal, companyId);
-  if (principal.kind === 'key') return { scope, actorUserId: null, actor: `key ${principal.keyId}` };
-  if (principal.kind !== 'session') throw forbidden('a session or an API key');
-  assertPlatform(principal, scope.platformId);
-  const u = principal.user;
-  const member = u.workspaceAdmin || u.companyId === companyId;
-  if (!member || !(u.workspaceAdmin || u.roles.includes('admin') || u.roles.includes('approver')))
-    throw forbidden('an admin or approver of the company');
-  return { scope, actorUserId: u.id, actor: `user ${u.id}` };
-}
 
 type Sides = { expected: ExpectedRow[]; incoming: IncomingRow };
 
@@ -120,13 +107,19 @@ export async function manualMatch(
     incomingPaymentId?: string | undefined;
     expectedPaymentIds?: string[] | undefined;
     reason: string;
-    entry?: unknown;
-    outboundLines?: unknown;
+    entry?: { documentId: string; entryIndex: number } | undefined;
+    outboundLines?: { documentId: string; index: number }[] | undefined;
   },
 ) {
+  // The outbound form: a statement debit and the lines it paid (manual-line-match.ts, docs/adr/0076).
+  if (body.entry !== undefined || body.outboundLines !== undefined) {
+    if (body.incomingPaymentId !== undefined || body.expectedPaymentIds !== undefined)
+      throw invalid('entry', 'either incomingPaymentId and expectedPaymentIds, or entry and outboundLines');
+    if (body.entry === undefined) throw invalid('entry', 'required with outboundLines');
+    if (body.outboundLines === undefined) throw invalid('outboundLines', 'required with entry');
+    return manualLineMatch(ctx, principal, { ...body, entry: body.entry, outboundLines: body.outboundLines });
+  }
   const { scope, actorUserId, actor } = await actorScope(ctx, principal, body.companyId);
-  if (body.entry !== undefined || body.outboundLines !== undefined)
-    throw invalid('entry', 'outbound lines and statement entries are matched by the returns flow, not here');
   if (!body.incomingPaymentId) throw invalid('incomingPaymentId', 'required');
   const ids = [...new Set(body.expectedPaymentIds ?? [])];
   if (ids.length === 0) throw invalid('expectedPaymentIds', 'at least one');
@@ -146,6 +139,8 @@ export async function manualMatch(
     for (const e of expected) {
       if (e.currency !== p.currency)
         throw new AppError('conflict', `${e.id} is in ${e.currency}, the credit in ${p.currency}`);
+      if (e.direction !== 'credit')
+        throw new AppError('conflict', `${e.id} expects a debit; an incoming payment is a credit`);
       const room = e.settled || e.status === 'archived' ? 0n : e.amountMaxMinor - e.matchedMinor;
       if (room <= 0n) throw new AppError('conflict', `${e.id} takes no more`);
       if (open <= 0n) throw new AppError('conflict', `the credit is used up before ${e.id}`);
@@ -213,6 +208,8 @@ export async function unmatch(
   id: string,
   body: { companyId: string; reason: string },
 ) {
+  const line = await unmatchLine(ctx, principal, id, body);
+  if (line !== undefined) return line;
   const { scope, actorUserId, actor } = await actorScope(ctx, principal, body.companyId);
   return ctx.db.transaction(async (tx) => {
     const m = await findMatch(tx, scope, id);

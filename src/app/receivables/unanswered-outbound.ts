@@ -63,6 +63,8 @@ export async function unansweredItems(
         daysDelta: c.explained.daysDelta,
         referenceMatch: c.explained.referenceMatch,
         why: c.explained.why.join('; '),
+        // The `entry` of a manual match (POST /reconciliation/matches); none for entries recorded before 0038.
+        ...(c.d.entryIndex === null ? {} : { entry: { documentId: c.d.documentId, entryIndex: c.d.entryIndex } }),
       })),
       since: l.openUntil.toISOString(),
     });

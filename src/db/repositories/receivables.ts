@@ -74,6 +74,8 @@ export async function openExpected(q: Executor, scope: CompanyScope, currencies:
         inCompany(expectedPayments, scope),
         inArray(expectedPayments.currency, currencies),
         inArray(expectedPayments.status, ['unreconciled', 'partially-reconciled', 'overdue']),
+        // Incoming payments are credits: a debit expected payment is never theirs (docs/adr/0076).
+        eq(expectedPayments.direction, 'credit'),
       ),
     )
     .orderBy(asc(expectedPayments.id))
@@ -198,7 +200,7 @@ export async function putSettings(q: Executor, scope: CompanyScope, s: SettingsR
     .onConflictDoUpdate({ target: reconciliationSettings.companyId, set: { ...s, updatedAt: now } });
 }
 
-/** Whether the company has any expected payment that still takes a match (expected_payments_open_idx). */
+/** Whether the company has any credit expected payment that still takes a match (expected_payments_open_idx). */
 export async function hasOpenExpected(q: Executor, scope: CompanyScope): Promise<boolean> {
   const rows = await q
     .select({ id: expectedPayments.id })
@@ -207,6 +209,7 @@ export async function hasOpenExpected(q: Executor, scope: CompanyScope): Promise
       and(
         inCompany(expectedPayments, scope),
         inArray(expectedPayments.status, ['unreconciled', 'partially-reconciled', 'overdue']),
+        eq(expectedPayments.direction, 'credit'),
       ),
     )
     .limit(1);
@@ -309,7 +312,7 @@ export async function overdueExpected(
     .limit(filter.limit);
 }
 
-/** Open expected payments of a currency nearest to an amount (candidates for a credit). */
+/** Open credit expected payments of a currency nearest to an amount (candidates for a credit). */
 export async function nearestExpected(
   q: Executor,
   scope: CompanyScope,
@@ -323,6 +326,7 @@ export async function nearestExpected(
         inCompany(expectedPayments, scope),
         eq(expectedPayments.currency, near.currency),
         inArray(expectedPayments.status, ['unreconciled', 'partially-reconciled', 'overdue']),
+        eq(expectedPayments.direction, 'credit'),
       ),
     )
     .orderBy(

@@ -70,6 +70,7 @@ export async function unansweredLines(
 export type DebitCandidate = {
   id: number;
   documentId: string;
+  entryIndex: number | null;
   amount: string;
   amountMinor: bigint;
   bookingDate: string | null;
@@ -88,6 +89,7 @@ export async function nearestDebits(
     .select({
       id: unmatchedEntries.id,
       documentId: unmatchedEntries.documentId,
+      entryIndex: unmatchedEntries.entryIndex,
       amount: unmatchedEntries.amount,
       amountMinor: unmatchedEntries.amountMinor,
       bookingDate: unmatchedEntries.bookingDate,

@@ -72,6 +72,19 @@ export const expectedPayments = pgTable(
   ],
 );
 
+/** What reversed an incoming payment (docs/adr/0076): kept on the row, answered as its `returned`. */
+export type ReturnEvidence = {
+  rule: 'return';
+  matchedBy: 'end-to-end-id' | 'amount-counterparty';
+  reason: string;
+  amount: string;
+  bookingDate: string | null;
+  entry: { documentId: string; entryIndex: number | null; bankRef: string | null };
+  previousStatus: string;
+  released: { matchId: string; expectedPaymentId: string; amount: string }[];
+  returnedAt: string;
+};
+
 /**
  * One per credit entry of a statement, the first statement that brought it keeping it: the same
  * entry in an intraday camt.052 and the day's camt.053 has the same `payment_key` (account, booking
@@ -108,6 +121,8 @@ export const incomingPayments = pgTable(
     matchedMinor: bigint('matched_minor', { mode: 'bigint' }).notNull().default(sql`0`),
     // Why the matcher left it for a person (an ambiguous candidate set), null when nothing fitted.
     reviewNote: text('review_note'),
+    // What reversed the credit (docs/adr/0076): the statement entry, its reason, the matches it released.
+    returnEvidence: jsonb('return_evidence').$type<ReturnEvidence>(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
   },
   (t) => [

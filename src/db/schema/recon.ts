@@ -1,5 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, date, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  date,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { oneOf } from './checks.ts';
 import { companies, platforms } from './identity.ts';
 import { journalDocuments } from './journal.ts';
@@ -42,6 +54,10 @@ export const unmatchedEntries = pgTable(
     counterpartyIban: text('counterparty_iban'),
     remittance: text('remittance'),
     note: text('note'),
+    // The booked entry's position in its statement block (null for entries recorded before 0038).
+    entryIndex: integer('entry_index'),
+    // A return's reason code (RtrInf, /RTRN/): the evidence of a reversed incoming payment (0038).
+    returnReason: text('return_reason'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     matchedDocumentId: text('matched_document_id'),
     matchedAt: timestamp('matched_at', { withTimezone: true }),
@@ -55,5 +71,41 @@ export const unmatchedEntries = pgTable(
     index('unmatched_entries_account_idx').on(t.companyId, t.accountKey).where(sql`matched_document_id IS NULL`),
     index('unmatched_entries_document_idx').on(t.documentId),
     check('unmatched_entries_direction_ck', oneOf('direction', ['debit', 'credit'])),
+  ],
+);
+
+/**
+ * A person's match of one unmatched statement debit to outbound lines it paid (docs/adr/0076): one row
+ * per match, its lines listed; undone matches are kept (`unmatched_at`, by, reason) for the audit trail.
+ * One live match per entry (the partial unique index); a line cannot be matched twice because the match
+ * clears it, and a cleared line is no longer pending.
+ */
+export const lineMatches = pgTable(
+  'line_matches',
+  {
+    id: text('id').primaryKey(),
+    platformId: text('platform_id')
+      .notNull()
+      .references(() => platforms.id, { onDelete: 'cascade' }),
+    companyId: text('company_id')
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    unmatchedEntryId: bigint('unmatched_entry_id', { mode: 'number' })
+      .notNull()
+      .references(() => unmatchedEntries.id, { onDelete: 'cascade' }),
+    // The outbound lines in the order named, each with the answer window it had (restored by an unmatch).
+    lines: jsonb('lines').$type<{ documentId: string; index: number; openUntil: string | null }[]>().notNull(),
+    amountMinor: bigint('amount_minor', { mode: 'bigint' }).notNull(),
+    actorUserId: text('actor_user_id'),
+    actor: text('actor').notNull(),
+    reason: text('reason').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    unmatchedAt: timestamp('unmatched_at', { withTimezone: true }),
+    unmatchedBy: text('unmatched_by'),
+    unmatchReason: text('unmatch_reason'),
+  },
+  (t) => [
+    uniqueIndex('line_matches_entry_idx').on(t.companyId, t.unmatchedEntryId).where(sql`unmatched_at IS NULL`),
+    check('line_matches_amount_ck', sql`amount_minor > 0`),
   ],
 );

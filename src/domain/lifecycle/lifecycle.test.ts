@@ -151,6 +151,15 @@ test('lines: rejected is final; a cleared line only takes a rejection, late', ()
   }
   assert.deepEqual(lineTransition('cleared', { type: 'booked' }), { ok: true, to: 'cleared', changed: false });
   assert.deepEqual(lineTransition('pending', { type: 'reversed' }), { ok: true, to: 'rejected', changed: true });
+  // A person undoes only their own manual match, of a cleared line (docs/adr/0076).
+  assert.deepEqual(lineTransition('cleared', { type: 'unmatched', manual: true }), {
+    ok: true,
+    to: 'pending',
+    changed: true,
+  });
+  assert.equal(lineTransition('cleared', { type: 'unmatched', manual: false }).ok, false);
+  assert.equal(lineTransition('pending', { type: 'unmatched', manual: true }).ok, false);
+  assert.equal(lineTransition('rejected', { type: 'unmatched', manual: true }).ok, false);
   assert.equal(lineSettled('cleared', 'status-report'), false);
   assert.equal(lineSettled('cleared', 'statement'), true);
   assert.equal(lineSettled('rejected', 'status-report'), true);

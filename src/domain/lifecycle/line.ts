@@ -8,6 +8,7 @@ import { moveTo, refuse, type Transition, unknownStatus } from './transition.ts'
  *   pending  -> rejected  a status report rejects it (RJCT, CANC) or a statement returns it
  *   cleared  -> cleared   a booking confirms a line a status report cleared (evidence from both files)
  *   cleared  -> rejected  a late rejection (pain.002 after booking) or a reversal on a later statement
+ *   cleared  -> pending   a person undoes their manual match of the line to a statement entry (0076)
  *   rejected              final: nothing moves it again
  * Pending status codes (RCVD, ACTC ... PDNG) keep a pending line pending with the report as evidence.
  */
@@ -46,7 +47,9 @@ export type LineEvent =
   /** A statement entry booked the payment (matched one to one). */
   | { type: 'booked' }
   /** A statement entry returned or reversed the payment. */
-  | { type: 'reversed' };
+  | { type: 'reversed' }
+  /** A person undid the manual match that cleared the line (docs/adr/0076); only a manual clearing. */
+  | { type: 'unmatched'; manual: boolean };
 
 /** `late`: a rejection of a line that was already cleared (its document, once executed, stays so). */
 export type LineTransition = Transition<LineState> & { late?: true };
@@ -63,6 +66,8 @@ export function lineTransition(from: LineState, event: LineEvent): LineTransitio
           return moveTo(from, 'cleared');
         case 'reversed':
           return moveTo(from, 'rejected');
+        case 'unmatched':
+          return refuse('a pending line has no match to undo');
         default:
           return unknownStatus(event, 'line event');
       }
@@ -76,6 +81,8 @@ export function lineTransition(from: LineState, event: LineEvent): LineTransitio
           return moveTo(from, 'cleared');
         case 'reversed':
           return { ...moveTo(from, 'rejected'), late: true };
+        case 'unmatched':
+          return event.manual ? moveTo(from, 'pending') : refuse('only a manual match is undone by a person');
         default:
           return unknownStatus(event, 'line event');
       }

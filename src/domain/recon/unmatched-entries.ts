@@ -12,17 +12,26 @@ import type { ReconEntry } from './types.ts';
 export const worthListing = (entry: ReconEntry): boolean => entry.direction === 'debit' || entry.reversal;
 
 /** What an unmatched entry's record quotes beyond the matcher's entry: who was paid and for what. */
-export type EntryDetails = { counterpartyName: string | null; remittance: string | null };
+export type EntryDetails = {
+  counterpartyName: string | null;
+  remittance: string | null;
+  /** The transaction's position in its statement block, as an incoming payment's `entryIndex`. */
+  position: number;
+  /** The return reason code (RtrInf, /RTRN/) when the entry is a return: a reversed credit's evidence. */
+  returnReason: string | null;
+};
 
 const REMITTANCE_KEPT = 140;
 
 /** Kept beside an entry worth listing only (null otherwise: the file worker holds whole statements). */
-export function entryDetailsOf(tx: StatementTransaction, entry: ReconEntry): EntryDetails | null {
+export function entryDetailsOf(tx: StatementTransaction, entry: ReconEntry, position: number): EntryDetails | null {
   if (!worthListing(entry)) return null;
   const remittance = tx.remittance ?? tx.creditorReference ?? tx.additionalInfo;
   return {
     counterpartyName: tx.counterpartyName,
     remittance: remittance === null ? null : remittance.slice(0, REMITTANCE_KEPT),
+    position,
+    returnReason: tx.returnReason,
   };
 }
 
@@ -46,6 +55,9 @@ export type UnmatchedEntryRecord = {
   remittance: string | null;
   /** Why nothing matched when the matcher knows (more than one candidate line), else null. */
   note: string | null;
+  /** The entry's position in its statement block (the `entry {documentId, entryIndex}` of a manual match). */
+  entryIndex: number | null;
+  returnReason: string | null;
 };
 
 /**
@@ -163,5 +175,7 @@ export function leftoverRecord(
     counterpartyIban: e.counterpartyIban,
     remittance: d?.remittance ?? null,
     note: unmatched?.get(i) ?? null,
+    entryIndex: d?.position ?? null,
+    returnReason: d?.returnReason ?? null,
   };
 }

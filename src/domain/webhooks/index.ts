@@ -186,6 +186,8 @@ export const WEBHOOK_EVENT_TYPES = [
   // Receivables (DESIGN.md, Events; docs/adr/0069).
   'incoming_payment.received',
   'incoming_payment.matched',
+  // A credit the bank reversed (docs/adr/0076).
+  'incoming_payment.returned',
   'expected_payment.reconciled',
   'expected_payment.overdue',
   'reconciliation.manual_match',

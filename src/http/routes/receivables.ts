@@ -90,6 +90,26 @@ const IncomingPayment = Type.Object({
   remittance: Nullable(Type.String()),
   entry: Type.Object({ documentId: Type.String(), entryIndex: Type.Integer(), bankRef: Nullable(Type.String()) }),
   matches: Type.Array(Match),
+  returned: Nullable(
+    Type.Object(
+      {
+        rule: Type.Literal('return'),
+        matchedBy: Type.Union([Type.Literal('end-to-end-id'), Type.Literal('amount-counterparty')]),
+        reason: Type.String({ description: 'the return reason code, or reversal when the bank gave none' }),
+        amount: Amount,
+        bookingDate: Nullable(Type.String()),
+        entry: Type.Object({
+          documentId: Type.String(),
+          entryIndex: Nullable(Type.Integer()),
+          bankRef: Nullable(Type.String()),
+        }),
+        previousStatus: Type.String(),
+        released: Type.Array(Type.Object({ matchId: Type.String(), expectedPaymentId: Type.String(), amount: Amount })),
+        returnedAt: Type.String(),
+      },
+      { description: 'the statement entry that reversed the credit (docs/adr/0076)' },
+    ),
+  ),
   createdAt: Type.String(),
 });
 
@@ -356,6 +376,12 @@ function reconciliationQueueRoutes(app: RouteApp, ctx: HttpServices['ctx']): voi
                     daysDelta: Type.Integer(),
                     referenceMatch: Type.Boolean(),
                     why: Type.String(),
+                    entry: Type.Optional(
+                      Type.Object(
+                        { documentId: Type.String(), entryIndex: Type.Integer() },
+                        { description: "an unanswered line's candidate debit: the entry of a manual match" },
+                      ),
+                    ),
                   }),
                 ),
                 since: Type.String(),
@@ -373,11 +399,28 @@ function reconciliationQueueRoutes(app: RouteApp, ctx: HttpServices['ctx']): voi
 
 /** The routes of /reconciliation/matches and /reconciliation/matches/:id. */
 function manualMatchRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
-  const ManualMatch = Type.Object({
-    ...Match.properties,
-    unmatchedAt: Nullable(Type.String()),
-    unmatchReason: Nullable(Type.String()),
-  });
+  const ManualMatch = Type.Union([
+    Type.Object({
+      ...Match.properties,
+      unmatchedAt: Nullable(Type.String()),
+      unmatchReason: Nullable(Type.String()),
+    }),
+    // A statement debit matched to the outbound lines it paid (docs/adr/0076).
+    Type.Object({
+      id: Type.String(),
+      rule: Type.Literal('manual'),
+      manual: Type.Boolean(),
+      amount: Amount,
+      amountDelta: Amount,
+      entry: Type.Object({ documentId: Type.String(), entryIndex: Nullable(Type.Integer()) }),
+      outboundLines: Type.Array(Type.Object({ documentId: Type.String(), index: Type.Integer() })),
+      actorUserId: Nullable(Type.String()),
+      reason: Nullable(Type.String()),
+      createdAt: Type.String(),
+      unmatchedAt: Nullable(Type.String()),
+      unmatchReason: Nullable(Type.String()),
+    }),
+  ]);
 
   app.post(
     '/reconciliation/matches',
@@ -385,7 +428,7 @@ function manualMatchRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
       schema: {
         tags,
         description:
-          'Matches an incoming payment to expected payments by hand, with a reason; the audit trail names the actor.',
+          'Matches by hand, with a reason: an incoming payment to expected payments, or a statement debit (entry) to the pending outbound lines it paid, whose amounts must add up to it exactly (422 amounts_differ). The audit trail names the actor.',
         body: Type.Object(
           {
             companyId: Type.String({ maxLength: 64 }),
@@ -405,7 +448,7 @@ function manualMatchRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
         ),
         response: {
           201: Type.Object({ matches: Type.Array(ManualMatch) }),
-          ...errorResponses(400, 401, 403, 404, 409),
+          ...errorResponses(400, 401, 403, 404, 409, 422),
         },
       },
     },

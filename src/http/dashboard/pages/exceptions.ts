@@ -40,7 +40,7 @@ function subjectFacts(item: Item): Html {
  * The candidates beside the subject, each with why it did not match; for a credit, check the
  * expected payments it pays; for an overdue expected payment, choose the credit that paid it.
  */
-function candidatesTable(item: Item, n: number, pick: 'expected' | 'incoming' | null): Html {
+function candidatesTable(item: Item, n: number, pick: 'expected' | 'incoming' | 'entry' | null): Html {
   if (item.candidates.length === 0) return html`<p class="muted">No candidate on the other side.</p>`;
   const rows = item.candidates.map((c, i) => {
     const id = `pick-${n}-${i}`;
@@ -49,7 +49,9 @@ function candidatesTable(item: Item, n: number, pick: 'expected' | 'incoming' | 
         ? html`<input type="checkbox" id="${id}" name="${`expected:${c.ref}`}"><label for="${id}">Match to ${c.ref}</label>`
         : pick === 'incoming'
           ? html`<input type="radio" id="${id}" name="incomingPaymentId" value="${c.ref}" required><label for="${id}">Paid by ${c.ref}</label>`
-          : html`<code>${c.ref}</code>`;
+          : pick === 'entry' && c.entry
+            ? html`<input type="radio" id="${id}" name="entry" value="${`${c.entry.documentId}:${c.entry.entryIndex}`}" required><label for="${id}">Paid by ${c.ref}</label>`
+            : html`<code>${c.ref}</code>`;
     return html`<tr><td>${control}</td><td class="num">${c.amountDelta}</td><td class="num">${c.daysDelta}</td><td>${c.referenceMatch ? 'yes' : 'no'}</td><td>${c.why}</td></tr>`;
   });
   return html`<table><caption class="muted">Nearest candidates and why each did not match</caption><thead><tr><th scope="col">Candidate</th><th scope="col" class="num">Amount delta</th><th scope="col" class="num">Days</th><th scope="col">Reference agrees</th><th scope="col">Why not</th></tr></thead>
@@ -60,7 +62,15 @@ function itemCard(view: DashboardView, item: Item, n: number): Html {
   const s = item.subject;
   const incoming = typeof s['incomingPaymentId'] === 'string' ? s['incomingPaymentId'] : null;
   const expected = typeof s['expectedPaymentId'] === 'string' ? s['expectedPaymentId'] : null;
-  const pick = incoming ? 'expected' : expected ? 'incoming' : null;
+  const line = s['outboundLine'] as { documentId: string; index: number } | undefined;
+  // An unanswered line is matched to one of its candidate debits (docs/adr/0076).
+  const pick = incoming
+    ? 'expected'
+    : expected
+      ? 'incoming'
+      : line && item.candidates.some((c) => c.entry)
+        ? 'entry'
+        : null;
   const title =
     incoming ??
     expected ??
@@ -74,11 +84,22 @@ ${doc ? html`<p><a href="${`/dashboard/journal/${encodeURIComponent(doc)}`}">The
   }
   const hidden = incoming
     ? html`<input type="hidden" name="incomingPaymentId" value="${incoming}">`
-    : html`<input type="hidden" name="${`expected:${expected}`}" value="on">`;
+    : expected
+      ? html`<input type="hidden" name="${`expected:${expected}`}" value="on">`
+      : html`<input type="hidden" name="outboundLine" value="${`${line!.documentId}:${line!.index}`}">`;
   return html`<section class="exception" aria-label="${title}">${heading}
 <form method="post" action="/dashboard/exceptions/match">${csrfField(view)}${hidden}${side}
 <label class="reason" for="${`reason-${n}`}">Reason for the match</label><input id="${`reason-${n}`}" name="reason" type="text" required maxlength="500">
 <button type="submit" class="primary">Match ${title}</button></form></section>`;
+}
+
+/** A form's `documentId:index` pair (the ids hold no colon); a bad one is a validation error. */
+function pairOf<K extends 'entryIndex' | 'index'>(value: string | undefined, key: K) {
+  const at = value?.lastIndexOf(':') ?? -1;
+  const n = at > 0 ? Number(value!.slice(at + 1)) : Number.NaN;
+  if (!Number.isInteger(n) || n < 0)
+    throw new AppError('validation_failed', `${key === 'index' ? 'outboundLine' : 'entry'}: choose one`);
+  return { documentId: value!.slice(0, at), [key]: n } as { documentId: string } & Record<K, number>;
 }
 
 async function exceptionsPage(
@@ -130,13 +151,23 @@ export const exceptionsPages: FastifyPluginAsync<HttpServices> = async (app, { c
       .filter((k) => k.startsWith('expected:') && params[k] === 'on')
       .map((k) => k.slice('expected:'.length));
     try {
-      const done = await manualMatch(ctx, view.session, {
-        companyId: currentCompanyId(view),
-        incomingPaymentId: params['incomingPaymentId'] || undefined,
-        expectedPaymentIds,
-        reason: params['reason'] ?? '',
-      });
-      const text = `Matched ${done.matches.map((m) => `${m.incomingPaymentId} to ${m.expectedPaymentId} (${m.amount})`).join(', ')}.`;
+      const done = params['outboundLine']
+        ? await manualMatch(ctx, view.session, {
+            companyId: currentCompanyId(view),
+            entry: pairOf(params['entry'], 'entryIndex'),
+            outboundLines: [pairOf(params['outboundLine'], 'index')].map((p) => ({
+              documentId: p.documentId,
+              index: p.index,
+            })),
+            reason: params['reason'] ?? '',
+          })
+        : await manualMatch(ctx, view.session, {
+            companyId: currentCompanyId(view),
+            incomingPaymentId: params['incomingPaymentId'] || undefined,
+            expectedPaymentIds,
+            reason: params['reason'] ?? '',
+          });
+      const text = `Matched ${done.matches.map((m) => ('incomingPaymentId' in m ? `${m.incomingPaymentId} to ${m.expectedPaymentId}` : `entry ${m.entry.documentId} #${m.entry.entryIndex} to ${m.outboundLines.map((l) => `${l.documentId} line ${l.index}`).join(', ')}`) + ` (${m.amount})`).join(', ')}.`;
       return sendDashboardPage(reply, view, await exceptionsPage(ctx, view, {}, [{ kind: 'ok', text }]));
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;

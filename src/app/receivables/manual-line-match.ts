@@ -1,0 +1,230 @@
+import {
+  entryAt,
+  entryById,
+  findLineMatch,
+  insertLineMatch,
+  type LineMatchRow,
+  linesAt,
+  liveLineMatchOf,
+  markLineUnmatched,
+  setEntryMatched,
+  setLine,
+} from '../../db/repositories/line-matches.ts';
+import {
+  type DeliveryMode,
+  evidenceRefusal,
+  lineTransition,
+  type OutboundStatus,
+} from '../../domain/lifecycle/index.ts';
+import { amountText } from '../../domain/receivables/expected.ts';
+import { recordEvent } from '../audit/record.ts';
+import type { AppContext } from '../context.ts';
+import { AppError, notFound } from '../errors.ts';
+import { emitEvents } from '../events/outbox.ts';
+import type { Principal } from '../identity/principal.ts';
+import { actorScope } from './actor.ts';
+
+/**
+ * Manual matching of outbound lines (docs/adr/0076): a person says which pending lines a statement
+ * debit paid that no rule matched (the exceptions queue's `unanswered-outbound` items and their
+ * candidate entries). The lines go to `cleared` through lineTransition (event `booked`), with evidence
+ * `rule: manual`, the actor and the reason; the entry leaves the unmatched list. The amounts must agree
+ * exactly (the lines' sum is the entry's amount, one currency): a person's match is strict, as a
+ * rule's would be. Undoing it (`unmatch`) puts the lines back to `pending` with their answer window,
+ * so the queue shows them again, and the entry back among the unmatched.
+ */
+
+type LineRef = { documentId: string; index: number };
+
+function lineMatchView(m: LineMatchRow, entry: { documentId: string; entryIndex: number | null }, currency: string) {
+  return {
+    id: m.id,
+    rule: 'manual' as const,
+    manual: true,
+    amount: amountText(m.amountMinor, currency),
+    amountDelta: amountText(0n, currency),
+    entry: { documentId: entry.documentId, entryIndex: entry.entryIndex },
+    outboundLines: m.lines.map((l) => ({ documentId: l.documentId, index: l.index })),
+    actorUserId: m.actorUserId,
+    reason: m.reason,
+    createdAt: m.createdAt.toISOString(),
+    unmatchedAt: m.unmatchedAt?.toISOString() ?? null,
+    unmatchReason: m.unmatchReason,
+  };
+}
+
+const days = (from: string | null, to: string | null) =>
+  from === null || to === null ? null : Math.round((Date.parse(to) - Date.parse(from)) / 86_400_000);
+
+/** POST /reconciliation/matches with `{entry, outboundLines}`: 201 `{matches: [the one match]}`. */
+export async function manualLineMatch(
+  ctx: AppContext,
+  principal: Principal,
+  body: {
+    companyId: string;
+    entry: { documentId: string; entryIndex: number };
+    outboundLines: LineRef[];
+    reason: string;
+  },
+) {
+  const { scope, actorUserId, actor } = await actorScope(ctx, principal, body.companyId);
+  const refs = body.outboundLines;
+  if (refs.length === 0) throw invalidLines('at least one');
+  if (new Set(refs.map((l) => `${l.documentId}\u0000${l.index}`)).size !== refs.length)
+    throw invalidLines('a line is named twice');
+  return ctx.db.transaction(async (tx) => {
+    const lines = await linesAt(tx, scope, refs);
+    const found = refs.map((r) => lines.find((l) => l.documentId === r.documentId && l.lineIndex === r.index));
+    if (found.some((l) => l === undefined || l.direction !== 'outbound')) throw notFound('outbound line');
+    const entry = await entryAt(tx, scope, body.entry);
+    if (!entry) throw notFound('statement entry');
+    if (entry.direction !== 'debit' || entry.reversal)
+      throw new AppError('conflict', 'only a booked debit pays outbound lines (a credit or a reversal does not)');
+    if (entry.matchedDocumentId !== null || (await liveLineMatchOf(tx, scope, entry.id)))
+      throw new AppError('conflict', 'the statement entry is matched already');
+    const now = ctx.clock.now();
+    const matchId = ctx.ids.next('mat');
+    const writes = found.map((l) => {
+      const line = l!;
+      const refusal = evidenceRefusal({
+        status: line.documentStatus as OutboundStatus,
+        deliveryMode: line.deliveryMode as DeliveryMode,
+      });
+      if (refusal !== undefined) throw new AppError('conflict', `${line.journalNo}: ${refusal}`);
+      const move = lineTransition(line.state, { type: 'booked' });
+      if (line.state !== 'pending' || !move.ok)
+        throw new AppError('conflict', `line ${line.lineIndex} of ${line.journalNo} is ${line.state}, not pending`);
+      return { line, to: move.to };
+    });
+    const currency = entry.currency;
+    const sum = found.reduce((s, l) => s + l!.amountMinor, 0n);
+    if (found.some((l) => l!.currency !== currency) || sum !== entry.amountMinor)
+      throw new AppError('amounts_differ', 'the outbound lines do not add up to the statement entry', {
+        entryAmount: entry.amount,
+        linesAmount: found.every((l) => l!.currency === currency) ? amountText(sum, currency) : 'mixed currencies',
+        currency,
+      });
+    const row = await insertLineMatch(tx, {
+      id: matchId,
+      ...scope,
+      unmatchedEntryId: entry.id,
+      lines: writes.map((w) => ({
+        documentId: w.line.documentId,
+        index: w.line.lineIndex,
+        openUntil: w.line.openUntil?.toISOString() ?? null,
+      })),
+      amountMinor: entry.amountMinor,
+      actorUserId,
+      actor,
+      reason: body.reason,
+      createdAt: now,
+    });
+    for (const w of writes) {
+      const evidence = {
+        source: 'manual',
+        rule: 'manual',
+        manual: true,
+        matchId,
+        actor,
+        actorUserId,
+        reason: body.reason,
+        documentId: entry.documentId,
+        entryIndex: entry.entryIndex,
+        bankRef: entry.bankRef,
+        bookingDate: entry.bookingDate,
+        amount: w.line.amount,
+        daysDelta: days(w.line.executionDate, entry.bookingDate),
+        summary: `matched by ${actor} to ${entry.amount} ${currency} booked ${entry.bookingDate ?? '(no date)'}`,
+      };
+      await setLine(
+        tx,
+        scope,
+        { documentId: w.line.documentId, index: w.line.lineIndex },
+        {
+          state: w.to,
+          evidence,
+          openUntil: null,
+          at: now,
+        },
+      );
+    }
+    await setEntryMatched(tx, scope, entry.id, { documentId: entry.documentId, at: now });
+    const view = lineMatchView(row, entry, currency);
+    await emitEvents(ctx, tx, [
+      {
+        type: 'reconciliation.manual_match',
+        platformId: scope.platformId,
+        companyId: scope.companyId,
+        data: { entry: view.entry, matches: [view], reason: body.reason, actorUserId },
+      },
+    ]);
+    await recordEvent(ctx, tx, {
+      ...scope,
+      type: 'reconciliation.manual_match',
+      actorUserId,
+      message: `${actor} matched entry ${entry.documentId}#${entry.entryIndex} to ${refs.length} outbound line(s): ${body.reason}`,
+      metadata: { entry: view.entry, outboundLines: view.outboundLines, matchId, reason: body.reason, actor },
+    });
+    return { matches: [view] };
+  });
+}
+
+const invalidLines = (message: string) =>
+  new AppError('validation_failed', `outboundLines: ${message}`, { issues: [{ path: 'outboundLines', message }] });
+
+/**
+ * DELETE /reconciliation/matches/{id} of a line match: each line back to `pending` (lineTransition,
+ * event `unmatched`, manual) with no evidence and the answer window it had, the entry back among the
+ * unmatched. Undefined when the id is no line match (the caller tries the receivables' matches).
+ */
+export async function unmatchLine(
+  ctx: AppContext,
+  principal: Principal,
+  id: string,
+  body: { companyId: string; reason: string },
+) {
+  const { scope, actorUserId, actor } = await actorScope(ctx, principal, body.companyId);
+  return ctx.db.transaction(async (tx) => {
+    const m = await findLineMatch(tx, scope, id);
+    if (!m) return undefined;
+    if (m.unmatchedAt !== null) throw new AppError('conflict', 'the match was already undone');
+    const lines = await linesAt(tx, scope, m.lines);
+    const entry = await entryById(tx, scope, m.unmatchedEntryId);
+    if (!entry) throw notFound('match');
+    const now = ctx.clock.now();
+    for (const ref of m.lines) {
+      const line = lines.find((l) => l.documentId === ref.documentId && l.lineIndex === ref.index);
+      if (!line) continue;
+      // Only a line this match cleared: a later return (rejected) or booking stays as the bank said.
+      if (line.evidence?.['matchId'] !== m.id) continue;
+      const move = lineTransition(line.state, { type: 'unmatched', manual: true });
+      if (!move.ok) throw new AppError('conflict', `line ${ref.index} of ${line.journalNo}: ${move.reason}`);
+      await setLine(tx, scope, ref, {
+        state: move.to,
+        evidence: null,
+        openUntil: ref.openUntil === null ? null : new Date(ref.openUntil),
+        at: now,
+      });
+    }
+    const done = await markLineUnmatched(tx, scope, id, { actor, reason: body.reason, at: now });
+    if (!done) throw new AppError('conflict', 'the match was already undone');
+    await setEntryMatched(tx, scope, entry.id, null);
+    const view = lineMatchView(done, entry, entry.currency);
+    await emitEvents(ctx, tx, [
+      {
+        type: 'reconciliation.unmatched',
+        platformId: scope.platformId,
+        companyId: scope.companyId,
+        data: { match: view, reason: body.reason, actorUserId },
+      },
+    ]);
+    await recordEvent(ctx, tx, {
+      ...scope,
+      type: 'reconciliation.unmatched',
+      actorUserId,
+      message: `${actor} unmatched ${m.id} (entry ${entry.documentId}#${entry.entryIndex}): ${body.reason}`,
+      metadata: { matchId: m.id, entry: view.entry, outboundLines: view.outboundLines, reason: body.reason, actor },
+    });
+    return view;
+  });
+}
