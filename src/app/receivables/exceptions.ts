@@ -1,6 +1,7 @@
 import { nearestExpected, nearestIncoming, openIncoming, overdueExpected } from '../../db/repositories/receivables.ts';
 import { amountText } from '../../domain/receivables/expected.ts';
 import { explainPair, nearest } from '../../domain/receivables/explain.ts';
+import type { MatchSettings } from '../../domain/receivables/matcher.ts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../errors.ts';
 import type { Principal } from '../identity/principal.ts';
@@ -29,6 +30,20 @@ function candidateView(ref: string, currency: string, x: ReturnType<typeof expla
   };
 }
 
+type Item = {
+  kind: Kind;
+  subject: Record<string, unknown>;
+  // An unanswered line's candidate debits name their entry: what a manual match takes (docs/adr/0076).
+  candidates: (ReturnType<typeof candidateView> & { entry?: { documentId: string; entryIndex: number } })[];
+  since: string;
+  id: string;
+};
+
+/** What every kind's reader of one page shares. */
+type PageRead = { ctx: AppContext; scope: ExceptionScope; settings: MatchSettings };
+type ExceptionScope = Awaited<ReturnType<typeof receivablesScope>>;
+type After = { after: string | undefined; limit: number };
+
 /**
  * GET /reconciliation/exceptions: what needs a person, each with its nearest candidates and why each
  * did not match. Kinds in this order: credits nothing matched, outbound lines unanswered past their
@@ -49,81 +64,15 @@ export async function listExceptions(
     await moveOverdue(ctx, tx, scope);
     return settingsOf(tx, scope);
   });
-  type Item = {
-    kind: Kind;
-    subject: Record<string, unknown>;
-    // An unanswered line's candidate debits name their entry: what a manual match takes (docs/adr/0076).
-    candidates: (ReturnType<typeof candidateView> & { entry?: { documentId: string; entryIndex: number } })[];
-    since: string;
-    id: string;
-  };
+  const read: PageRead = { ctx, scope, settings };
   const items: Item[] = [];
   const kinds = (query.kind ? [query.kind as Kind] : [...KINDS]).filter(
     (k) => fromKind === undefined || KINDS.indexOf(k) >= KINDS.indexOf(fromKind),
   );
   for (const kind of kinds) {
     if (items.length > limit) break;
-    const after = kind === fromKind ? afterId : undefined;
-    const want = limit + 1 - items.length;
-    if (kind === 'unanswered-outbound') {
-      items.push(...(await unansweredItems(ctx, scope, { after, limit: want })));
-      continue;
-    }
-    if (kind === 'overdue-expected') {
-      for (const e of await overdueExpected(ctx.db, scope, { after, limit: want })) {
-        const need = e.amountMinMinor - e.matchedMinor;
-        // Credits are no candidates for a debit expected payment (docs/adr/0076).
-        const pool =
-          e.direction === 'credit'
-            ? await nearestIncoming(ctx.db, scope, { currency: e.currency, amountMinor: need, limit: CANDIDATE_POOL })
-            : [];
-        const explained = pool.map((p) => ({ p, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
-        items.push({
-          kind,
-          id: e.id,
-          subject: {
-            expectedPaymentId: e.id,
-            amount: amountText(e.amountMinMinor, e.currency),
-            openAmount: amountText(need, e.currency),
-            currency: e.currency,
-            dateTo: e.dateTo,
-            reference: e.referenceValue,
-          },
-          candidates: nearest(explained, CANDIDATES).map((c) => candidateView(c.p.id, e.currency, c.explained)),
-          since: e.dateTo,
-        });
-      }
-      continue;
-    }
-    const rows = await openIncoming(ctx.db, scope, { ambiguous: kind === 'ambiguous', after, limit: want });
-    for (const p of rows) {
-      const open = p.amountMinor - p.matchedMinor;
-      const pool = await nearestExpected(ctx.db, scope, {
-        currency: p.currency,
-        amountMinor: open,
-        reference: p.reference,
-        limit: CANDIDATE_POOL,
-      });
-      const explained = pool.map((e) => ({ e, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
-      items.push({
-        kind,
-        id: p.id,
-        subject: {
-          incomingPaymentId: p.id,
-          amount: p.amount,
-          openAmount: amountText(open, p.currency),
-          currency: p.currency,
-          bookingDate: p.bookingDate,
-          counterparty: { name: p.counterpartyName, iban: p.counterpartyIban },
-          reference: p.reference,
-          remittance: p.remittance,
-          note: p.reviewNote,
-          entry: { documentId: p.documentId, entryIndex: p.entryIndex },
-        },
-        candidates: nearest(explained, CANDIDATES).map((c) => candidateView(c.e.id, p.currency, c.explained)),
-        since: p.createdAt.toISOString(),
-      });
-    }
+    const page: After = { after: kind === fromKind ? afterId : undefined, limit: limit + 1 - items.length };
+    items.push(...(await itemsOfKind(read, kind, page)));
   }
   const page = items.slice(0, limit);
   const last = page[page.length - 1];
@@ -131,4 +80,73 @@ export async function listExceptions(
     items: page.map(({ id: _id, ...item }) => item),
     nextCursor: items.length > limit && last ? encodeCursor(`${last.kind}|${last.id}`) : null,
   };
+}
+
+function itemsOfKind(read: PageRead, kind: Kind, page: After): Promise<Item[]> {
+  if (kind === 'unanswered-outbound') return unansweredItems(read.ctx, read.scope, page);
+  if (kind === 'overdue-expected') return overdueItems(read, page);
+  return incomingItems(read, kind, page);
+}
+
+/** Overdue expected payments, each with the nearest open credits (none for a debit: docs/adr/0076). */
+async function overdueItems({ ctx, scope, settings }: PageRead, page: After): Promise<Item[]> {
+  const items: Item[] = [];
+  for (const e of await overdueExpected(ctx.db, scope, page)) {
+    const need = e.amountMinMinor - e.matchedMinor;
+    const pool =
+      e.direction === 'credit'
+        ? await nearestIncoming(ctx.db, scope, { currency: e.currency, amountMinor: need, limit: CANDIDATE_POOL })
+        : [];
+    const explained = pool.map((p) => ({ p, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
+    items.push({
+      kind: 'overdue-expected',
+      id: e.id,
+      subject: {
+        expectedPaymentId: e.id,
+        amount: amountText(e.amountMinMinor, e.currency),
+        openAmount: amountText(need, e.currency),
+        currency: e.currency,
+        dateTo: e.dateTo,
+        reference: e.referenceValue,
+      },
+      candidates: nearest(explained, CANDIDATES).map((c) => candidateView(c.p.id, e.currency, c.explained)),
+      since: e.dateTo,
+    });
+  }
+  return items;
+}
+
+/** Credits nothing matched (or whose candidates were ambiguous), each with the nearest expected payments. */
+async function incomingItems({ ctx, scope, settings }: PageRead, kind: Kind, page: After): Promise<Item[]> {
+  const items: Item[] = [];
+  const rows = await openIncoming(ctx.db, scope, { ambiguous: kind === 'ambiguous', ...page });
+  for (const p of rows) {
+    const open = p.amountMinor - p.matchedMinor;
+    const pool = await nearestExpected(ctx.db, scope, {
+      currency: p.currency,
+      amountMinor: open,
+      reference: p.reference,
+      limit: CANDIDATE_POOL,
+    });
+    const explained = pool.map((e) => ({ e, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
+    items.push({
+      kind,
+      id: p.id,
+      subject: {
+        incomingPaymentId: p.id,
+        amount: p.amount,
+        openAmount: amountText(open, p.currency),
+        currency: p.currency,
+        bookingDate: p.bookingDate,
+        counterparty: { name: p.counterpartyName, iban: p.counterpartyIban },
+        reference: p.reference,
+        remittance: p.remittance,
+        note: p.reviewNote,
+        entry: { documentId: p.documentId, entryIndex: p.entryIndex },
+      },
+      candidates: nearest(explained, CANDIDATES).map((c) => candidateView(c.e.id, p.currency, c.explained)),
+      since: p.createdAt.toISOString(),
+    });
+  }
+  return items;
 }

@@ -1,4 +1,6 @@
+import type { CompanyScope, Tx } from '../../db/executor.ts';
 import {
+  type EntryRow,
   entryAt,
   entryById,
   findLineMatch,
@@ -6,6 +8,7 @@ import {
   type LineMatchRow,
   linesAt,
   liveLineMatchOf,
+  type MatchLine,
   markLineUnmatched,
   setEntryMatched,
   setLine,
@@ -13,6 +16,7 @@ import {
 import {
   type DeliveryMode,
   evidenceRefusal,
+  type LineState,
   lineTransition,
   type OutboundStatus,
 } from '../../domain/lifecycle/index.ts';
@@ -84,26 +88,12 @@ export async function manualLineMatch(
       throw new AppError('conflict', 'the statement entry is matched already');
     const now = ctx.clock.now();
     const matchId = ctx.ids.next('mat');
-    const writes = found.map((l) => {
-      const line = l!;
-      const refusal = evidenceRefusal({
-        status: line.documentStatus as OutboundStatus,
-        deliveryMode: line.deliveryMode as DeliveryMode,
-      });
-      if (refusal !== undefined) throw new AppError('conflict', `${line.journalNo}: ${refusal}`);
-      const move = lineTransition(line.state, { type: 'booked' });
-      if (line.state !== 'pending' || !move.ok)
-        throw new AppError('conflict', `line ${line.lineIndex} of ${line.journalNo} is ${line.state}, not pending`);
-      return { line, to: move.to };
-    });
+    const writes = pendingLines(found.map((l) => l!));
     const currency = entry.currency;
-    const sum = found.reduce((s, l) => s + l!.amountMinor, 0n);
-    if (found.some((l) => l!.currency !== currency) || sum !== entry.amountMinor)
-      throw new AppError('amounts_differ', 'the outbound lines do not add up to the statement entry', {
-        entryAmount: entry.amount,
-        linesAmount: found.every((l) => l!.currency === currency) ? amountText(sum, currency) : 'mixed currencies',
-        currency,
-      });
+    checkAmounts(
+      found.map((l) => l!),
+      entry,
+    );
     const row = await insertLineMatch(tx, {
       id: matchId,
       ...scope,
@@ -119,53 +109,102 @@ export async function manualLineMatch(
       reason: body.reason,
       createdAt: now,
     });
-    for (const w of writes) {
-      const evidence = {
-        source: 'manual',
-        rule: 'manual',
-        manual: true,
-        matchId,
-        actor,
-        actorUserId,
-        reason: body.reason,
-        documentId: entry.documentId,
-        entryIndex: entry.entryIndex,
-        bankRef: entry.bankRef,
-        bookingDate: entry.bookingDate,
-        amount: w.line.amount,
-        daysDelta: days(w.line.executionDate, entry.bookingDate),
-        summary: `matched by ${actor} to ${entry.amount} ${currency} booked ${entry.bookingDate ?? '(no date)'}`,
-      };
-      await setLine(
-        tx,
-        scope,
-        { documentId: w.line.documentId, index: w.line.lineIndex },
-        {
-          state: w.to,
-          evidence,
-          openUntil: null,
-          at: now,
-        },
-      );
-    }
+    await clearLines(tx, scope, writes, { entry, matchId, actor, actorUserId, reason: body.reason, at: now });
     await setEntryMatched(tx, scope, entry.id, { documentId: entry.documentId, at: now });
     const view = lineMatchView(row, entry, currency);
-    await emitEvents(ctx, tx, [
-      {
-        type: 'reconciliation.manual_match',
-        platformId: scope.platformId,
-        companyId: scope.companyId,
-        data: { entry: view.entry, matches: [view], reason: body.reason, actorUserId },
-      },
-    ]);
-    await recordEvent(ctx, tx, {
-      ...scope,
-      type: 'reconciliation.manual_match',
-      actorUserId,
-      message: `${actor} matched entry ${entry.documentId}#${entry.entryIndex} to ${refs.length} outbound line(s): ${body.reason}`,
-      metadata: { entry: view.entry, outboundLines: view.outboundLines, matchId, reason: body.reason, actor },
-    });
+    await tellLineMatch(ctx, tx, scope, { view, entry, refs, matchId }, { actor, actorUserId, reason: body.reason });
     return { matches: [view] };
+  });
+}
+
+type LineWrite = { line: MatchLine; to: LineState };
+type LineActor = { actor: string; actorUserId: string | null; reason: string };
+
+/** Each named line with where `booked` takes it; 409 unless it is pending and its document takes evidence. */
+function pendingLines(found: MatchLine[]): LineWrite[] {
+  return found.map((line) => {
+    const refusal = evidenceRefusal({
+      status: line.documentStatus as OutboundStatus,
+      deliveryMode: line.deliveryMode as DeliveryMode,
+    });
+    if (refusal !== undefined) throw new AppError('conflict', `${line.journalNo}: ${refusal}`);
+    const move = lineTransition(line.state, { type: 'booked' });
+    if (line.state !== 'pending' || !move.ok)
+      throw new AppError('conflict', `line ${line.lineIndex} of ${line.journalNo} is ${line.state}, not pending`);
+    return { line, to: move.to };
+  });
+}
+
+/** 422 amounts_differ unless the lines are in the entry's currency and add up to it exactly. */
+function checkAmounts(found: MatchLine[], entry: EntryRow): void {
+  const currency = entry.currency;
+  const sum = found.reduce((s, l) => s + l.amountMinor, 0n);
+  if (found.some((l) => l.currency !== currency) || sum !== entry.amountMinor)
+    throw new AppError('amounts_differ', 'the outbound lines do not add up to the statement entry', {
+      entryAmount: entry.amount,
+      linesAmount: found.every((l) => l.currency === currency) ? amountText(sum, currency) : 'mixed currencies',
+      currency,
+    });
+}
+
+/** Each line cleared with the manual evidence: the entry, the actor and the reason. */
+async function clearLines(
+  tx: Tx,
+  scope: CompanyScope,
+  writes: LineWrite[],
+  m: LineActor & { entry: EntryRow; matchId: string; at: Date },
+): Promise<void> {
+  const { entry, actor } = m;
+  for (const w of writes) {
+    const evidence = {
+      source: 'manual',
+      rule: 'manual',
+      manual: true,
+      matchId: m.matchId,
+      actor,
+      actorUserId: m.actorUserId,
+      reason: m.reason,
+      documentId: entry.documentId,
+      entryIndex: entry.entryIndex,
+      bankRef: entry.bankRef,
+      bookingDate: entry.bookingDate,
+      amount: w.line.amount,
+      daysDelta: days(w.line.executionDate, entry.bookingDate),
+      summary: `matched by ${actor} to ${entry.amount} ${entry.currency} booked ${entry.bookingDate ?? '(no date)'}`,
+    };
+    await setLine(
+      tx,
+      scope,
+      { documentId: w.line.documentId, index: w.line.lineIndex },
+      { state: w.to, evidence, openUntil: null, at: m.at },
+    );
+  }
+}
+
+/** The `reconciliation.manual_match` event and the audit event naming the actor. */
+async function tellLineMatch(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  m: { view: ReturnType<typeof lineMatchView>; entry: EntryRow; refs: LineRef[]; matchId: string },
+  by: LineActor,
+): Promise<void> {
+  const { view, entry } = m;
+  const { actor, actorUserId, reason } = by;
+  await emitEvents(ctx, tx, [
+    {
+      type: 'reconciliation.manual_match',
+      platformId: scope.platformId,
+      companyId: scope.companyId,
+      data: { entry: view.entry, matches: [view], reason, actorUserId },
+    },
+  ]);
+  await recordEvent(ctx, tx, {
+    ...scope,
+    type: 'reconciliation.manual_match',
+    actorUserId,
+    message: `${actor} matched entry ${entry.documentId}#${entry.entryIndex} to ${m.refs.length} outbound line(s): ${reason}`,
+    metadata: { entry: view.entry, outboundLines: view.outboundLines, matchId: m.matchId, reason, actor },
   });
 }
 

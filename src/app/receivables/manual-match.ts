@@ -130,41 +130,8 @@ export async function manualMatch(
     const found = await expectedByIds(tx, scope, ids);
     if (found.length !== ids.length) throw notFound('expected payment');
     const expected = ids.map((id) => found.find((e) => e.id === id)!);
-    const now = ctx.clock.now();
-    let open = p.amountMinor - p.matchedMinor;
-    if (p.status === 'returned' || open <= 0n)
-      throw new AppError('conflict', 'the incoming payment has nothing left to match');
-    const rows = [];
-    const change = new Map<string, { delta: bigint; settled: boolean | null }>();
-    for (const e of expected) {
-      if (e.currency !== p.currency)
-        throw new AppError('conflict', `${e.id} is in ${e.currency}, the credit in ${p.currency}`);
-      if (e.direction !== 'credit')
-        throw new AppError('conflict', `${e.id} expects a debit; an incoming payment is a credit`);
-      const room = e.settled || e.status === 'archived' ? 0n : e.amountMaxMinor - e.matchedMinor;
-      if (room <= 0n) throw new AppError('conflict', `${e.id} takes no more`);
-      if (open <= 0n) throw new AppError('conflict', `the credit is used up before ${e.id}`);
-      const amount = open < room ? open : room;
-      const c = candidateOf(e);
-      const explained = explainPair(creditOf(p), c, await settingsOf(tx, scope));
-      rows.push({
-        id: ctx.ids.next('mat'),
-        ...scope,
-        incomingPaymentId: p.id,
-        expectedPaymentId: e.id,
-        rule: 'manual',
-        manual: true,
-        settles: false,
-        amountMinor: amount,
-        amountDeltaMinor: explained.amountDeltaMinor,
-        daysDelta: explained.daysDelta,
-        actorUserId,
-        reason: body.reason,
-        createdAt: now,
-      });
-      change.set(e.id, { delta: amount, settled: null });
-      open -= amount;
-    }
+    const by: ManualActor = { actorUserId, actor, reason: body.reason };
+    const { rows, change, open } = await manualRows(ctx, tx, scope, { p, expected }, by);
     await insertMatches(tx, rows);
     await applySums(
       ctx,
@@ -176,28 +143,93 @@ export async function manualMatch(
     const views = rows.map((r) =>
       matchView({ ...r, unmatchedAt: null, unmatchedBy: null, unmatchReason: null }, p.currency),
     );
-    await emitEvents(ctx, tx, [
-      {
-        type: 'reconciliation.manual_match',
-        platformId: scope.platformId,
-        companyId: scope.companyId,
-        data: { incomingPaymentId: p.id, matches: views, reason: body.reason, actorUserId },
-      },
-    ]);
-    await recordEvent(ctx, tx, {
-      ...scope,
-      type: 'reconciliation.manual_match',
-      actorUserId,
-      message: `${actor} matched ${p.id} to ${ids.join(', ')}: ${body.reason}`,
-      metadata: {
-        incomingPaymentId: p.id,
-        expectedPaymentIds: ids,
-        matchIds: rows.map((r) => r.id),
-        reason: body.reason,
-        actor,
-      },
-    });
+    await tellManualMatch(ctx, tx, scope, { p, ids, rows, views }, by);
     return { matches: views };
+  });
+}
+
+type ManualActor = { actorUserId: string | null; actor: string; reason: string };
+type ManualRow = Omit<MatchRow, 'unmatchedAt' | 'unmatchedBy' | 'unmatchReason'>;
+
+/**
+ * The credit's open amount given to the expected payments in the order named, each up to what it still
+ * takes; 409 conflict for a currency or direction that differs, a side that takes nothing more, or a
+ * credit used up before the last one.
+ */
+async function manualRows(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  { p, expected }: { p: IncomingRow; expected: ExpectedRow[] },
+  by: ManualActor,
+) {
+  const now = ctx.clock.now();
+  let open = p.amountMinor - p.matchedMinor;
+  if (p.status === 'returned' || open <= 0n)
+    throw new AppError('conflict', 'the incoming payment has nothing left to match');
+  const settings = await settingsOf(tx, scope);
+  const rows: ManualRow[] = [];
+  const change = new Map<string, { delta: bigint; settled: boolean | null }>();
+  for (const e of expected) {
+    if (e.currency !== p.currency)
+      throw new AppError('conflict', `${e.id} is in ${e.currency}, the credit in ${p.currency}`);
+    if (e.direction !== 'credit')
+      throw new AppError('conflict', `${e.id} expects a debit; an incoming payment is a credit`);
+    const room = e.settled || e.status === 'archived' ? 0n : e.amountMaxMinor - e.matchedMinor;
+    if (room <= 0n) throw new AppError('conflict', `${e.id} takes no more`);
+    if (open <= 0n) throw new AppError('conflict', `the credit is used up before ${e.id}`);
+    const amount = open < room ? open : room;
+    const explained = explainPair(creditOf(p), candidateOf(e), settings);
+    rows.push({
+      id: ctx.ids.next('mat'),
+      ...scope,
+      incomingPaymentId: p.id,
+      expectedPaymentId: e.id,
+      rule: 'manual',
+      manual: true,
+      settles: false,
+      amountMinor: amount,
+      amountDeltaMinor: explained.amountDeltaMinor,
+      daysDelta: explained.daysDelta,
+      actorUserId: by.actorUserId,
+      reason: by.reason,
+      createdAt: now,
+    });
+    change.set(e.id, { delta: amount, settled: null });
+    open -= amount;
+  }
+  return { rows, change, open };
+}
+
+/** The `reconciliation.manual_match` event and the audit event naming the actor. */
+async function tellManualMatch(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  m: { p: IncomingRow; ids: string[]; rows: ManualRow[]; views: ReturnType<typeof matchView>[] },
+  by: ManualActor,
+) {
+  const { actorUserId, actor, reason } = by;
+  await emitEvents(ctx, tx, [
+    {
+      type: 'reconciliation.manual_match',
+      platformId: scope.platformId,
+      companyId: scope.companyId,
+      data: { incomingPaymentId: m.p.id, matches: m.views, reason, actorUserId },
+    },
+  ]);
+  await recordEvent(ctx, tx, {
+    ...scope,
+    type: 'reconciliation.manual_match',
+    actorUserId,
+    message: `${actor} matched ${m.p.id} to ${m.ids.join(', ')}: ${reason}`,
+    metadata: {
+      incomingPaymentId: m.p.id,
+      expectedPaymentIds: m.ids,
+      matchIds: m.rows.map((r) => r.id),
+      reason,
+      actor,
+    },
   });
 }
 

@@ -83,24 +83,7 @@ export async function returnReversedCredits(
     }
     const p = found.credit;
     const reason = r.returnReason ?? 'reversal';
-    const matches = await liveMatches(tx, scope, { incomingIds: [p.id] });
-    const expected = await expectedByIds(tx, scope, [...new Set(matches.map((m) => m.expectedPaymentId))]);
-    // An archived expected payment is final: its match stays, and so does that part of the credit's sum.
-    const archived = new Set(expected.filter((e) => e.status === 'archived').map((e) => e.id));
-    const released = matches.filter((m) => !archived.has(m.expectedPaymentId));
-    const kept = matches.filter((m) => archived.has(m.expectedPaymentId)).reduce((s, m) => s + m.amountMinor, 0n);
-    const writes = expected
-      .filter((e) => !archived.has(e.id))
-      .map((e) => {
-        const mine = released.filter((m) => m.expectedPaymentId === e.id);
-        const matchedMinor = e.matchedMinor - mine.reduce((s, m) => s + m.amountMinor, 0n);
-        const settled = mine.some((m) => m.settles) ? false : e.settled;
-        const from = e.status as ExpectedPaymentStatus;
-        const to = mustMove(expectedPaymentTransition, from, expectedStatusOf({ ...e, matchedMinor, settled }, today));
-        if (to === 'overdue' && from !== 'overdue')
-          events.push(overdueEvent(scope, { ...e, matchedMinor, settled }, from));
-        return { id: e.id, from, status: to, matchedMinor, settled };
-      });
+    const { writes, released, kept } = await releaseMatches(tx, scope, p, { today, events });
     for (const m of released)
       await markUnmatched(tx, scope, m.id, { actor: RELEASED_BY, reason: `returned: ${reason}`, at: now });
     await applyExpectedSums(tx, scope, writes, now);
@@ -129,28 +112,7 @@ export async function returnReversedCredits(
       at: now,
     });
     returned.push({ incomingPaymentId: p.id, entryId: r.id, matchedBy: found.matchedBy, reason });
-    events.push({
-      type: 'incoming_payment.returned',
-      platformId: scope.platformId,
-      companyId: scope.companyId,
-      data: {
-        incomingPaymentId: p.id,
-        status: 'returned',
-        previousStatus: from,
-        amount: p.amount,
-        currency: p.currency,
-        endToEndId: p.endToEndId,
-        reason,
-        matchedBy: found.matchedBy,
-        entry,
-        released: evidence.released.map((x) => ({
-          ...x,
-          status: writes.find((w) => w.id === x.expectedPaymentId)?.status ?? null,
-        })),
-        bankKey: input.bankKey,
-        environment: input.environment,
-      },
-    });
+    events.push(returnedEvent(scope, { p, from, reason, matchedBy: found.matchedBy, entry, evidence, writes }, input));
   }
   await emitEvents(ctx, tx, events);
   if (returned.length > 0)
@@ -164,4 +126,85 @@ export async function returnReversedCredits(
       environment: input.environment,
     });
   return { returned: returned.length };
+}
+
+type ExpectedWrite = {
+  id: string;
+  from: ExpectedPaymentStatus;
+  status: ExpectedPaymentStatus;
+  matchedMinor: bigint;
+  settled: boolean;
+};
+
+/**
+ * What a returned credit gives back: each live match to a non-archived expected payment is released
+ * (the expected payment's sum back down exactly, its status through its transition; overdue told once).
+ * An archived expected payment is final: its match stays, and so does that part of the credit's sum.
+ */
+async function releaseMatches(
+  tx: Tx,
+  scope: CompanyScope,
+  p: { id: string },
+  run: { today: string; events: OutboxEvent[] },
+) {
+  const matches = await liveMatches(tx, scope, { incomingIds: [p.id] });
+  const expected = await expectedByIds(tx, scope, [...new Set(matches.map((m) => m.expectedPaymentId))]);
+  const archived = new Set(expected.filter((e) => e.status === 'archived').map((e) => e.id));
+  const released = matches.filter((m) => !archived.has(m.expectedPaymentId));
+  const kept = matches.filter((m) => archived.has(m.expectedPaymentId)).reduce((s, m) => s + m.amountMinor, 0n);
+  const writes: ExpectedWrite[] = expected
+    .filter((e) => !archived.has(e.id))
+    .map((e) => {
+      const mine = released.filter((m) => m.expectedPaymentId === e.id);
+      const matchedMinor = e.matchedMinor - mine.reduce((s, m) => s + m.amountMinor, 0n);
+      const settled = mine.some((m) => m.settles) ? false : e.settled;
+      const from = e.status as ExpectedPaymentStatus;
+      const to = mustMove(
+        expectedPaymentTransition,
+        from,
+        expectedStatusOf({ ...e, matchedMinor, settled }, run.today),
+      );
+      if (to === 'overdue' && from !== 'overdue')
+        run.events.push(overdueEvent(scope, { ...e, matchedMinor, settled }, from));
+      return { id: e.id, from, status: to, matchedMinor, settled };
+    });
+  return { writes, released, kept };
+}
+
+/** The `incoming_payment.returned` event: the credit, the entry that reversed it, what was released. */
+function returnedEvent(
+  scope: CompanyScope,
+  r: {
+    p: { id: string; amount: string; currency: string; endToEndId: string | null };
+    from: IncomingPaymentStatus;
+    reason: string;
+    matchedBy: string;
+    entry: ReturnEvidence['entry'];
+    evidence: ReturnEvidence;
+    writes: ExpectedWrite[];
+  },
+  input: { bankKey: string | null; environment: string },
+): OutboxEvent {
+  return {
+    type: 'incoming_payment.returned',
+    platformId: scope.platformId,
+    companyId: scope.companyId,
+    data: {
+      incomingPaymentId: r.p.id,
+      status: 'returned',
+      previousStatus: r.from,
+      amount: r.p.amount,
+      currency: r.p.currency,
+      endToEndId: r.p.endToEndId,
+      reason: r.reason,
+      matchedBy: r.matchedBy,
+      entry: r.entry,
+      released: r.evidence.released.map((x) => ({
+        ...x,
+        status: r.writes.find((w) => w.id === x.expectedPaymentId)?.status ?? null,
+      })),
+      bankKey: input.bankKey,
+      environment: input.environment,
+    },
+  };
 }
