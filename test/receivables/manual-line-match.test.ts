@@ -6,6 +6,7 @@ import { type Browser, get, post, signIn } from '../dashboard/support.ts';
 import { assertError, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { deliverNow } from '../support/deliver.ts';
 import { statementWith } from '../support/statement-with.ts';
+import { ingestDemo } from './support.ts';
 
 /**
  * Manual matching of outbound lines (docs/adr/0076) on real PostgreSQL: a person matches a statement
@@ -32,16 +33,7 @@ after(async () => {
 const PAYEE = 'FI5542345670000081';
 const key = () => ({ 'x-api-key': s.apiKey });
 
-async function ingest(content: string) {
-  const res = await t.request({
-    method: 'POST',
-    url: '/journal/ingest',
-    headers: key(),
-    payload: { companyId: s.companyId, content, bankKey: 'demo', environment: 'test' },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-  return (res.json() as { id: string }).id;
-}
+const ingest = (content: string) => ingestDemo(t, s, content);
 
 type Candidate = { ref: string; entry?: { documentId: string; entryIndex: number } };
 async function unanswered() {

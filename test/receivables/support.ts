@@ -45,6 +45,18 @@ export async function ingest(t: TestApp, s: Sandbox, content: string) {
   assert.equal(res.statusCode, 201, res.body);
 }
 
+/** A statement journaled as the demo bank's test environment sent it; its document id. */
+export async function ingestDemo(t: TestApp, s: Sandbox, content: string): Promise<string> {
+  const res = await t.request({
+    method: 'POST',
+    url: '/journal/ingest',
+    headers: { 'x-api-key': s.apiKey },
+    payload: { companyId: s.companyId, content, bankKey: 'demo', environment: 'test' },
+  });
+  assert.equal(res.statusCode, 201, res.body);
+  return (res.json() as { id: string }).id;
+}
+
 export async function expect(t: TestApp, s: Sandbox, body: Record<string, unknown>) {
   const res = await t.request({
     method: 'POST',

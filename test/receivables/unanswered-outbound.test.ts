@@ -5,6 +5,7 @@ import { manualClock } from '../../src/platform/clock.ts';
 import { provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { deliverNow } from '../support/deliver.ts';
 import { statementWith } from '../support/statement-with.ts';
+import { ingestDemo } from './support.ts';
 
 /**
  * The exceptions queue's `unanswered-outbound` kind (docs/adr/0075) on real PostgreSQL: an outbound
@@ -29,15 +30,7 @@ after(async () => {
 const PAYEE = 'FI5542345670000081';
 const key = () => ({ 'x-api-key': s.apiKey });
 
-async function ingest(content: string) {
-  const res = await t.request({
-    method: 'POST',
-    url: '/journal/ingest',
-    headers: key(),
-    payload: { companyId: s.companyId, content, bankKey: 'demo', environment: 'test' },
-  });
-  assert.equal(res.statusCode, 201, res.body);
-}
+const ingest = (content: string) => ingestDemo(t, s, content);
 
 type Item = {
   kind: string;

@@ -91,7 +91,8 @@ export function checkReference(query: {
   });
 }
 
-function matchView(m: MatchRow, currency: string) {
+/** A match as the receivables routes answer it. */
+export function matchView(m: MatchRow, currency: string) {
   return {
     id: m.id,
     rule: m.rule,

@@ -21,12 +21,10 @@ import {
   type OutboundStatus,
 } from '../../domain/lifecycle/index.ts';
 import { amountText } from '../../domain/receivables/expected.ts';
-import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
-import { emitEvents } from '../events/outbox.ts';
 import type { Principal } from '../identity/principal.ts';
-import { actorScope } from './actor.ts';
+import { actorScope, tellPersonAct } from './actor.ts';
 
 /**
  * Manual matching of outbound lines (docs/adr/0076): a person says which pending lines a statement
@@ -191,18 +189,10 @@ async function tellLineMatch(
 ): Promise<void> {
   const { view, entry } = m;
   const { actor, actorUserId, reason } = by;
-  await emitEvents(ctx, tx, [
-    {
-      type: 'reconciliation.manual_match',
-      platformId: scope.platformId,
-      companyId: scope.companyId,
-      data: { entry: view.entry, matches: [view], reason, actorUserId },
-    },
-  ]);
-  await recordEvent(ctx, tx, {
-    ...scope,
+  await tellPersonAct(ctx, tx, scope, {
     type: 'reconciliation.manual_match',
     actorUserId,
+    data: { entry: view.entry, matches: [view], reason, actorUserId },
     message: `${actor} matched entry ${entry.documentId}#${entry.entryIndex} to ${m.refs.length} outbound line(s): ${reason}`,
     metadata: { entry: view.entry, outboundLines: view.outboundLines, matchId: m.matchId, reason, actor },
   });
@@ -249,18 +239,10 @@ export async function unmatchLine(
     if (!done) throw new AppError('conflict', 'the match was already undone');
     await setEntryMatched(tx, scope, entry.id, null);
     const view = lineMatchView(done, entry, entry.currency);
-    await emitEvents(ctx, tx, [
-      {
-        type: 'reconciliation.unmatched',
-        platformId: scope.platformId,
-        companyId: scope.companyId,
-        data: { match: view, reason: body.reason, actorUserId },
-      },
-    ]);
-    await recordEvent(ctx, tx, {
-      ...scope,
+    await tellPersonAct(ctx, tx, scope, {
       type: 'reconciliation.unmatched',
       actorUserId,
+      data: { match: view, reason: body.reason, actorUserId },
       message: `${actor} unmatched ${m.id} (entry ${entry.documentId}#${entry.entryIndex}): ${body.reason}`,
       metadata: { matchId: m.id, entry: view.entry, outboundLines: view.outboundLines, reason: body.reason, actor },
     });

@@ -19,14 +19,13 @@ import {
   incomingPaymentTransition,
   incomingStatusOf,
 } from '../../domain/lifecycle/index.ts';
-import { amountText } from '../../domain/receivables/expected.ts';
 import { explainPair } from '../../domain/receivables/explain.ts';
-import { recordEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
 import { emitEvents, type OutboxEvent } from '../events/outbox.ts';
 import type { Principal } from '../identity/principal.ts';
-import { actorScope } from './actor.ts';
+import { actorScope, tellPersonAct } from './actor.ts';
+import { matchView } from './expected-payments.ts';
 import { manualLineMatch, unmatchLine } from './manual-line-match.ts';
 import { candidateOf, creditOf, settingsOf } from './match.ts';
 import { overdueEvent, todayOf } from './overdue.ts';
@@ -76,19 +75,10 @@ async function applySums(
   return { expected: writes, incoming: t.to };
 }
 
-function matchView(m: MatchRow, currency: string) {
+/** A match with its undoing, as the manual-match routes answer it. */
+function manualMatchView(m: MatchRow, currency: string) {
   return {
-    id: m.id,
-    rule: m.rule,
-    manual: m.manual,
-    amount: amountText(m.amountMinor, currency),
-    amountDelta: amountText(m.amountDeltaMinor, currency),
-    daysDelta: m.daysDelta,
-    incomingPaymentId: m.incomingPaymentId,
-    expectedPaymentId: m.expectedPaymentId,
-    actorUserId: m.actorUserId,
-    reason: m.reason,
-    createdAt: m.createdAt.toISOString(),
+    ...matchView(m, currency),
     unmatchedAt: m.unmatchedAt?.toISOString() ?? null,
     unmatchReason: m.unmatchReason,
   };
@@ -141,7 +131,7 @@ export async function manualMatch(
       { expected: change, incomingDelta: p.amountMinor - p.matchedMinor - open },
     );
     const views = rows.map((r) =>
-      matchView({ ...r, unmatchedAt: null, unmatchedBy: null, unmatchReason: null }, p.currency),
+      manualMatchView({ ...r, unmatchedAt: null, unmatchedBy: null, unmatchReason: null }, p.currency),
     );
     await tellManualMatch(ctx, tx, scope, { p, ids, rows, views }, by);
     return { matches: views };
@@ -206,22 +196,14 @@ async function tellManualMatch(
   ctx: AppContext,
   tx: Tx,
   scope: CompanyScope,
-  m: { p: IncomingRow; ids: string[]; rows: ManualRow[]; views: ReturnType<typeof matchView>[] },
+  m: { p: IncomingRow; ids: string[]; rows: ManualRow[]; views: ReturnType<typeof manualMatchView>[] },
   by: ManualActor,
 ) {
   const { actorUserId, actor, reason } = by;
-  await emitEvents(ctx, tx, [
-    {
-      type: 'reconciliation.manual_match',
-      platformId: scope.platformId,
-      companyId: scope.companyId,
-      data: { incomingPaymentId: m.p.id, matches: m.views, reason, actorUserId },
-    },
-  ]);
-  await recordEvent(ctx, tx, {
-    ...scope,
+  await tellPersonAct(ctx, tx, scope, {
     type: 'reconciliation.manual_match',
     actorUserId,
+    data: { incomingPaymentId: m.p.id, matches: m.views, reason, actorUserId },
     message: `${actor} matched ${m.p.id} to ${m.ids.join(', ')}: ${reason}`,
     metadata: {
       incomingPaymentId: m.p.id,
@@ -263,19 +245,11 @@ export async function unmatch(
         incomingDelta: -m.amountMinor,
       },
     );
-    const view = matchView(done, p.currency);
-    await emitEvents(ctx, tx, [
-      {
-        type: 'reconciliation.unmatched',
-        platformId: scope.platformId,
-        companyId: scope.companyId,
-        data: { match: view, reason: body.reason, actorUserId },
-      },
-    ]);
-    await recordEvent(ctx, tx, {
-      ...scope,
+    const view = manualMatchView(done, p.currency);
+    await tellPersonAct(ctx, tx, scope, {
       type: 'reconciliation.unmatched',
       actorUserId,
+      data: { match: view, reason: body.reason, actorUserId },
       message: `${actor} unmatched ${m.id} (${p.id} from ${e.id}): ${body.reason}`,
       metadata: { matchId: m.id, incomingPaymentId: p.id, expectedPaymentId: e.id, reason: body.reason, actor },
     });
