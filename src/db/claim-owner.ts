@@ -21,6 +21,8 @@ export type ClaimOwner = {
   key(): number | undefined;
   /** Milliseconds the current key has been held (0 while down). */
   heldMs(): number;
+  /** Settles once the first key is held (or the owner is stopped first). */
+  held(): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -36,6 +38,10 @@ export function holdClaimOwner(pool: pg.Pool, logger: Logger): ClaimOwner {
   let probe: NodeJS.Timeout | undefined;
   let retry: NodeJS.Timeout | undefined;
   let failures = 0;
+  let firstHeld: () => void = () => {};
+  const first = new Promise<void>((resolve) => {
+    firstHeld = resolve;
+  });
 
   const lost = (err?: unknown) => {
     if (probe) clearInterval(probe);
@@ -69,6 +75,7 @@ export function holdClaimOwner(pool: pg.Pool, logger: Logger): ClaimOwner {
         ]);
         if (got.rows[0]?.ok) {
           current = { key, since: Date.now() };
+          firstHeld();
           break;
         }
       }
@@ -90,8 +97,10 @@ export function holdClaimOwner(pool: pg.Pool, logger: Logger): ClaimOwner {
   return {
     key: () => current?.key,
     heldMs: () => (current ? Date.now() - current.since : 0),
+    held: () => first,
     async stop() {
       stopped = true;
+      firstHeld();
       if (retry) clearTimeout(retry);
       if (probe) clearInterval(probe);
       const c = client;

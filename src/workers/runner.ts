@@ -87,6 +87,9 @@ async function startDelivery(ctx: AppContext, boss: PgBoss): Promise<void> {
     void sweep.stop();
     void owner.stop();
   });
+  // Bank delivery starts once the owner holds its key: a claim made before would carry no key, so a
+  // kill of this process would leave it to the job's 120 s lease instead of the sweep (docs/adr/0059).
+  await owner.held();
   // Bank delivery: batches claimed with leases, woken by NOTIFY when the relay commits new jobs.
   await workBatches(ctx, boss, 'bankDelivery', { batchSize: 50, concurrency: 2, pollSeconds: 2 }, async (jobs) => {
     const outcomes = await deliverDocuments(
