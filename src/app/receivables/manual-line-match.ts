@@ -25,6 +25,7 @@ import type { AppContext } from '../context.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { Principal } from '../identity/principal.ts';
 import { actorScope, tellPersonAct } from './actor.ts';
+import { moveManualDocuments } from './manual-line-documents.ts';
 
 /**
  * Manual matching of outbound lines (docs/adr/0076): a person says which pending lines a statement
@@ -33,7 +34,9 @@ import { actorScope, tellPersonAct } from './actor.ts';
  * `rule: manual`, the actor and the reason; the entry leaves the unmatched list. The amounts must agree
  * exactly (the lines' sum is the entry's amount, one currency): a person's match is strict, as a
  * rule's would be. Undoing it (`unmatch`) puts the lines back to `pending` with their answer window,
- * so the queue shows them again, and the entry back among the unmatched.
+ * so the queue shows them again, and the entry back among the unmatched. Either way the documents of
+ * the lines follow (docs/adr/0079): every line settled with one cleared makes a run `executed`, as the
+ * bank's booking does, and the undo takes it back to `sent` (moveManualDocuments).
  */
 
 type LineRef = { documentId: string; index: number };
@@ -111,6 +114,20 @@ export async function manualLineMatch(
     await setEntryMatched(tx, scope, entry.id, { documentId: entry.documentId, at: now });
     const view = lineMatchView(row, entry, currency);
     await tellLineMatch(ctx, tx, scope, { view, entry, refs, matchId }, { actor, actorUserId, reason: body.reason });
+    const cleared = writes.map(({ line: l }) => ({
+      documentId: l.documentId,
+      index: l.lineIndex,
+      endToEndId: l.endToEndId,
+    }));
+    await moveManualDocuments(ctx, tx, scope, {
+      how: 'matched',
+      lines: cleared,
+      matchId,
+      entry,
+      actor,
+      actorUserId,
+      at: now,
+    });
     return { matches: [view] };
   });
 }
@@ -221,6 +238,7 @@ export async function unmatchLine(
     const entry = await entryById(tx, scope, m.unmatchedEntryId);
     if (!entry) throw notFound('match');
     const now = ctx.clock.now();
+    const released: Array<{ documentId: string; index: number; endToEndId: string | null }> = [];
     for (const ref of m.lines) {
       const line = lines.find((l) => l.documentId === ref.documentId && l.lineIndex === ref.index);
       if (!line) continue;
@@ -234,6 +252,7 @@ export async function unmatchLine(
         openUntil: ref.openUntil === null ? null : new Date(ref.openUntil),
         at: now,
       });
+      released.push({ documentId: ref.documentId, index: ref.index, endToEndId: line.endToEndId });
     }
     const done = await markLineUnmatched(tx, scope, id, { actor, reason: body.reason, at: now });
     if (!done) throw new AppError('conflict', 'the match was already undone');
@@ -246,6 +265,8 @@ export async function unmatchLine(
       message: `${actor} unmatched ${m.id} (entry ${entry.documentId}#${entry.entryIndex}): ${body.reason}`,
       metadata: { matchId: m.id, entry: view.entry, outboundLines: view.outboundLines, reason: body.reason, actor },
     });
+    const by = { matchId: m.id, entry, actor, actorUserId, at: now };
+    await moveManualDocuments(ctx, tx, scope, { how: 'unmatched', lines: released, ...by });
     return view;
   });
 }

@@ -16,6 +16,9 @@ import { moveTo, refuse, type Transition, unknownStatus } from './transition.ts'
  *   executed         -> rejected       a statement returned a line and now every line came back
  *                                      rejected (docs/adr/0070); until then a return is news on its
  *                                      line, and a late pain.002 rejection stays news on its line
+ *   executed         -> sent           a person undid their manual match of a line (docs/adr/0079),
+ *                                      which is pending again; only that event: no bank evidence
+ *                                      ever takes an executed document back
  *   rejected, cancelled                final
  * A host-to-host document that was never delivered takes no bank evidence at all: a booking or a report
  * that seems to name it is about some other payment (a reused end-to-end id), never proof of this one.
@@ -94,9 +97,16 @@ export type DocumentEvent =
   | { type: 'delivery-confirmed' }
   /**
    * Bank evidence matched the document one to one; `lines` are its line states after applying it;
-   * `returned`: the evidence returned one of its lines (a statement's return or reversal).
+   * `returned`: the evidence returned one of its lines (a statement's return or reversal). A person's
+   * manual match of a statement debit to lines (docs/adr/0079) is this event too: the booking is the
+   * bank's, the person only says which lines it paid, so the document moves as for the bank's match.
    */
-  | { type: 'evidence'; lines: readonly LineState[]; returned?: boolean };
+  | { type: 'evidence'; lines: readonly LineState[]; returned?: boolean }
+  /**
+   * A person undid their manual match (docs/adr/0079); `lines` are the line states after the undo
+   * (the lines it had cleared are pending again). The one event that takes `executed` back to `sent`.
+   */
+  | { type: 'manual-unmatched'; lines: readonly LineState[] };
 
 export type OutboundDocument = { status: OutboundStatus; deliveryMode: DeliveryMode };
 
@@ -119,6 +129,15 @@ export function documentTransition(doc: OutboundDocument, event: DocumentEvent):
       if (why !== undefined) return refuse(why);
       if (from === 'executed') return moveTo(from, event.returned && allRejected(event.lines) ? 'rejected' : from);
       return moveTo(from, statusFromLines(event.lines, from === 'converted' ? 'sent' : from));
+    }
+    case 'manual-unmatched': {
+      const why = evidenceRefusal(doc);
+      if (why !== undefined) return refuse(why);
+      // Executed needs every line settled: a line pending again makes the run `sent` (also a converted-
+      // only run: the entry the person had named was a booking on the bank's statement). Elsewhere no
+      // move: what the bank's own evidence set stays.
+      if (from === 'executed') return moveTo(from, event.lines.includes('pending') ? 'sent' : from);
+      return moveTo(from, from);
     }
     default:
       return unknownStatus(event, 'document event');

@@ -8,6 +8,7 @@ import {
   conversionJobTransition,
   DELIVERY_STATUSES,
   type DeliveryMode,
+  type DocumentEvent,
   deliveryStarted,
   deliveryTransition,
   documentTransition,
@@ -78,6 +79,55 @@ test('evidence moves a document by its lines; executed stays; terminal and unapp
     assert.equal(evidence(status, ['cleared'], 'converted-only').ok, false, status);
     assert.equal(typeof evidenceRefusal({ status, deliveryMode: 'converted-only' }), 'string');
   }
+});
+
+test('executed goes back to sent only when a person undoes a manual match (docs/adr/0079)', () => {
+  const LINE_SETS: Array<Array<'pending' | 'cleared' | 'rejected'>> = [
+    [],
+    ['pending'],
+    ['cleared'],
+    ['rejected'],
+    ['pending', 'cleared'],
+    ['pending', 'rejected'],
+    ['cleared', 'rejected'],
+    ['rejected', 'rejected'],
+  ];
+  const undo = (status: OutboundStatus, lines: Array<'pending' | 'cleared' | 'rejected'>, mode: DeliveryMode) =>
+    documentTransition({ status, deliveryMode: mode }, { type: 'manual-unmatched', lines });
+  for (const mode of MODES) {
+    assert.deepEqual(undo('executed', ['pending', 'cleared'], mode), { ok: true, to: 'sent', changed: true });
+    assert.deepEqual(undo('executed', ['pending', 'rejected'], mode), { ok: true, to: 'sent', changed: true });
+    // No line pending again (the undo released none): executed stays.
+    assert.deepEqual(undo('executed', ['cleared', 'rejected'], mode), { ok: true, to: 'executed', changed: false });
+    assert.deepEqual(undo('sent', ['pending'], mode), { ok: true, to: 'sent', changed: false });
+    for (const status of ['rejected', 'cancelled', 'pending-approval'] as const)
+      assert.equal(undo(status, ['pending'], mode).ok, false, status);
+  }
+  assert.deepEqual(undo('converted', ['pending'], 'converted-only'), { ok: true, to: 'converted', changed: false });
+  assert.equal(undo('converted', ['pending'], 'host-to-host').ok, false, 'never delivered');
+  // Every other event, with every set of lines, leaves an executed document anywhere but `sent`.
+  const others: DocumentEvent[] = [
+    { type: 'approved' },
+    { type: 'approval-closed' },
+    { type: 'cancel' },
+    { type: 'delivery-confirmed' },
+    ...LINE_SETS.flatMap((lines): DocumentEvent[] => [
+      { type: 'evidence', lines },
+      { type: 'evidence', lines, returned: true },
+    ]),
+  ];
+  for (const mode of MODES)
+    for (const event of others) {
+      const move = documentTransition({ status: 'executed', deliveryMode: mode }, event);
+      assert.ok(!move.ok || move.to !== 'sent', `${JSON.stringify(event)} took executed to sent`);
+    }
+  // And the undo never moves any other status anywhere.
+  for (const status of OUTBOUND_STATUSES)
+    for (const mode of MODES)
+      for (const lines of LINE_SETS) {
+        const move = undo(status, lines, mode);
+        if (move.ok && move.changed) assert.deepEqual([status, move.to], ['executed', 'sent']);
+      }
 });
 
 test('approval and cancel moves follow the lifecycle of DESIGN.md', () => {
