@@ -316,3 +316,149 @@ test('Exceptions page: an unanswered line has a match form over its candidate de
   );
   assert.equal(who.rows[0].email, s.dashboardLogin.email);
 });
+
+/** The document's status, its payment events (type, endToEndId) and its status audit (from, to, actor, matchId). */
+async function documentTrail(documentId: string) {
+  const status = (await db.query(`SELECT status FROM journal_documents WHERE id = $1`, [documentId])).rows[0].status;
+  const events = await db.query(
+    `SELECT type, payload FROM outbox_events WHERE company_id = $1 AND type LIKE 'payment.%'
+        AND payload->'data'->>'documentId' = $2 ORDER BY created_at, id`,
+    [s.companyId, documentId],
+  );
+  const audit = await db.query(
+    `SELECT metadata, actor_user_id FROM activity_events
+      WHERE company_id = $1 AND type = 'payment.status_changed' AND metadata->>'documentId' = $2 ORDER BY seq`,
+    [s.companyId, documentId],
+  );
+  return {
+    status: status as string,
+    events: events.rows.map((r) => [r.type, r.payload.data.status, r.payload.data.endToEndId ?? null]),
+    audit: audit.rows.map((r) => [
+      r.metadata.from,
+      r.metadata.to,
+      r.metadata.matchId ?? null,
+      r.metadata.actor ?? null,
+    ]),
+  };
+}
+
+// Each act a second after the last, so the events sort by their time.
+const unmatch = (id: string, reason: string) => {
+  clock.advance(1000);
+  return t.request({
+    method: 'DELETE',
+    url: `/reconciliation/matches/${id}?companyId=${s.companyId}`,
+    headers: key(),
+    payload: { reason },
+  });
+};
+
+/** A person matches entry `entryIndex` of `statement` to line `index` of `documentId`: the match's id. */
+async function matchOne(statement: string, entryIndex: number, documentId: string, index: number) {
+  clock.advance(1000);
+  const res = await match({ entry: { documentId: statement, entryIndex }, outboundLines: [{ documentId, index }] });
+  assert.equal(res.statusCode, 201, res.body);
+  return (res.json() as { matches: Array<{ id: string }> }).matches[0]!.id;
+}
+
+test('a run whose every line a person matched becomes executed with payment.executed; the undo takes it back to sent', async () => {
+  const documentId = await submit('MANUAL-DOC-1', [
+    ['MD-1', '11.00'],
+    ['MD-2', '12.00'],
+  ]);
+  const before = await documentTrail(documentId);
+  assert.equal(before.status, 'sent');
+  clock.advance(46 * 86_400_000);
+  const statement = await ingest(
+    statementWith('MD-STMT', 3, [
+      { amount: '11.00', direction: 'DBIT', iban: PAYEE, ref: 'MD-B-1', day: '2027-02-20' },
+      { amount: '12.00', direction: 'DBIT', iban: PAYEE, ref: 'MD-B-2', day: '2027-02-20' },
+    ]),
+  );
+  const first = await matchOne(statement, 0, documentId, 0);
+  // One line of two: the run is not done, nothing is told of it.
+  assert.deepEqual(await documentTrail(documentId), before);
+  const second = await matchOne(statement, 1, documentId, 1);
+  const actor = (await line(documentId, 1)).evidence!['actor'] as string;
+  const done = await documentTrail(documentId);
+  assert.equal(done.status, 'executed');
+  assert.deepEqual(done.events, [...before.events, ['payment.executed', 'executed', 'MD-2']]);
+  assert.deepEqual(done.audit, [...before.audit, ['sent', 'executed', second, actor]]);
+  const doc = await t.request({
+    method: 'GET',
+    url: `/journal/documents/${documentId}?companyId=${s.companyId}`,
+    headers: key(),
+  });
+  assert.equal(doc.json().status, 'executed');
+  assert.deepEqual(
+    (await unanswered()).filter((i) => i.subject.endToEndId.startsWith('MD-')),
+    [],
+  );
+
+  // The first match undone: that line is pending again, in the queue, and the run is sent again.
+  const undo = await unmatch(first, 'the 11.00 was a fee');
+  assert.equal(undo.statusCode, 200, undo.body);
+  const back = await documentTrail(documentId);
+  assert.equal(back.status, 'sent');
+  assert.deepEqual(back.events, [...done.events, ['payment.sent', 'sent', 'MD-1']]);
+  assert.deepEqual(back.audit, [...done.audit, ['executed', 'sent', first, actor]]);
+  assert.equal((await line(documentId, 0)).state, 'pending');
+  assert.equal((await line(documentId, 1)).state, 'cleared');
+  assert.deepEqual(
+    (await unanswered()).filter((i) => i.subject.endToEndId.startsWith('MD-')).map((i) => i.subject.endToEndId),
+    ['MD-1'],
+  );
+  // Matched again, executed again; the other undone then: sent, and both lines back in the queue.
+  await matchOne(statement, 0, documentId, 0);
+  assert.equal((await documentTrail(documentId)).status, 'executed');
+  assert.equal((await unmatch(second, 'booked twice by mistake')).statusCode, 200);
+  assert.equal((await documentTrail(documentId)).status, 'sent');
+  assert.deepEqual(
+    (await unanswered()).filter((i) => i.subject.endToEndId.startsWith('MD-')).map((i) => i.subject.endToEndId),
+    ['MD-2'],
+  );
+});
+
+test('the bank books one line, a person the other: executed; the undo leaves the bank line cleared and the run sent', async () => {
+  const documentId = await submit('MANUAL-DOC-2', [
+    ['MX-1', '21.00'],
+    ['MX-2', '22.00'],
+    ['MX-3', '23.00'],
+  ]);
+  // The bank books MX-1 by its end-to-end id and returns MX-3 (AC04) while the lines are in their window.
+  await ingest(
+    statementWith('MX-STMT-1', 4, [
+      { amount: '21.00', direction: 'DBIT', e2e: 'MX-1', iban: PAYEE, ref: 'MX-B-1', day: '2027-02-21' },
+      { amount: '23.00', direction: 'CRDT', e2e: 'MX-3', reversal: true, returnReason: 'AC04', ref: 'MX-R-3' },
+    ]),
+  );
+  assert.equal((await line(documentId, 0)).state, 'cleared');
+  assert.equal((await line(documentId, 0)).evidence!['rule'], 'end-to-end-id');
+  assert.equal((await line(documentId, 2)).state, 'rejected');
+  const before = await documentTrail(documentId);
+  assert.equal(before.status, 'sent');
+  clock.advance(46 * 86_400_000);
+  const statement = await ingest(
+    statementWith('MX-STMT-2', 5, [
+      { amount: '22.00', direction: 'DBIT', iban: PAYEE, ref: 'MX-B-2', day: '2027-04-10' },
+    ]),
+  );
+  const id = await matchOne(statement, 0, documentId, 1);
+  const done = await documentTrail(documentId);
+  assert.equal(done.status, 'executed', 'cleared by the bank, cleared by a person, returned: every line settled');
+  assert.deepEqual(done.events, [...before.events, ['payment.executed', 'executed', 'MX-2']]);
+
+  assert.equal((await unmatch(id, 'not this run')).statusCode, 200);
+  const back = await documentTrail(documentId);
+  assert.equal(back.status, 'sent');
+  assert.deepEqual(back.events, [...done.events, ['payment.sent', 'sent', 'MX-2']]);
+  const bank = await line(documentId, 0);
+  assert.equal(bank.state, 'cleared');
+  assert.equal(bank.evidence!['rule'], 'end-to-end-id');
+  assert.equal((await line(documentId, 1)).state, 'pending');
+  assert.equal((await line(documentId, 2)).state, 'rejected');
+  assert.deepEqual(
+    (await unanswered()).filter((i) => i.subject.endToEndId.startsWith('MX-')).map((i) => i.subject.endToEndId),
+    ['MX-2'],
+  );
+});
