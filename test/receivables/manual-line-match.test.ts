@@ -462,3 +462,35 @@ test('the bank books one line, a person the other: executed; the undo leaves the
     ['MX-2'],
   );
 });
+
+test('a person first, the bank after: the statement that books the last line makes the run executed', async () => {
+  const documentId = await submit('MANUAL-DOC-3', [
+    ['MR-1', '31.00'],
+    ['MR-2', '32.00'],
+  ]);
+  // In the answer window, but no rule takes a debit that names neither the line nor its payee: a person does.
+  const statement = await ingest(
+    statementWith('MR-STMT-1', 6, [{ amount: '31.00', direction: 'DBIT', ref: 'MR-B-1' }]),
+  );
+  assert.equal((await line(documentId, 0)).state, 'pending');
+  await matchOne(statement, 0, documentId, 0);
+  const before = await documentTrail(documentId);
+  assert.equal(before.status, 'sent');
+  clock.advance(1000);
+  await ingest(
+    statementWith('MR-STMT-2', 7, [{ amount: '32.00', direction: 'DBIT', e2e: 'MR-2', iban: PAYEE, ref: 'MR-B-2' }]),
+  );
+  assert.equal((await line(documentId, 1)).evidence!['rule'], 'end-to-end-id');
+  const done = await documentTrail(documentId);
+  assert.equal(done.status, 'executed');
+  assert.deepEqual(done.events, [...before.events, ['payment.executed', 'executed', 'MR-2']]);
+  // The bank's line is the bank's: a person can undo only their own, and the run is sent again.
+  const [m] = (
+    await db.query(`SELECT id FROM line_matches WHERE unmatched_at IS NULL AND lines @> $1::jsonb`, [
+      JSON.stringify([{ documentId, index: 0 }]),
+    ])
+  ).rows;
+  assert.equal((await unmatch(m.id, 'not ours')).statusCode, 200);
+  assert.equal((await documentTrail(documentId)).status, 'sent');
+  assert.equal((await line(documentId, 1)).state, 'cleared');
+});
