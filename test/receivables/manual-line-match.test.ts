@@ -13,7 +13,9 @@ import { ingestDemo } from './support.ts';
  * debit no rule took to the unanswered lines it paid (POST /reconciliation/matches {entry,
  * outboundLines}); the lines are cleared with evidence `rule: manual`, the actor and the reason, the
  * amounts must agree exactly (422 amounts_differ), neither side is used twice, and DELETE puts the
- * lines back to pending and into the exceptions queue. The same through the dashboard's form.
+ * lines back to pending and into the exceptions queue. The same through the dashboard's form. The
+ * documents follow (docs/adr/0079): every line cleared, by hand, by the bank or both, is `executed`
+ * with `payment.executed`, and the undo takes it back to `sent` with `payment.sent`.
  */
 const clock = manualClock(new Date('2026-11-18T09:00:00Z'));
 let t: TestApp;
