@@ -29,9 +29,9 @@ export async function moveManualDocuments(
     actorUserId: string | null;
     at: Date;
   },
-): Promise<Array<{ documentId: string; from: OutboundStatus; to: OutboundStatus }>> {
+): Promise<void> {
   const ids = [...new Set(m.lines.map((l) => l.documentId))].sort();
-  if (ids.length === 0) return [];
+  if (ids.length === 0) return;
   const documents = await lockDocuments(tx, scope, ids);
   const states = await lineStatesOf(tx, scope, ids);
   const moves: Array<{ id: string; from: OutboundStatus; to: OutboundStatus }> = [];
@@ -72,5 +72,4 @@ export async function moveManualDocuments(
   await updateDocumentStatuses(tx, scope, moves, m.at);
   await emitPaymentEvents(ctx, tx, events);
   if (audit.length > 0) await recordEvents(ctx, tx, audit);
-  return moves.map((x) => ({ documentId: x.id, from: x.from, to: x.to }));
 }
