@@ -207,7 +207,8 @@ test('1:N and N:1 with exact open amounts; two candidates that do not add up are
   assert.equal(ambiguous.matched_document_id, null);
   assert.equal(ambiguous.note, `ambiguous (amount-counterparty): ${[b1.id, b2.id].sort().join(', ')}`);
 
-  // The second instalment settles the rest exactly.
+  // The second instalment settles the rest exactly (a minute later: the matches in their order).
+  clock.advance(60_000);
   const second = await ingestDemo(
     t,
     s,

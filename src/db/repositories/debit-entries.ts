@@ -49,7 +49,7 @@ export async function entriesByIds(q: Executor, scope: CompanyScope, ids: number
 }
 
 /** The note of a debit matched in full: what matched it (debit expected payments). */
-export const DEBIT_MATCHED_NOTE = 'debit expected payment';
+const DEBIT_MATCHED_NOTE = 'debit expected payment';
 
 /**
  * New matched sums of statement debits, set-wise. A debit matched in full leaves the unmatched list
