@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import pg from 'pg';
 import { manualClock } from '../../src/platform/clock.ts';
+import { get as getPage, post as postForm, signIn } from '../dashboard/support.ts';
 import { assertError, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { type Entry, statementWith } from '../support/statement-with.ts';
 import { expect, ingestDemo, type Sandbox } from './support.ts';
@@ -458,4 +459,21 @@ test('an overdue debit expected payment: the nearest debits with why, a manual m
     [s.companyId],
   );
   assert.deepEqual(events.rows.map((r) => r.type).sort(), ['reconciliation.manual_match', 'reconciliation.unmatched']);
+
+  // The dashboard's Exceptions page: the overdue debit expected payment's form chooses among its debits.
+  const browser = await signIn(t, s.dashboardLogin.email, s.dashboardLogin.password);
+  const page = await getPage(t, browser, '/dashboard/exceptions?kind=overdue-expected');
+  assert.equal(page.statusCode, 200, page.body);
+  assert.ok(page.body.includes(`name="entry" value="${doc}:0" required`), 'the 99.00 debit as a choice');
+  const posted = await postForm(t, browser, '/dashboard/exceptions/match', {
+    [`expected:${e.id}`]: 'on',
+    entry: `${doc}:1`,
+    reason: 'the 7.00 debit was the first part',
+  });
+  assert.equal(posted.statusCode, 200, posted.body);
+  assert.ok(posted.body.includes(`Matched entry ${doc} #1 to ${e.id} (7.00).`), 'the notice names the entry');
+  assert.deepEqual(
+    (await get(s, e.id)).matches.map((x) => [x.rule, x.amount, x.entry]),
+    [['manual', '7.00', { documentId: doc, entryIndex: 1 }]],
+  );
 });
