@@ -1440,8 +1440,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Matches by hand, with a reason
-         * @description Matches by hand, with a reason: an incoming payment to expected payments, or a statement debit (entry) to the pending outbound lines it paid, whose amounts must add up to it exactly (422 amounts_differ). The audit trail names the actor.
+         * Matches by hand, with a reason, one of three forms
+         * @description Matches by hand, with a reason, one of three forms: an incoming payment to credit expected payments {incomingPaymentId, expectedPaymentIds}; a statement debit to debit expected payments {entry, expectedPaymentIds}; or a statement debit to the pending outbound lines it paid {entry, outboundLines}, whose amounts must add up to it exactly (422 amounts_differ). The audit trail names the actor.
          */
         post: operations["createManualMatch"];
         delete?: never;
@@ -10057,7 +10057,13 @@ export interface operations {
                                 amount: string;
                                 amountDelta: string;
                                 daysDelta: number;
-                                incomingPaymentId: string;
+                                /** @description the credit matched (a credit expected payment) */
+                                incomingPaymentId?: string;
+                                /** @description the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077) */
+                                entry?: {
+                                    documentId: string;
+                                    entryIndex: number | null;
+                                };
                                 expectedPaymentId: string;
                                 actorUserId: string | null;
                                 reason: string | null;
@@ -10201,7 +10207,13 @@ export interface operations {
                             amount: string;
                             amountDelta: string;
                             daysDelta: number;
-                            incomingPaymentId: string;
+                            /** @description the credit matched (a credit expected payment) */
+                            incomingPaymentId?: string;
+                            /** @description the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077) */
+                            entry?: {
+                                documentId: string;
+                                entryIndex: number | null;
+                            };
                             expectedPaymentId: string;
                             actorUserId: string | null;
                             reason: string | null;
@@ -10338,7 +10350,13 @@ export interface operations {
                             amount: string;
                             amountDelta: string;
                             daysDelta: number;
-                            incomingPaymentId: string;
+                            /** @description the credit matched (a credit expected payment) */
+                            incomingPaymentId?: string;
+                            /** @description the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077) */
+                            entry?: {
+                                documentId: string;
+                                entryIndex: number | null;
+                            };
                             expectedPaymentId: string;
                             actorUserId: string | null;
                             reason: string | null;
@@ -10470,7 +10488,13 @@ export interface operations {
                             amount: string;
                             amountDelta: string;
                             daysDelta: number;
-                            incomingPaymentId: string;
+                            /** @description the credit matched (a credit expected payment) */
+                            incomingPaymentId?: string;
+                            /** @description the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077) */
+                            entry?: {
+                                documentId: string;
+                                entryIndex: number | null;
+                            };
                             expectedPaymentId: string;
                             actorUserId: string | null;
                             reason: string | null;
@@ -10620,7 +10644,13 @@ export interface operations {
                             amount: string;
                             amountDelta: string;
                             daysDelta: number;
-                            incomingPaymentId: string;
+                            /** @description the credit matched (a credit expected payment) */
+                            incomingPaymentId?: string;
+                            /** @description the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077) */
+                            entry?: {
+                                documentId: string;
+                                entryIndex: number | null;
+                            };
                             expectedPaymentId: string;
                             actorUserId: string | null;
                             reason: string | null;
@@ -10764,7 +10794,13 @@ export interface operations {
                                 amount: string;
                                 amountDelta: string;
                                 daysDelta: number;
-                                incomingPaymentId: string;
+                                /** @description the credit matched (a credit expected payment) */
+                                incomingPaymentId?: string;
+                                /** @description the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077) */
+                                entry?: {
+                                    documentId: string;
+                                    entryIndex: number | null;
+                                };
                                 expectedPaymentId: string;
                                 actorUserId: string | null;
                                 reason: string | null;
@@ -10901,7 +10937,13 @@ export interface operations {
                             amount: string;
                             amountDelta: string;
                             daysDelta: number;
-                            incomingPaymentId: string;
+                            /** @description the credit matched (a credit expected payment) */
+                            incomingPaymentId?: string;
+                            /** @description the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077) */
+                            entry?: {
+                                documentId: string;
+                                entryIndex: number | null;
+                            };
                             expectedPaymentId: string;
                             actorUserId: string | null;
                             reason: string | null;
@@ -11234,7 +11276,13 @@ export interface operations {
                             amount: string;
                             amountDelta: string;
                             daysDelta: number;
-                            incomingPaymentId: string;
+                            /** @description the credit matched (a credit expected payment) */
+                            incomingPaymentId?: string;
+                            /** @description the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077) */
+                            entry?: {
+                                documentId: string;
+                                entryIndex: number | null;
+                            };
                             expectedPaymentId: string;
                             actorUserId: string | null;
                             reason: string | null;
@@ -11389,7 +11437,13 @@ export interface operations {
                         amount: string;
                         amountDelta: string;
                         daysDelta: number;
-                        incomingPaymentId: string;
+                        /** @description the credit matched (a credit expected payment) */
+                        incomingPaymentId?: string;
+                        /** @description the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077) */
+                        entry?: {
+                            documentId: string;
+                            entryIndex: number | null;
+                        };
                         expectedPaymentId: string;
                         actorUserId: string | null;
                         reason: string | null;

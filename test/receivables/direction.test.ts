@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { assertError, provisionAndLogin, startTestApp, type TestApp } from '../harness.ts';
 import { statementWith } from '../support/statement-with.ts';
-import { credits, expect, expected, incoming, ingest } from './support.ts';
+import { credits, expect, expected, incoming, ingest, ingestDemo } from './support.ts';
 
 /**
- * Direction on real PostgreSQL (docs/adr/0076): an expected payment of direction `debit` is never
+ * Direction on real PostgreSQL (docs/adr/0076, 0077): an expected payment of direction `debit` is never
  * matched to a credit, neither when the statement arrives after it (the statement path) nor when it
  * is created after the credit (the late path), nor by hand; a credit expected payment is matched by
- * credits only, never by a debit entry however well its reference and amount fit.
+ * credits only, never by a debit entry however well its reference and amount fit. A debit expected
+ * payment is matched by the statement debit that fits it (docs/adr/0077), both ways in one statement.
  */
 let t: TestApp;
 before(async () => {
@@ -78,4 +79,34 @@ test('a credit expected payment takes no debit entry, however well it fits', asy
   await ingest(t, s, credits('DIR-3', [{ amount: '55.00', ref: 'DIR-3-1', iban: PAYER }]));
   const [credit] = await incoming(t, s);
   assert.equal(credit!.status, 'unmatched', 'two credit expected payments fit: ambiguous, for a person');
+});
+
+test('one statement, a credit and a debit of the same amount and account: each expected payment takes its own', async () => {
+  const s = await provisionAndLogin(t);
+  const taken = await expect(t, s, { direction: 'debit', amount: '60.00', counterparty: { iban: PAYER } });
+  const received = await expect(t, s, { amount: '60.00', counterparty: { iban: PAYER } });
+  const doc = await ingestDemo(
+    t,
+    s,
+    statementWith('DIR-4', 1, [
+      { amount: '60.00', direction: 'CRDT', iban: PAYER, ref: 'DIR-4-0', day: '2026-11-20' },
+      { amount: '60.00', direction: 'DBIT', iban: PAYER, ref: 'DIR-4-1', day: '2026-11-20' },
+    ]),
+  );
+  const [credit] = await incoming(t, s);
+  assert.equal(credit!.status, 'matched');
+  const debitSide = await expected(t, s, taken.id);
+  assert.equal(debitSide.status, 'reconciled');
+  const debitMatch = debitSide.matches[0] as unknown as Record<string, unknown>;
+  assert.deepEqual(
+    [debitMatch['entry'], debitMatch['incomingPaymentId']],
+    [{ documentId: doc, entryIndex: 1 }, undefined],
+  );
+  const creditSide = await expected(t, s, received.id);
+  assert.equal(creditSide.status, 'reconciled');
+  assert.deepEqual(
+    creditSide.matches.map((m) => m.incomingPaymentId),
+    [credit!.id],
+  );
+  // By hand, a statement debit for a credit expected payment: debit-expected.test.ts (409, expects a credit).
 });

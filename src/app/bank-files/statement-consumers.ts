@@ -3,6 +3,7 @@ import type { NormalisedStatement } from '../../domain/inbound/index.ts';
 import { recordStatement } from '../accounts/record-statement.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
+import { matchStatementDebits } from '../receivables/match-debits.ts';
 import { type IncomingSource, recordIncomingPayments } from '../receivables/record-incoming.ts';
 import { returnReversedCredits } from '../receivables/reversed-incoming.ts';
 import { reconcileStatement, type StatementEntries } from '../recon/reconcile-statement.ts';
@@ -104,6 +105,11 @@ export const statementConsumers: readonly StatementConsumer[] = [
         audit,
       )
     ).returned,
+  }),
+  // A debit no outbound line took (recorded among the unmatched entries, reversals excepted) against
+  // the company's debit expected payments, by the receivables' rules (docs/adr/0077).
+  async (ctx, tx, scope, s, audit) => ({
+    debitsMatched: (await matchStatementDebits(ctx, tx, scope, s.documentId, audit)).matched,
   }),
 ];
 

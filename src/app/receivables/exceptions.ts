@@ -1,4 +1,11 @@
-import { nearestExpected, nearestIncoming, openIncoming, overdueExpected } from '../../db/repositories/receivables.ts';
+import { nearestOpenDebits } from '../../db/repositories/debit-entries.ts';
+import {
+  type ExpectedRow,
+  nearestExpected,
+  nearestIncoming,
+  openIncoming,
+  overdueExpected,
+} from '../../db/repositories/receivables.ts';
 import { amountText } from '../../domain/receivables/expected.ts';
 import { explainPair, nearest } from '../../domain/receivables/explain.ts';
 import type { MatchSettings } from '../../domain/receivables/matcher.ts';
@@ -8,6 +15,7 @@ import type { Principal } from '../identity/principal.ts';
 import { decodeCursor, encodeCursor } from '../pagination.ts';
 import { receivablesScope } from './expected-payments.ts';
 import { candidateOf, creditOf, settingsOf } from './match.ts';
+import { debitOf } from './match-debits.ts';
 import { moveOverdue } from './overdue.ts';
 import { unansweredItems } from './unanswered-outbound.ts';
 
@@ -88,32 +96,54 @@ function itemsOfKind(read: PageRead, kind: Kind, page: After): Promise<Item[]> {
   return incomingItems(read, kind, page);
 }
 
-/** Overdue expected payments, each with the nearest open credits (none for a debit: docs/adr/0076). */
-async function overdueItems({ ctx, scope, settings }: PageRead, page: After): Promise<Item[]> {
+/**
+ * Overdue expected payments, each with its nearest candidates: open credits for a credit one, open
+ * statement debits (no outbound line took them, docs/adr/0077) for a debit one, named by their entry.
+ */
+async function overdueItems(read: PageRead, page: After): Promise<Item[]> {
+  const { ctx, scope } = read;
   const items: Item[] = [];
   for (const e of await overdueExpected(ctx.db, scope, page)) {
     const need = e.amountMinMinor - e.matchedMinor;
-    const pool =
-      e.direction === 'credit'
-        ? await nearestIncoming(ctx.db, scope, { currency: e.currency, amountMinor: need, limit: CANDIDATE_POOL })
-        : [];
-    const explained = pool.map((p) => ({ p, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
     items.push({
       kind: 'overdue-expected',
       id: e.id,
       subject: {
         expectedPaymentId: e.id,
+        direction: e.direction,
         amount: amountText(e.amountMinMinor, e.currency),
         openAmount: amountText(need, e.currency),
         currency: e.currency,
         dateTo: e.dateTo,
         reference: e.referenceValue,
       },
-      candidates: nearest(explained, CANDIDATES).map((c) => candidateView(c.p.id, e.currency, c.explained)),
+      candidates:
+        e.direction === 'debit' ? await debitCandidates(read, e, need) : await creditCandidates(read, e, need),
       since: e.dateTo,
     });
   }
   return items;
+}
+
+async function creditCandidates({ ctx, scope, settings }: PageRead, e: ExpectedRow, need: bigint) {
+  const pool = await nearestIncoming(ctx.db, scope, { currency: e.currency, amountMinor: need, limit: CANDIDATE_POOL });
+  const explained = pool.map((p) => ({ p, explained: explainPair(creditOf(p), candidateOf(e), settings) }));
+  return nearest(explained, CANDIDATES).map((c) => candidateView(c.p.id, e.currency, c.explained));
+}
+
+/** A debit's `ref` is `unmatched-entry:<id>` (the reconciliation page's), its `entry` what a manual match takes. */
+async function debitCandidates({ ctx, scope, settings }: PageRead, e: ExpectedRow, need: bigint) {
+  const pool = await nearestOpenDebits(ctx.db, scope, {
+    currency: e.currency,
+    amountMinor: need,
+    reference: e.referenceValue,
+    limit: CANDIDATE_POOL,
+  });
+  const explained = pool.map((d) => ({ d, explained: explainPair(debitOf(d), candidateOf(e), settings, 'debit') }));
+  return nearest(explained, CANDIDATES).map((c) => ({
+    ...candidateView(`unmatched-entry:${c.d.id}`, e.currency, c.explained),
+    ...(c.d.entryIndex === null ? {} : { entry: { documentId: c.d.documentId, entryIndex: c.d.entryIndex } }),
+  }));
 }
 
 /** Credits nothing matched (or whose candidates were ambiguous), each with the nearest expected payments. */

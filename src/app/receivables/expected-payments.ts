@@ -100,7 +100,10 @@ export function matchView(m: MatchRow, currency: string) {
     amount: amountText(m.amountMinor, currency),
     amountDelta: amountText(m.amountDeltaMinor, currency),
     daysDelta: m.daysDelta,
-    incomingPaymentId: m.incomingPaymentId,
+    // The matched side: a credit, or a statement debit for a debit expected payment (docs/adr/0077).
+    ...(m.unmatchedEntryId === null
+      ? { incomingPaymentId: m.incomingPaymentId! }
+      : { entry: { documentId: m.entryDocumentId!, entryIndex: m.entryIndex } }),
     expectedPaymentId: m.expectedPaymentId,
     actorUserId: m.actorUserId,
     reason: m.reason,

@@ -85,7 +85,8 @@ export async function manualLineMatch(
     if (!entry) throw notFound('statement entry');
     if (entry.direction !== 'debit' || entry.reversal)
       throw new AppError('conflict', 'only a booked debit pays outbound lines (a credit or a reversal does not)');
-    if (entry.matchedDocumentId !== null || (await liveLineMatchOf(tx, scope, entry.id)))
+    // Matched (even in part) to debit expected payments (docs/adr/0077) counts as matched.
+    if (entry.matchedDocumentId !== null || entry.matchedMinor > 0n || (await liveLineMatchOf(tx, scope, entry.id)))
       throw new AppError('conflict', 'the statement entry is matched already');
     const now = ctx.clock.now();
     const matchId = ctx.ids.next('mat');

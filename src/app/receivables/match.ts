@@ -107,8 +107,8 @@ export async function matchIncoming(
   return { matched, ambiguous };
 }
 
-/** What every chunk of one matchIncoming shares; `events` collects the outbox events of all of them. */
-type MatchRun = {
+/** What every chunk of one matching run shares; `events` collects the outbox events of all of them. */
+export type MatchRun = {
   ctx: AppContext;
   tx: Tx;
   scope: CompanyScope;
@@ -120,7 +120,9 @@ type MatchRun = {
 
 type MatchOutcome = ReturnType<typeof matchReceivables>;
 type MatchInsert = Parameters<typeof insertMatches>[1][number];
-type ExpectedSum = { matched: bigint; settled: boolean };
+export type ExpectedSum = { matched: bigint; settled: boolean };
+/** What a match row names as its matched side: an incoming payment, or a statement debit (docs/adr/0077). */
+export type MatchSide = Pick<MatchInsert, 'incomingPaymentId' | 'unmatchedEntryId' | 'entryDocumentId' | 'entryIndex'>;
 
 /** One chunk of incoming payments: matched against the open expected payments it has currencies for. */
 async function matchChunk(run: MatchRun, ids: string[]): Promise<{ matched: number; ambiguous: number }> {
@@ -142,7 +144,9 @@ async function matchChunk(run: MatchRun, ids: string[]): Promise<{ matched: numb
   if (outcome.matches.length === 0) return { matched: 0, ambiguous };
   const expectedSums = new Map<number, ExpectedSum>();
   const incomingSums = new Map<number, bigint>();
-  const rows = matchRows(run, outcome, expected, incoming, expectedSums, incomingSums);
+  const rows = matchRows(run, { outcome, expected, expectedSums }, incoming, incomingSums, (p) => ({
+    incomingPaymentId: p.id,
+  }));
   await insertMatches(tx, rows);
   const expectedWrites = [...expectedSums].map(([j, sum]) => expectedWrite(run, expected[j]!, sum));
   // The statement's bank on each credit's event, as on incoming_payment.received (the bankKey filter).
@@ -157,27 +161,27 @@ async function matchChunk(run: MatchRun, ids: string[]): Promise<{ matched: numb
   return { matched: outcome.matches.length, ambiguous };
 }
 
-/** The match rows, adding each match to both sides' running sums. */
-function matchRows(
+/** The match rows, adding each match to both sides' running sums (the matched side a credit or a debit entry). */
+export function matchRows<S extends { matchedMinor: bigint }>(
   run: MatchRun,
-  outcome: MatchOutcome,
-  expected: ExpectedRow[],
-  incoming: IncomingRow[],
-  expectedSums: Map<number, ExpectedSum>,
-  incomingSums: Map<number, bigint>,
+  matched: { outcome: MatchOutcome; expected: ExpectedRow[]; expectedSums: Map<number, ExpectedSum> },
+  sides: S[],
+  sideSums: Map<number, bigint>,
+  sideOf: (side: S) => MatchSide,
 ): MatchInsert[] {
   const { ctx, scope, now } = run;
+  const { outcome, expected, expectedSums } = matched;
   return outcome.matches.map((m) => {
     const e = expected[m.expected]!;
-    const p = incoming[m.incoming]!;
+    const p = sides[m.incoming]!;
     const sum = expectedSums.get(m.expected) ?? { matched: e.matchedMinor, settled: e.settled };
     expectedSums.set(m.expected, { matched: sum.matched + m.amountMinor, settled: sum.settled || m.settles });
-    incomingSums.set(m.incoming, (incomingSums.get(m.incoming) ?? p.matchedMinor) + m.amountMinor);
+    sideSums.set(m.incoming, (sideSums.get(m.incoming) ?? p.matchedMinor) + m.amountMinor);
     return {
       id: ctx.ids.next('mat'),
       platformId: scope.platformId,
       companyId: scope.companyId,
-      incomingPaymentId: p.id,
+      ...sideOf(p),
       expectedPaymentId: e.id,
       rule: m.rule,
       manual: false,
@@ -193,7 +197,7 @@ function matchRows(
 }
 
 /** An expected payment's new sum and status (through its transition), with its event when it became reconciled. */
-function expectedWrite(run: MatchRun, e: ExpectedRow, sum: ExpectedSum) {
+export function expectedWrite(run: MatchRun, e: ExpectedRow, sum: ExpectedSum) {
   const from = e.status as ExpectedPaymentStatus;
   const to = mustMove(
     expectedPaymentTransition,
@@ -249,6 +253,7 @@ function expectedEvent(type: string, scope: CompanyScope, e: ExpectedRow, matche
     companyId: scope.companyId,
     data: {
       expectedPaymentId: e.id,
+      direction: e.direction,
       amount: amountText(e.amountMinMinor, e.currency),
       matchedAmount: amountText(matchedMinor, e.currency),
       currency: e.currency,

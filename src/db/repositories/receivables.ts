@@ -63,8 +63,16 @@ export async function updateExpected(
   return row;
 }
 
-/** The company's expected payments that still take a match, of these currencies, locked for the match. */
-export async function openExpected(q: Executor, scope: CompanyScope, currencies: string[]): Promise<ExpectedRow[]> {
+/**
+ * The company's expected payments of one direction that still take a match, of these currencies, locked
+ * for the match: credit ones for incoming payments, debit ones for statement debits (docs/adr/0076, 0077).
+ */
+export async function openExpected(
+  q: Executor,
+  scope: CompanyScope,
+  currencies: string[],
+  direction: 'credit' | 'debit' = 'credit',
+): Promise<ExpectedRow[]> {
   if (currencies.length === 0) return [];
   return q
     .select()
@@ -74,8 +82,8 @@ export async function openExpected(q: Executor, scope: CompanyScope, currencies:
         inCompany(expectedPayments, scope),
         inArray(expectedPayments.currency, currencies),
         inArray(expectedPayments.status, ['unreconciled', 'partially-reconciled', 'overdue']),
-        // Incoming payments are credits: a debit expected payment is never theirs (docs/adr/0076).
-        eq(expectedPayments.direction, 'credit'),
+        // A credit is never a debit expected payment's, nor a debit a credit one's (docs/adr/0076).
+        eq(expectedPayments.direction, direction),
       ),
     )
     .orderBy(asc(expectedPayments.id))
@@ -158,19 +166,28 @@ export async function applyIncomingSums(
        AND p.status = r."from"`);
 }
 
-/** The live (not unmatched) matches of these expected or incoming payments, oldest first. */
+/** The live (not unmatched) matches of these expected or incoming payments or statement entries, oldest first. */
 export async function liveMatches(
   q: Executor,
   scope: CompanyScope,
-  of: { expectedIds?: string[]; incomingIds?: string[] },
+  of: { expectedIds?: string[]; incomingIds?: string[]; entryIds?: number[] },
 ): Promise<MatchRow[]> {
   const byExpected = of.expectedIds?.length ? inArray(receivableMatches.expectedPaymentId, of.expectedIds) : undefined;
   const byIncoming = of.incomingIds?.length ? inArray(receivableMatches.incomingPaymentId, of.incomingIds) : undefined;
-  if (!byExpected && !byIncoming) return [];
+  const byEntry = of.entryIds?.length ? inArray(receivableMatches.unmatchedEntryId, of.entryIds) : undefined;
+  if (!byExpected && !byIncoming && !byEntry) return [];
   return q
     .select()
     .from(receivableMatches)
-    .where(and(byExpected, byIncoming, inCompanyByKey(receivableMatches, scope), isNull(receivableMatches.unmatchedAt)))
+    .where(
+      and(
+        byExpected,
+        byIncoming,
+        byEntry,
+        inCompanyByKey(receivableMatches, scope),
+        isNull(receivableMatches.unmatchedAt),
+      ),
+    )
     .orderBy(asc(receivableMatches.createdAt), asc(receivableMatches.id));
 }
 
@@ -200,8 +217,12 @@ export async function putSettings(q: Executor, scope: CompanyScope, s: SettingsR
     .onConflictDoUpdate({ target: reconciliationSettings.companyId, set: { ...s, updatedAt: now } });
 }
 
-/** Whether the company has any credit expected payment that still takes a match (expected_payments_open_idx). */
-export async function hasOpenExpected(q: Executor, scope: CompanyScope): Promise<boolean> {
+/** Whether the company has any expected payment of a direction that still takes a match (expected_payments_open_idx). */
+export async function hasOpenExpected(
+  q: Executor,
+  scope: CompanyScope,
+  direction: 'credit' | 'debit' = 'credit',
+): Promise<boolean> {
   const rows = await q
     .select({ id: expectedPayments.id })
     .from(expectedPayments)
@@ -209,7 +230,7 @@ export async function hasOpenExpected(q: Executor, scope: CompanyScope): Promise
       and(
         inCompany(expectedPayments, scope),
         inArray(expectedPayments.status, ['unreconciled', 'partially-reconciled', 'overdue']),
-        eq(expectedPayments.direction, 'credit'),
+        eq(expectedPayments.direction, direction),
       ),
     )
     .limit(1);

@@ -27,20 +27,22 @@ export async function insertUnmatchedEntries(
     WITH inserted AS (
       INSERT INTO unmatched_entries (platform_id, company_id, document_id, account_key, entry_key, direction,
              reversal, amount, amount_minor, currency, booking_date, bank_ref, end_to_end_id, instruction_id,
-             reference, counterparty_name, counterparty_iban, remittance, note, entry_index, return_reason, created_at)
+             reference, counterparty_name, counterparty_iban, remittance, note, entry_index, return_reason, creditor_reference,
+             created_at)
       SELECT ${scope.platformId}::text, ${scope.companyId}::text, ${statement.documentId}::text,
              ${statement.accountKey}::text, r."entryKey",
              r.direction, r.reversal, r.amount, r."amountMinor", r.currency, r."bookingDate", r."bankRef",
              r."endToEndId", r."instructionId", r.reference, r."counterpartyName", r."counterpartyIban",
-             r.remittance, r.note, r."entryIndex", r."returnReason", ${now}::timestamptz
+             r.remittance, r.note, r."entryIndex", r."returnReason", r."creditorReference", ${now}::timestamptz
         -- In the page's order (ids: a statement's entries are recorded in its order).
         FROM ROWS FROM (jsonb_to_recordset(${page.json}::jsonb) AS ("entryKey" text, direction text,
              reversal boolean, amount text, "amountMinor" bigint, currency text, "bookingDate" date,
              "bankRef" text, "endToEndId" text, "instructionId" text, reference text, "counterpartyName" text,
-             "counterpartyIban" text, remittance text, note text, "entryIndex" integer, "returnReason" text))
+             "counterpartyIban" text, remittance text, note text, "entryIndex" integer, "returnReason" text,
+             "creditorReference" text))
              WITH ORDINALITY AS r("entryKey", direction, reversal, amount, "amountMinor", currency, "bookingDate",
              "bankRef", "endToEndId", "instructionId", reference, "counterpartyName", "counterpartyIban",
-             remittance, note, "entryIndex", "returnReason", at)
+             remittance, note, "entryIndex", "returnReason", "creditorReference", at)
        ORDER BY r.at
       ON CONFLICT (company_id, entry_key) DO NOTHING
       RETURNING 1
@@ -93,7 +95,7 @@ export async function resolveUnmatched(
 
 export type UnmatchedEntryRow = Omit<
   UnmatchedEntryRecord,
-  'entryKey' | 'amountMinor' | 'entryIndex' | 'returnReason'
+  'entryKey' | 'amountMinor' | 'entryIndex' | 'returnReason' | 'creditorReference'
 > & {
   id: number;
   documentId: string;

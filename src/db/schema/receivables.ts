@@ -16,6 +16,7 @@ import { EXPECTED_PAYMENT_STATUSES, INCOMING_PAYMENT_STATUSES } from '../../doma
 import { oneOf } from './checks.ts';
 import { companies, platforms } from './identity.ts';
 import { journalDocuments } from './journal.ts';
+import { unmatchedEntries } from './recon.ts';
 
 /**
  * Receivables (DESIGN.md, "Receivables, returns and exceptions"; docs/adr/0069). Amounts are minor
@@ -146,9 +147,15 @@ export const receivableMatches = pgTable(
     companyId: text('company_id')
       .notNull()
       .references(() => companies.id, { onDelete: 'cascade' }),
-    incomingPaymentId: text('incoming_payment_id')
-      .notNull()
-      .references(() => incomingPayments.id, { onDelete: 'cascade' }),
+    // The matched side: an incoming payment (a credit), or a statement debit recorded among the
+    // unmatched entries (a debit expected payment, docs/adr/0077); exactly one of the two.
+    incomingPaymentId: text('incoming_payment_id').references(() => incomingPayments.id, { onDelete: 'cascade' }),
+    unmatchedEntryId: bigint('unmatched_entry_id', { mode: 'number' }).references(() => unmatchedEntries.id, {
+      onDelete: 'cascade',
+    }),
+    // The entry as a match names it, `entry {documentId, entryIndex}` (the index null before 0038).
+    entryDocumentId: text('entry_document_id'),
+    entryIndex: integer('entry_index'),
     expectedPaymentId: text('expected_payment_id')
       .notNull()
       .references(() => expectedPayments.id, { onDelete: 'cascade' }),
@@ -170,6 +177,11 @@ export const receivableMatches = pgTable(
   (t) => [
     index('receivable_matches_incoming_idx').on(t.incomingPaymentId),
     index('receivable_matches_expected_idx').on(t.expectedPaymentId),
+    index('receivable_matches_entry_idx').on(t.unmatchedEntryId).where(sql`unmatched_entry_id IS NOT NULL`),
+    check(
+      'receivable_matches_side_ck',
+      sql`num_nonnulls(incoming_payment_id, unmatched_entry_id) = 1 AND (unmatched_entry_id IS NULL) = (entry_document_id IS NULL)`,
+    ),
     check('receivable_matches_amount_ck', sql`amount_minor > 0`),
     check(
       'receivable_matches_rule_ck',

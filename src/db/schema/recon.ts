@@ -58,6 +58,10 @@ export const unmatchedEntries = pgTable(
     entryIndex: integer('entry_index'),
     // A return's reason code (RtrInf, /RTRN/): the evidence of a reversed incoming payment (0038).
     returnReason: text('return_reason'),
+    // The entry's structured creditor reference (CdtrRefInf/Ref): rule 1 for a debit expected payment (0040).
+    creditorReference: text('creditor_reference'),
+    // What debit expected payments took of the entry (docs/adr/0077); the entry leaves the list when all.
+    matchedMinor: bigint('matched_minor', { mode: 'bigint' }).notNull().default(sql`0`),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     matchedDocumentId: text('matched_document_id'),
     matchedAt: timestamp('matched_at', { withTimezone: true }),
@@ -71,6 +75,7 @@ export const unmatchedEntries = pgTable(
     index('unmatched_entries_account_idx').on(t.companyId, t.accountKey).where(sql`matched_document_id IS NULL`),
     index('unmatched_entries_document_idx').on(t.documentId),
     check('unmatched_entries_direction_ck', oneOf('direction', ['debit', 'credit'])),
+    check('unmatched_entries_matched_ck', sql`matched_minor >= 0 AND matched_minor <= amount_minor`),
   ],
 );
 

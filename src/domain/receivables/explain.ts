@@ -20,7 +20,13 @@ export type Explained = {
   why: string[];
 };
 
-export function explainPair(p: IncomingCredit, e: ExpectedCandidate, settings: MatchSettings): Explained {
+/** `side`: what `p` is, a credit (an incoming payment) or a statement debit (docs/adr/0077), for the words. */
+export function explainPair(
+  p: IncomingCredit,
+  e: ExpectedCandidate,
+  settings: MatchSettings,
+  side: 'credit' | 'debit' = 'credit',
+): Explained {
   const openCredit = p.amountMinor - p.matchedMinor;
   const need = e.amountMinMinor > e.matchedMinor ? e.amountMinMinor - e.matchedMinor : 0n;
   const delta = openCredit - need;
@@ -36,7 +42,7 @@ export function explainPair(p: IncomingCredit, e: ExpectedCandidate, settings: M
   const why: string[] = [];
   if (p.currency !== e.currency) why.push(`currency ${p.currency}, expected ${e.currency}`);
   if (ref === null) why.push('the expected payment has no reference');
-  else if (!referenceMatch) why.push(`reference ${e.referenceValue} is not on the credit`);
+  else if (!referenceMatch) why.push(`reference ${e.referenceValue} is not on the ${side}`);
   if (
     invoice !== null &&
     !keys.has(invoice) &&

@@ -19,6 +19,8 @@ export type EntryDetails = {
   position: number;
   /** The return reason code (RtrInf, /RTRN/) when the entry is a return: a reversed credit's evidence. */
   returnReason: string | null;
+  /** The structured creditor reference (CdtrRefInf/Ref): rule 1 for a debit expected payment (docs/adr/0077). */
+  creditorReference: string | null;
 };
 
 const REMITTANCE_KEPT = 140;
@@ -32,6 +34,7 @@ export function entryDetailsOf(tx: StatementTransaction, entry: ReconEntry, posi
     remittance: remittance === null ? null : remittance.slice(0, REMITTANCE_KEPT),
     position,
     returnReason: tx.returnReason,
+    creditorReference: tx.creditorReference,
   };
 }
 
@@ -58,6 +61,7 @@ export type UnmatchedEntryRecord = {
   /** The entry's position in its statement block (the `entry {documentId, entryIndex}` of a manual match). */
   entryIndex: number | null;
   returnReason: string | null;
+  creditorReference: string | null;
 };
 
 /**
@@ -177,5 +181,6 @@ export function leftoverRecord(
     note: unmatched?.get(i) ?? null,
     entryIndex: d?.position ?? null,
     returnReason: d?.returnReason ?? null,
+    creditorReference: d?.creditorReference ?? null,
   };
 }

@@ -41,7 +41,16 @@ const Match = Type.Object({
   amount: Amount,
   amountDelta: Amount,
   daysDelta: Type.Integer(),
-  incomingPaymentId: Type.String(),
+  incomingPaymentId: Type.Optional(Type.String({ description: 'the credit matched (a credit expected payment)' })),
+  entry: Type.Optional(
+    Type.Object(
+      { documentId: Type.String(), entryIndex: Nullable(Type.Integer()) },
+      {
+        description:
+          'the statement debit matched, instead of an incoming payment (a debit expected payment, docs/adr/0077)',
+      },
+    ),
+  ),
   expectedPaymentId: Type.String(),
   actorUserId: Nullable(Type.String()),
   reason: Nullable(Type.String()),
@@ -428,7 +437,7 @@ function manualMatchRoutes(app: RouteApp, ctx: HttpServices['ctx']): void {
       schema: {
         tags,
         description:
-          'Matches by hand, with a reason: an incoming payment to expected payments, or a statement debit (entry) to the pending outbound lines it paid, whose amounts must add up to it exactly (422 amounts_differ). The audit trail names the actor.',
+          'Matches by hand, with a reason, one of three forms: an incoming payment to credit expected payments {incomingPaymentId, expectedPaymentIds}; a statement debit to debit expected payments {entry, expectedPaymentIds}; or a statement debit to the pending outbound lines it paid {entry, outboundLines}, whose amounts must add up to it exactly (422 amounts_differ). The audit trail names the actor.',
         body: Type.Object(
           {
             companyId: Type.String({ maxLength: 64 }),

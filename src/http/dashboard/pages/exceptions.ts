@@ -64,10 +64,13 @@ function itemCard(view: DashboardView, item: Item, n: number): Html {
   const expected = typeof s['expectedPaymentId'] === 'string' ? s['expectedPaymentId'] : null;
   const line = s['outboundLine'] as { documentId: string; index: number } | undefined;
   // An unanswered line is matched to one of its candidate debits (docs/adr/0076).
+  // An overdue debit expected payment is paid by one of its candidate debits (docs/adr/0077).
   const pick = incoming
     ? 'expected'
     : expected
-      ? 'incoming'
+      ? item.candidates.some((c) => c.entry)
+        ? 'entry'
+        : 'incoming'
       : line && item.candidates.some((c) => c.entry)
         ? 'entry'
         : null;
@@ -161,13 +164,20 @@ export const exceptionsPages: FastifyPluginAsync<HttpServices> = async (app, { c
             })),
             reason: params['reason'] ?? '',
           })
-        : await manualMatch(ctx, view.session, {
-            companyId: currentCompanyId(view),
-            incomingPaymentId: params['incomingPaymentId'] || undefined,
-            expectedPaymentIds,
-            reason: params['reason'] ?? '',
-          });
-      const text = `Matched ${done.matches.map((m) => ('incomingPaymentId' in m ? `${m.incomingPaymentId} to ${m.expectedPaymentId}` : `entry ${m.entry.documentId} #${m.entry.entryIndex} to ${m.outboundLines.map((l) => `${l.documentId} line ${l.index}`).join(', ')}`) + ` (${m.amount})`).join(', ')}.`;
+        : params['entry']
+          ? await manualMatch(ctx, view.session, {
+              companyId: currentCompanyId(view),
+              entry: pairOf(params['entry'], 'entryIndex'),
+              expectedPaymentIds,
+              reason: params['reason'] ?? '',
+            })
+          : await manualMatch(ctx, view.session, {
+              companyId: currentCompanyId(view),
+              incomingPaymentId: params['incomingPaymentId'] || undefined,
+              expectedPaymentIds,
+              reason: params['reason'] ?? '',
+            });
+      const text = `Matched ${done.matches.map((m) => ('outboundLines' in m ? `entry ${m.entry.documentId} #${m.entry.entryIndex} to ${m.outboundLines.map((l) => `${l.documentId} line ${l.index}`).join(', ')}` : `${'entry' in m ? `entry ${m.entry.documentId} #${m.entry.entryIndex}` : m.incomingPaymentId} to ${m.expectedPaymentId}`) + ` (${m.amount})`).join(', ')}.`;
       return sendDashboardPage(reply, view, await exceptionsPage(ctx, view, {}, [{ kind: 'ok', text }]));
     } catch (error) {
       if (!(error instanceof AppError) || error.status >= 500) throw error;
