@@ -119,6 +119,54 @@ function sameNameIn(units: Uint16Array, at: number, codes: number[]): boolean {
   return true;
 }
 
+/**
+ * The first position at or after `from` that is not a space, tab or line break, read in the window (its
+ * closing 0 stops the skip): a line break and an indentation of spaces, the usual blank between two
+ * tags, is skipped four units at a time.
+ */
+function skipBlank(units: Uint16Array, quads: DataView, base: number, from: number): number {
+  let p = from;
+  let c = units[p - base] as number;
+  if (c === 13) c = units[++p - base] as number;
+  if (c === 10) {
+    p++;
+    while (quads.getFloat64((p - base) * 2, true) === FOUR_SPACES) p += 4;
+    c = units[p - base] as number;
+  }
+  while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = units[++p - base] as number;
+  return p;
+}
+
+/**
+ * The `<` of the end tag `</name>` (`codes`) that closes a leaf whose text starts at `t`, or -1 when it
+ * is not there as read in place: the text is empty or starts with a character other than a blank, and
+ * it and its end tag lie in the window. The text is [t, result).
+ */
+function leafEnd(
+  units: Uint16Array,
+  quads: DataView,
+  base: number,
+  end: number,
+  xml: string,
+  t: number,
+  codes: number[],
+): number {
+  if (t >= end) return -1;
+  const c = units[t - base] as number;
+  let q = t;
+  if (c !== LT) {
+    if (c <= 32) return -1;
+    // Short texts (dates, codes, amounts) are scanned in the window, longer ones searched.
+    const stop = Math.min(t + TEXT_SCAN, end);
+    q = findLt(quads, units, base, t + 1, stop);
+    if (q < 0) q = xml.indexOf('<', stop);
+    if (q < 0) return -1;
+  }
+  const after = q + 2 + codes.length; // the end tag's `>`
+  if (after >= end || units[q + 1 - base] !== SLASH || units[after - base] !== GT) return -1;
+  return sameNameIn(units, q + 2 - base, codes) ? q : -1;
+}
+
 function isSpace(c: number): boolean {
   return c === 32 || c === 10 || c === 13 || c === 9;
 }
@@ -413,6 +461,7 @@ class XmlParse {
     const n = this.n;
     let pos = 0;
     while (pos < n) {
+      if (this.captureDepth >= 0) pos = this.captureRun(pos);
       const lt = this.nextTag(pos);
       const blank = this.blank;
       if (lt < 0) {
@@ -474,20 +523,12 @@ class XmlParse {
    * real one) ends the skip.
    */
   nextTag(pos: number): number {
-    let p = pos;
-    this.refill(p);
+    this.refill(pos);
     const w = this.w;
     const wBase = this.wBase;
     const wEnd = this.wEnd;
+    let p = skipBlank(w, this.q4, wBase, pos);
     let c = w[p - wBase] as number;
-    if (c === 13) c = w[++p - wBase] as number;
-    if (c === 10) {
-      // A line break and an indentation of spaces, four at a time (a run never passes the window's 0).
-      p++;
-      while (this.q4.getFloat64((p - wBase) * 2, true) === FOUR_SPACES) p += 4;
-      c = w[p - wBase] as number;
-    }
-    while (c <= 32 && (c === 32 || c === 10 || c === 13 || c === 9)) c = w[++p - wBase] as number;
     if (p === wEnd) {
       // Blank beyond the window (or the end of the input, where charCodeAt gives NaN).
       c = this.xml.charCodeAt(p);
@@ -637,6 +678,70 @@ class XmlParse {
   }
 
   /**
+   * The regular stretch of a captured subtree, read with the parse state in locals (most tags of a large
+   * statement are here, and a method call per tag with the state in fields cost a tenth of a 100-entry
+   * camt.053 parse): blank-separated start tags without attributes whose name is the one guessed, a
+   * leaf's text and end tag read with its start tag, and end tags of elements with children below the
+   * capture's root. It stops before the first tag that is anything else (text before it, attributes, a
+   * missed guess, a possible entity, a comment, the root's end tag, the window's last MARGIN units) and
+   * returns where that tag's text starts, for the steps of `run` to read; they do the same for these tags.
+   */
+  captureRun(from: number): number {
+    const { w, q4, wBase, wEnd, xml, tree, nodes, open, maxDepth, captureDepth } = this;
+    const stop = wEnd - MARGIN;
+    if (this.prev === null || this.pendingText !== '' || from >= stop) return from;
+    let prev: NameInfo = this.prev;
+    let openCount = this.openCount;
+    let prevWasOpen = this.prevWasOpen;
+    let leafHasChild = this.leafHasChild;
+    let pos = from;
+    for (;;) {
+      const lt = skipBlank(w, q4, wBase, pos);
+      if (lt >= stop || w[lt - wBase] !== LT) break;
+      const c1 = w[lt + 1 - wBase] as number;
+      if (c1 === SLASH) {
+        const depth = openCount - 1;
+        const top = open[depth] as NameInfo;
+        const gt = lt + 2 + top.codes.length;
+        if (!leafHasChild || depth <= captureDepth || gt >= wEnd || w[gt - wBase] !== GT) break;
+        if (!sameNameIn(w, lt + 2 - wBase, top.codes)) break;
+        prev = top;
+        prevWasOpen = false;
+        openCount = depth;
+        pos = gt + 1;
+        continue;
+      }
+      const info: NameInfo | null = prevWasOpen ? prev.afterOpen : prev.afterClose;
+      if (info === null || openCount >= maxDepth) break;
+      const codes = info.codes;
+      const gt = lt + 1 + codes.length;
+      if (gt >= wEnd || w[gt - wBase] !== GT || !sameNameIn(w, lt + 1 - wBase, codes)) break;
+      const q = leafEnd(w, q4, wBase, wEnd, xml, gt + 1, codes);
+      // An '&' may be in the text (or the known one is stale): the long way decodes it.
+      if (q >= 0 && this.nextAmp >= 0 && this.nextAmp < q) break;
+      const node = tree.add(nodes[openCount - 1] as number, info.id, info.local, '');
+      nodes[openCount] = node;
+      prev = info;
+      if (q >= 0) {
+        tree.setText(node, gt + 1, q);
+        prevWasOpen = false;
+        leafHasChild = true;
+        pos = q + 3 + codes.length;
+      } else {
+        open[openCount++] = info;
+        prevWasOpen = true;
+        leafHasChild = false;
+        pos = gt + 1;
+      }
+    }
+    this.openCount = openCount;
+    this.prev = prev;
+    this.prevWasOpen = prevWasOpen;
+    this.leafHasChild = leafHasChild;
+    return pos;
+  }
+
+  /**
    * A start tag inside a captured subtree (most tags of a large statement): the element goes into the
    * tree, and a leaf, `<Name>text</Name>` (most elements there), has its text and end tag read right here,
    * as the loop would read them (text starting with a blank, entities, comments or a child element go the
@@ -665,25 +770,12 @@ class XmlParse {
     this.leafHasChild = true;
     if (selfClosing) return gt + 1;
     const t = gt + 1;
-    if (t < wEnd) {
-      let c = w[t - wBase] as number;
-      let q = t;
-      if (c !== LT && c > 32) {
-        const stop = Math.min(t + TEXT_SCAN, wEnd);
-        q = findLt(this.q4, w, wBase, t + 1, stop);
-        if (q < 0) q = xml.indexOf('<', stop);
-        c = LT;
-      }
-      const codes = info.codes;
-      const after = q + 2 + codes.length; // the end tag's `>`
-      if (c === LT && q >= 0 && after < wEnd && w[q + 1 - wBase] === SLASH && w[after - wBase] === GT) {
-        if (sameNameIn(w, q + 2 - wBase, codes)) {
-          // No '&' before `q` known (a stale one, before `t`, is searched again only then).
-          if (this.nextAmp < 0 || this.nextAmp >= q) this.tree.setText(node, t, q);
-          else if (!this.ampLeaf(node, t, q)) return this.fail(BAD_REFERENCE, t);
-          return after + 1;
-        }
-      }
+    const q = leafEnd(w, this.q4, wBase, wEnd, xml, t, info.codes);
+    if (q >= 0) {
+      // No '&' before `q` known (a stale one, before `t`, is searched again only then).
+      if (this.nextAmp < 0 || this.nextAmp >= q) this.tree.setText(node, t, q);
+      else if (!this.ampLeaf(node, t, q)) return this.fail(BAD_REFERENCE, t);
+      return q + 3 + info.codes.length;
     }
     this.open[this.openCount++] = info;
     this.prevWasOpen = true;
