@@ -6,19 +6,15 @@ import type { IncomingCredit } from '../../domain/receivables/matcher.ts';
 import { matchReceivables } from '../../domain/receivables/matcher.ts';
 import type { AuditEvent } from '../audit/record.ts';
 import type { AppContext } from '../context.ts';
-import { emitEvents } from '../events/outbox.ts';
 import {
   candidateOf,
   type ExpectedSum,
   expectedWrite,
+  type MatchCounts,
   type MatchRun,
+  matchInChunks,
   matchRows,
-  settingsOf,
-  todayOf,
 } from './match.ts';
-
-/** Statement debits matched at a time (each chunk sees the sums the previous one left). */
-const CHUNK = 2000;
 
 /**
  * A statement debit as the matcher's matched side (docs/adr/0077): the matcher compares amounts,
@@ -52,7 +48,7 @@ export async function matchStatementDebits(
   scope: CompanyScope,
   documentId: string,
   audit: AuditEvent[],
-): Promise<{ matched: number; ambiguous: number }> {
+): Promise<MatchCounts> {
   // A statement of a company that expects no debit costs one indexed lookup.
   if (!(await hasOpenExpected(tx, scope, 'debit'))) return { matched: 0, ambiguous: 0 };
   return matchDebits(ctx, tx, scope, await openDebitsOf(tx, scope, documentId), audit);
@@ -72,31 +68,15 @@ export async function matchDebits(
   scope: CompanyScope,
   ids: number[],
   audit: AuditEvent[],
-): Promise<{ matched: number; ambiguous: number }> {
+): Promise<MatchCounts> {
   if (ids.length === 0) return { matched: 0, ambiguous: 0 };
-  const settings = await settingsOf(tx, scope);
-  const run: MatchRun = { ctx, tx, scope, settings, now: ctx.clock.now(), today: todayOf(ctx), events: [] };
-  let matched = 0;
-  let ambiguous = 0;
-  for (let at = 0; at < ids.length; at += CHUNK) {
-    const counts = await matchDebitChunk(run, ids.slice(at, at + CHUNK));
-    matched += counts.matched;
-    ambiguous += counts.ambiguous;
-  }
-  await emitEvents(ctx, tx, run.events);
-  if (matched > 0 || ambiguous > 0) {
-    audit.push({
-      platformId: scope.platformId,
-      companyId: scope.companyId,
-      type: 'reconciliation.matched',
-      message: `${matched} debit expected payment matches, ${ambiguous} ambiguous statement debits left for review`,
-      metadata: { direction: 'debit', statementDebits: ids.length, matched, ambiguous },
-    });
-  }
-  return { matched, ambiguous };
+  return matchInChunks(ctx, tx, scope, ids, matchDebitChunk, audit, ({ matched, ambiguous }) => ({
+    message: `${matched} debit expected payment matches, ${ambiguous} ambiguous statement debits left for review`,
+    metadata: { direction: 'debit', statementDebits: ids.length, matched, ambiguous },
+  }));
 }
 
-async function matchDebitChunk(run: MatchRun, ids: number[]): Promise<{ matched: number; ambiguous: number }> {
+async function matchDebitChunk(run: MatchRun, ids: number[]): Promise<MatchCounts> {
   const { tx, scope } = run;
   const debits = await openDebitsByIds(tx, scope, ids);
   const expected = await openExpected(tx, scope, [...new Set(debits.map((d) => d.currency))], 'debit');

@@ -82,29 +82,49 @@ export async function matchIncoming(
   scope: CompanyScope,
   ids: string[],
   audit: AuditEvent[],
-): Promise<{ matched: number; ambiguous: number }> {
+): Promise<MatchCounts> {
   // A statement of a company that expects nothing costs one indexed lookup.
   if (!(await hasOpenExpected(tx, scope))) return { matched: 0, ambiguous: 0 };
+  return matchInChunks(ctx, tx, scope, ids, matchChunk, audit, ({ matched, ambiguous }) => ({
+    message: `${matched} receivable matches, ${ambiguous} ambiguous credits left for review`,
+    metadata: { incomingPayments: ids.length, matched, ambiguous },
+  }));
+}
+
+export type MatchCounts = { matched: number; ambiguous: number };
+
+/**
+ * One matching run, credits or statement debits alike: the ids in chunks (each sees the sums the
+ * previous one left), the outbox events of all of them emitted once, and one audit event, described
+ * by the caller, when anything matched or was left ambiguous.
+ */
+export async function matchInChunks<Id>(
+  ctx: AppContext,
+  tx: Tx,
+  scope: CompanyScope,
+  ids: Id[],
+  matchChunk: (run: MatchRun, ids: Id[]) => Promise<MatchCounts>,
+  audit: AuditEvent[],
+  describe: (counts: MatchCounts) => Pick<AuditEvent, 'message' | 'metadata'>,
+): Promise<MatchCounts> {
   const settings = await settingsOf(tx, scope);
   const run: MatchRun = { ctx, tx, scope, settings, now: ctx.clock.now(), today: todayOf(ctx), events: [] };
-  let matched = 0;
-  let ambiguous = 0;
+  const counts: MatchCounts = { matched: 0, ambiguous: 0 };
   for (let at = 0; at < ids.length; at += CHUNK) {
-    const counts = await matchChunk(run, ids.slice(at, at + CHUNK));
-    matched += counts.matched;
-    ambiguous += counts.ambiguous;
+    const chunk = await matchChunk(run, ids.slice(at, at + CHUNK));
+    counts.matched += chunk.matched;
+    counts.ambiguous += chunk.ambiguous;
   }
   await emitEvents(ctx, tx, run.events);
-  if (matched > 0 || ambiguous > 0) {
+  if (counts.matched > 0 || counts.ambiguous > 0) {
     audit.push({
       platformId: scope.platformId,
       companyId: scope.companyId,
       type: 'reconciliation.matched',
-      message: `${matched} receivable matches, ${ambiguous} ambiguous credits left for review`,
-      metadata: { incomingPayments: ids.length, matched, ambiguous },
+      ...describe(counts),
     });
   }
-  return { matched, ambiguous };
+  return counts;
 }
 
 /** What every chunk of one matching run shares; `events` collects the outbox events of all of them. */
@@ -125,7 +145,7 @@ export type ExpectedSum = { matched: bigint; settled: boolean };
 export type MatchSide = Pick<MatchInsert, 'incomingPaymentId' | 'unmatchedEntryId' | 'entryDocumentId' | 'entryIndex'>;
 
 /** One chunk of incoming payments: matched against the open expected payments it has currencies for. */
-async function matchChunk(run: MatchRun, ids: string[]): Promise<{ matched: number; ambiguous: number }> {
+async function matchChunk(run: MatchRun, ids: string[]): Promise<MatchCounts> {
   const { tx, scope } = run;
   const incoming = await incomingByIds(tx, scope, ids);
   const currencies = [...new Set(incoming.map((p) => p.currency))];
