@@ -111,6 +111,9 @@ test('while its listener is disconnected a process looks every key up; reconnect
     assertError(await documents(two, sb, key), 401, 'unauthorized');
   }
   await eventually(() => revocationWatchOf(two.ctx.db)?.live === true, 10_000, 'the listener reconnected');
+  // The revoking process's listener was cut too: until it is back, its revoke answers without waiting
+  // to hear the revocation, and the request to the other process below could outrun the notification.
+  await eventually(() => revocationWatchOf(one.ctx.db)?.live === true, 10_000, "the revoker's listener reconnected");
   // Reconnected, what it kept before was forgotten, and revocations are heard again.
   assertError(await documents(two, sb, key), 401, 'unauthorized');
   const again = await newKey(sb);
