@@ -14,6 +14,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
 import pg from 'pg';
+import { type CpuProfile, selfTimes } from './support/cpu-profile.ts';
 import { startProfiledPostgres } from './support/profiled-postgres.ts';
 import { submitRequests } from './support/submit-requests.ts';
 
@@ -82,36 +83,6 @@ async function serve(): Promise<void> {
   await relay.stop();
   await bench.close();
   process.exit(0);
-}
-
-/** Where a profile node's self time goes: the module (ours by folder, npm by package, node: by name). */
-function bucket(url: string, functionName: string): string {
-  if (url === '') return functionName.startsWith('(') ? functionName : `native ${functionName}`;
-  const ours = /\/src\/([^/]+)\/([^/]+)/.exec(url);
-  if (ours && !url.includes('node_modules')) return `src/${ours[1]}/${ours[2]!.replace(/\.ts$/, '')}`;
-  const npm = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);
-  if (npm) return `npm ${npm[1]}`;
-  if (url.startsWith('node:')) return url.split('/').slice(0, 2).join('/');
-  return url;
-}
-
-type Profile = {
-  nodes: Array<{ id: number; callFrame: { url: string; functionName: string } }>;
-  samples: number[];
-  timeDeltas: number[];
-};
-
-/** Self time by module, or (`byFunction`) by function and file. */
-function selfTimes(profile: Profile, byFunction = false): Map<string, number> {
-  const name = (url: string, fn: string) =>
-    byFunction ? `${fn || '(anonymous)'} ${url.replace(/^.*\/(src|node_modules)\//, '$1/')}`.trim() : bucket(url, fn);
-  const byId = new Map(profile.nodes.map((n) => [n.id, name(n.callFrame.url, n.callFrame.functionName)]));
-  const out = new Map<string, number>();
-  profile.samples.forEach((id, i) => {
-    const b = byId.get(id)!;
-    out.set(b, (out.get(b) ?? 0) + (profile.timeDeltas[i] ?? 0));
-  });
-  return out;
 }
 
 /**
@@ -313,7 +284,7 @@ async function main(): Promise<void> {
     // Node CPU by module: a sampling profile of the server (it costs a little CPU of its own).
     await ask('profile-start');
     const profiled = await load(32, SUBMITS, 'profile');
-    const profile = await ask<Profile>('profile-stop');
+    const profile = await ask<CpuProfile>('profile-stop');
     const times = selfTimes(profile);
     times.delete('(idle)');
     // The profiler's own work (the profile sent back at the end) is not the submit's.

@@ -41,6 +41,9 @@ function stat(pid: number): { ppid: number; seconds: number; children: number } 
   }
 }
 
+/** CPU seconds (user + system, every thread) a process has used so far: 0 once it has ended. */
+export const processCpuSeconds = (pid: number): number => stat(pid)?.seconds ?? 0;
+
 /** "backend" for a client's backend, else the background process's name (walwriter, checkpointer, ...). */
 function kind(pid: number): string {
   try {

@@ -18,6 +18,9 @@ import { freshDatabase } from './fresh-database.ts';
  */
 export type RoleAllServer = {
   url: string;
+  /** The server process (for its CPU time from /proc). */
+  pid: number;
+  databaseUrl: string;
   apiKey: string;
   body: unknown;
   /** The company's outbound documents: executed, and in all (those still in flight at the end included). */
@@ -26,14 +29,19 @@ export type RoleAllServer = {
   stop(): Promise<void>;
 };
 
-export async function startRoleAllServer(adminUrl: string, demoBankDelayMs: number): Promise<RoleAllServer> {
+export async function startRoleAllServer(
+  adminUrl: string,
+  demoBankDelayMs: number,
+  /** Node flags for the server process (bench:workers-profile: `--cpu-prof`). */
+  nodeArgs: string[] = [],
+): Promise<RoleAllServer> {
   const database = await freshDatabase(adminUrl, 'payops_bench_all');
   const dataDir = mkdtempSync(path.join(tmpdir(), 'payops-bench-all-'));
   const ca = testCa();
   const receiver = await startReceiver();
   receiver.answer = () => ({ status: 200 });
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, ['src/main/server.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeArgs, 'src/main/server.ts'], {
     env: {
       ...process.env,
       ROLE: 'all',
@@ -87,6 +95,8 @@ export async function startRoleAllServer(adminUrl: string, demoBankDelayMs: numb
     if (hook.status !== 201) throw new Error(`POST /webhooks: ${hook.status} ${await hook.text()}`);
     return {
       url,
+      pid: child.pid!,
+      databaseUrl: database.url,
       apiKey: sandbox.apiKey,
       body: sandbox.firstPayment.body,
       async outbound() {
