@@ -1,4 +1,5 @@
 import type { Db } from '../db/client.ts';
+import type { ApiLoad } from '../platform/api-load.ts';
 import type { Clock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import type { Encryptor } from '../platform/encryption.ts';
@@ -32,4 +33,6 @@ export type AppContext = {
   metrics: Metrics;
   /** A sandbox deployment's bank simulators (op, nordea-fi), when running. */
   sandboxBanks?: SandboxBanks;
+  /** ROLE=all: the API's load, which the workers of the process yield to (docs/adr/0083). */
+  apiLoad?: ApiLoad;
 };

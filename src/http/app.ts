@@ -5,6 +5,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import { AppError } from '../app/errors.ts';
 import { dashboardRoutes } from './dashboard/plugin.ts';
+import { registerApiLoad } from './plugins/api-load.ts';
 import { registerAuth } from './plugins/auth.ts';
 import { registerBodyParsers } from './plugins/body-parsers.ts';
 import { frameworkErrorHandler, registerErrors } from './plugins/errors.ts';
@@ -70,6 +71,7 @@ export async function buildApp(services: HttpServices): Promise<FastifyInstance>
   for (const schema of RESPONSE_COMPONENTS) app.addSchema(schema);
   registerTracing(app);
   registerRequestMetrics(app, services.ctx.metrics);
+  registerApiLoad(app, services.ctx.apiLoad);
   registerErrors(app);
   registerRequestId(app);
   registerServiceVersion(app);

@@ -3,6 +3,7 @@ import { createSchemaChecker } from '../app/conversion/schema-check.ts';
 import type { ChannelFactory } from '../app/delivery/channel-factory.ts';
 import type { SandboxBanks } from '../app/sandbox/sandbox-banks.ts';
 import type { Db } from '../db/client.ts';
+import type { ApiLoad } from '../platform/api-load.ts';
 import { type Clock, systemClock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import type { Encryptor } from '../platform/encryption.ts';
@@ -32,6 +33,7 @@ export function buildContext(parts: {
     ebics?(bankKey: string): { url: string; caPem: string } | undefined;
   };
   softwareId?: string;
+  apiLoad?: ApiLoad;
 }): AppContext {
   const clock = parts.clock ?? systemClock;
   return {
@@ -58,5 +60,6 @@ export function buildContext(parts: {
       }),
     metrics: parts.metrics ?? noMetrics,
     ...(parts.sandboxBanks ? { sandboxBanks: parts.sandboxBanks } : {}),
+    ...(parts.apiLoad ? { apiLoad: parts.apiLoad } : {}),
   };
 }

@@ -5,6 +5,7 @@ import { sealWebhookDestinations } from '../app/system/seal-destinations.ts';
 import { openPool } from '../db/client.ts';
 import { type EmbeddedServer, startEmbeddedPostgres } from '../db/embedded.ts';
 import { runMigrations } from '../db/migrate.ts';
+import { apiLoad } from '../platform/api-load.ts';
 import { systemClock } from '../platform/clock.ts';
 import type { Config } from '../platform/config.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -82,6 +83,8 @@ export async function openRuntime(
     metrics: workers ? withHeartbeat(metrics.metrics, workers.beat) : metrics.metrics,
     ...(sandboxBanks ? { sandboxBanks } : {}),
     softwareId: `payops ${SERVICE_VERSION}`,
+    // One process serving the API and running the workers: the workers yield to a burst of requests.
+    ...(config.role === 'all' ? { apiLoad: apiLoad() } : {}),
   });
   registerOperationsGauges(metrics, ctx, database.pool);
 

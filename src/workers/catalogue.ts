@@ -59,6 +59,9 @@ export async function workBatches<K extends JobKind>(
           results.push({ id: job.id, status: 'deadletter', output: { error: String(error) } });
         }
       }
+      // In a ROLE=all process the batch first yields to a saturated API (docs/adr/0083): claimed, it waits
+      // well inside its lease.
+      if (valid.length > 0) await ctx.apiLoad?.yieldToApi();
       const ends = valid.length > 0 ? await throughOutage(ctx, kind, () => run(valid)) : [];
       valid.forEach((job, i) => {
         results.push({ id: job.id, status: ends[i] === 'completed' ? 'completed' : 'failed' });

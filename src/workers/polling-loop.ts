@@ -3,7 +3,8 @@ import type { AppContext } from '../app/context.ts';
 /**
  * A worker's polling loop: runs `cycle` again at once while it reports work done, and every
  * `idleMs` otherwise. Its claims use SKIP LOCKED, so any number of worker processes run the same
- * loop side by side. `stop()` ends it after the cycle in progress.
+ * loop side by side. In a ROLE=all process each cycle first yields to a saturated API (docs/adr/0083).
+ * `stop()` ends it after the cycle in progress.
  */
 export type PollingLoop = { stop(): Promise<void> };
 
@@ -21,6 +22,7 @@ export function startPollingLoop(
     while (!stopped) {
       let busy = false;
       try {
+        await ctx.apiLoad?.yieldToApi();
         busy = await cycle();
         ctx.metrics.workerCycle(name);
       } catch (err) {

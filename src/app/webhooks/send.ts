@@ -200,7 +200,10 @@ export async function sendDueDeliveries(ctx: AppContext, transports: WebhookTran
     }
     // Endpoint rows in id order: the dispatcher locks them in the same order, so no deadlock.
     finals.sort((a, b) => (a.d.endpointId < b.d.endpointId ? -1 : a.d.endpointId > b.d.endpointId ? 1 : 0));
-    for (const { d, ok, error } of finals) {
+    for (const [i, { d, ok, error }] of finals.entries()) {
+      // A success right after a success of the same endpoint finds its counter at 0 already.
+      const before = finals[i - 1];
+      if (ok && before?.ok && before.d.endpointId === d.endpointId) continue;
       const endpoint = await recordEndpointOutcome(tx, { platformId: d.platformId }, d.endpointId, ok);
       if (!ok && endpoint && endpoint.status === 'enabled' && endpoint.consecutiveFailures >= AUTO_DISABLE_AFTER) {
         await updateEndpoint(tx, { platformId: d.platformId }, d.endpointId, {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import { mustMove, type WebhookDeliveryStatus, webhookDeliveryTransition } from '../../domain/lifecycle/index.ts';
 import type { CompanyScope, Executor, PlatformScope } from '../executor.ts';
 import { outboxEvents, webhookDeliveries, webhookEndpoints } from '../schema/index.ts';
@@ -252,19 +252,29 @@ export async function recordLeasedAttempt(
   return rows.length > 0;
 }
 
-/** After an event's final outcome: success resets the failure counter, a failed event adds one. */
+/**
+ * After an event's final outcome: success resets the failure counter, a failed event adds one and
+ * answers the endpoint as it now is. A success on an endpoint without failures writes nothing (most
+ * outcomes are that one: a new row version of the endpoint for each would be WAL and a lock for nothing).
+ */
 export async function recordEndpointOutcome(
   tx: Executor,
   scope: PlatformScope,
   endpointId: string,
   succeeded: boolean,
 ): Promise<WebhookEndpointRow | undefined> {
+  const endpoint = and(eq(webhookEndpoints.platformId, scope.platformId), eq(webhookEndpoints.id, endpointId));
+  if (succeeded) {
+    await tx
+      .update(webhookEndpoints)
+      .set({ consecutiveFailures: 0 })
+      .where(and(endpoint, ne(webhookEndpoints.consecutiveFailures, 0)));
+    return undefined;
+  }
   const [row] = await tx
     .update(webhookEndpoints)
-    .set({
-      consecutiveFailures: succeeded ? 0 : sql`${webhookEndpoints.consecutiveFailures} + 1`,
-    })
-    .where(and(eq(webhookEndpoints.platformId, scope.platformId), eq(webhookEndpoints.id, endpointId)))
+    .set({ consecutiveFailures: sql`${webhookEndpoints.consecutiveFailures} + 1` })
+    .where(endpoint)
     .returning();
   return row;
 }
