@@ -180,8 +180,9 @@ async function main(): Promise<void> {
     databaseUrl: string;
   } = await firstJsonLine(child);
   const rows: Row[] = [];
-  // BENCH_ROWS=submit measures the submit rows only.
-  for (const connections of process.env.BENCH_ROWS === 'submit' ? [] : [1, 32]) {
+  // BENCH_ROWS=submit measures the submit rows only; BENCH_ROWS=workers the workers row only.
+  const only = process.env.BENCH_ROWS;
+  for (const connections of only === 'submit' || only === 'workers' ? [] : [1, 32]) {
     rows.push(await measure('bare Fastify GET /hello', `http://127.0.0.1:${ports.bare}/hello`, connections));
     rows.push(await measure('GET /health', `http://127.0.0.1:${ports.app}/health`, connections));
     rows.push(
@@ -198,8 +199,10 @@ async function main(): Promise<void> {
   const runId = Date.now().toString(36);
   const submitUrl = `http://127.0.0.1:${ports.app}/journal/payments`;
   const one = [{ apiKey: ports.apiKey, body: ports.submitBody }];
-  for (const connections of [1, 32]) rows.push(await measureSubmit(submitUrl, connections, one, runId));
-  rows.push(await measureSubmit(submitUrl, 32, ports.tenants, `${runId}m`));
+  if (only !== 'workers') {
+    for (const connections of [1, 32]) rows.push(await measureSubmit(submitUrl, connections, one, runId));
+    rows.push(await measureSubmit(submitUrl, 32, ports.tenants, `${runId}m`));
+  }
   // The relay-only server is idle from here on (its relay has nothing left to queue).
   if (process.env.BENCH_WORKERS_ROW !== 'off') rows.push(await measureWithWorkers(ports.databaseUrl));
   child.stdin.end();
