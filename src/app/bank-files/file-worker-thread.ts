@@ -223,9 +223,10 @@ function leftovers(request: Req<'leftovers'>) {
 }
 
 function incoming(request: Req<'incoming'>) {
-  const pages = incomingOf.get(request.file)?.of(request.block) ?? [];
-  const page = pages[request.page] ?? { json: '[]', count: 0 };
-  return { ...page, next: request.page + 1 < pages.length ? request.page + 1 : null };
+  const pages = incomingOf.get(request.file);
+  const page = pages?.page(request.block, request.page) ?? { json: '[]', count: 0 };
+  const count = pages?.pageCount(request.block) ?? 0;
+  return { ...page, next: request.page + 1 < count ? request.page + 1 : null };
 }
 
 serveJobs<WorkerRequest>((request) => {
