@@ -8,9 +8,10 @@ import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { test } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { checkIngestFields, type IngestBodyRead, IngestBodyReader } from '../../src/app/bank-files/ingest-body.ts';
-import { receivedFileOf } from '../../src/app/bank-files/prepare-file.ts';
+import { receivedFileOf, receivedFileOfText } from '../../src/app/bank-files/prepare-file.ts';
 
 type Outcome =
   | { ok: true; fields: unknown; text: string; bytesKept: boolean }
@@ -49,6 +50,10 @@ function streamed(body: Uint8Array, cuts: number[], declared: boolean): Outcome 
     assert.ok(Buffer.from(text, 'utf8').equals(Buffer.from(bytes)), 'the kept bytes are the UTF-8 of the text');
     const received = receivedFileOf(bytes);
     assert.equal(received.digest, createHash('sha256').update(text, 'utf8').digest('hex'));
+    // The worker makes the copy from the text once the bytes are freed: it unzips to the same bytes
+    // (an empty file's copy is empty either way: no run, no gzip member).
+    const unzipped = (b: Buffer) => (b.length === 0 ? b : gunzipSync(b));
+    assert.ok(unzipped(receivedFileOfText(received.digest, text).gzipped).equals(unzipped(received.gzipped)));
   }
   read.file.release();
   return { ok: true, fields: read.fields, text, bytesKept: bytes !== undefined };
@@ -201,4 +206,13 @@ test('invalid UTF-8 inside the file, split across chunks, decodes as the whole t
   for (let cut = 0; cut <= body.length; cut++) check(body, [cut]);
   const read = streamed(body, [], true);
   assert.ok(read.ok && read.text.includes('\ufffd'));
+});
+
+test('a copy made from the text unzips to its UTF-8, surrogate pairs and multibyte characters across its 1 MB runs', () => {
+  const run = 1 << 20;
+  const text = `${'a'.repeat(run - 1)}\ud83d\ude00${'\u00e9\u20ac'.repeat(run / 2)}${'b'.repeat(run - 3)}\ud83d\ude00z`;
+  const bytes = Buffer.from(text, 'utf8');
+  const received = receivedFileOfText('d', text);
+  assert.ok(gunzipSync(received.gzipped).equals(bytes));
+  assert.ok(gunzipSync(receivedFileOf(bytes).gzipped).equals(bytes));
 });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import type { StatementTransaction } from '../inbound/types.ts';
 import type { ReconEntry } from '../recon/types.ts';
 
@@ -39,10 +40,14 @@ const REMITTANCE_KEPT = 140;
 
 export const isIncomingCredit = (entry: ReconEntry): boolean => entry.direction === 'credit' && !entry.reversal;
 
-/** Per statement block, the JSON pages of its incoming payments, made as the transactions stream. */
+/**
+ * Per statement block, the JSON pages of its incoming payments, made as the transactions stream. A
+ * page is gzipped as it fills: the pages are held from the parse until the ingest's transaction asks
+ * for them, and a 50 MB statement's 57,000 credits were 11 MB of JSON in the worker's heap at its
+ * busiest moment, the end of the parse (1.5 MB gzipped; docs/adr/0069, 2026-12-06).
+ */
 export class IncomingPages {
-  private readonly pages: string[][] = [];
-  private readonly counts: number[][] = [];
+  private readonly pages: { gzipped: Uint8Array; count: number }[][] = [];
   private readonly positions: number[] = [];
   private readonly seen: Map<string, number>[] = [];
   private block = -1;
@@ -96,18 +101,23 @@ export class IncomingPages {
   flush(): void {
     if (this.records.length === 0) return;
     const pages = this.pages[this.block] ?? [];
-    const counts = this.counts[this.block] ?? [];
-    pages.push(JSON.stringify(this.records));
-    counts.push(this.records.length);
+    // Copied out of zlib's 64 KB output buffer, which a page's 23 KB would otherwise keep whole (a
+    // Buffer.from copy keeps 64 KB too: a typed array's copy is exact).
+    const gzipped = new Uint8Array(gzipSync(JSON.stringify(this.records), { level: 1 }));
+    pages.push({ gzipped, count: this.records.length });
     this.pages[this.block] = pages;
-    this.counts[this.block] = counts;
     this.records = [];
   }
 
-  /** The block's pages (after flush), each with its record count. */
-  of(block: number): { json: string; count: number }[] {
-    const pages = this.pages[block] ?? [];
-    return pages.map((json, i) => ({ json, count: this.counts[block]?.[i] ?? 0 }));
+  /** How many pages the block has (after flush). */
+  pageCount(block: number): number {
+    return this.pages[block]?.length ?? 0;
+  }
+
+  /** The block's page `page` (after flush), its JSON and record count; undefined past the last. */
+  page(block: number, page: number): { json: string; count: number } | undefined {
+    const p = this.pages[block]?.[page];
+    return p && { json: gunzipSync(p.gzipped).toString('utf8'), count: p.count };
   }
 
   /** The digests of equal bases are needed only while the file streams. */
