@@ -409,11 +409,11 @@ const BAD_REFERENCE = 'undefined entity or bad character reference';
  * locals once, as the single function this replaced did.
  */
 class XmlParse {
-  readonly open: NameInfo[] = []; // open elements, for end-tag matching
+  readonly open: NameInfo[]; // open elements, for end-tag matching
   openCount = 0;
   prev: NameInfo | null = null; // the last tag seen, and whether it was a start tag
   prevWasOpen = false;
-  readonly nodes: number[] = []; // the tree index of the element open at each depth inside a capture
+  readonly nodes: number[]; // the tree index of the element open at each depth inside a capture
   // The next '&' at or after the current text, so a leaf's text is checked for entities without a scan
   // per leaf (-1: none left). Moves forward only, so the searches add up to one pass.
   nextAmp: number;
@@ -446,6 +446,11 @@ class XmlParse {
     this.xml = xml;
     this.sink = sink;
     this.maxDepth = maxDepth;
+    // Sized up front: a store past the end of either (the first element deeper than any before) made V8
+    // drop the run's optimised code. Slots at and above openCount are never read.
+    const depths = Math.min(maxDepth, DEFAULT_MAX_DEPTH) + 1;
+    this.open = new Array<NameInfo | null>(depths).fill(null) as NameInfo[];
+    this.nodes = new Array<number>(depths).fill(0);
     this.stats = stats;
     this.nextAmp = xml.indexOf('&');
     this.n = xml.length;
