@@ -409,11 +409,11 @@ const BAD_REFERENCE = 'undefined entity or bad character reference';
  * locals once, as the single function this replaced did.
  */
 class XmlParse {
-  readonly open: NameInfo[] = []; // open elements, for end-tag matching
+  readonly open: NameInfo[]; // open elements, for end-tag matching
   openCount = 0;
   prev: NameInfo | null = null; // the last tag seen, and whether it was a start tag
   prevWasOpen = false;
-  readonly nodes: number[] = []; // the tree index of the element open at each depth inside a capture
+  readonly nodes: number[]; // the tree index of the element open at each depth inside a capture
   // The next '&' at or after the current text, so a leaf's text is checked for entities without a scan
   // per leaf (-1: none left). Moves forward only, so the searches add up to one pass.
   nextAmp: number;
@@ -426,6 +426,8 @@ class XmlParse {
   leafHasChild = false;
   /** Set by `nextTag`: only spaces, tabs and line breaks between `pos` and the tag found. */
   blank = false;
+  /** Set by `runAttrsEnd`: the attribute text of the start tag it read. */
+  runAttrs = '';
   readonly n: number;
   readonly table: NameTable;
   readonly tree: Tree;
@@ -444,6 +446,11 @@ class XmlParse {
     this.xml = xml;
     this.sink = sink;
     this.maxDepth = maxDepth;
+    // Sized up front: a store past the end of either (the first element deeper than any before) made V8
+    // drop the run's optimised code. Slots at and above openCount are never read.
+    const depths = Math.min(maxDepth, DEFAULT_MAX_DEPTH) + 1;
+    this.open = new Array<NameInfo | null>(depths).fill(null) as NameInfo[];
+    this.nodes = new Array<number>(depths).fill(0);
     this.stats = stats;
     this.nextAmp = xml.indexOf('&');
     this.n = xml.length;
@@ -680,11 +687,12 @@ class XmlParse {
   /**
    * The regular stretch of a captured subtree, read with the parse state in locals (most tags of a large
    * statement are here, and a method call per tag with the state in fields cost a tenth of a 100-entry
-   * camt.053 parse): blank-separated start tags without attributes whose name is the one guessed, a
-   * leaf's text and end tag read with its start tag, and end tags of elements with children below the
-   * capture's root. It stops before the first tag that is anything else (text before it, attributes, a
-   * missed guess, a possible entity, a comment, the root's end tag, the window's last MARGIN units) and
-   * returns where that tag's text starts, for the steps of `run` to read; they do the same for these tags.
+   * camt.053 parse): blank-separated start tags whose name is the one guessed (with attributes after a
+   * space), a leaf's text (entities decoded) and end tag read with its start tag, and end tags of elements
+   * with children below the capture's root. It stops before the first tag that is anything else (text
+   * before it, a self-closing tag, a missed guess, a bad reference, a comment, the root's end tag, the
+   * window's last MARGIN units) and returns where that tag's text starts, for the steps of `run` to
+   * read; they do the same for these tags.
    */
   captureRun(from: number): number {
     const { w, q4, wBase, wEnd, xml, tree, nodes, open, maxDepth, captureDepth } = this;
@@ -711,19 +719,38 @@ class XmlParse {
         pos = gt + 1;
         continue;
       }
-      const info: NameInfo | null = prevWasOpen ? prev.afterOpen : prev.afterClose;
-      if (info === null || openCount >= maxDepth) break;
+      let info: NameInfo | null = prevWasOpen ? prev.afterOpen : prev.afterClose;
+      // A guess that is only the start of the name written there is refused below (no `>` or space after it).
+      if (info === null || !sameNameIn(w, lt + 1 - wBase, info.codes)) {
+        // After an end tag, the second guess of lookupName (`Cd` is followed by `Fmly` in `Domn`, by `Issr` in `Prtry`).
+        info = prevWasOpen ? null : this.runSecondGuess(prev, lt, open[openCount - 1] as NameInfo);
+        if (info === null) break;
+      }
       const codes = info.codes;
-      const gt = lt + 1 + codes.length;
-      if (gt >= wEnd || w[gt - wBase] !== GT || !sameNameIn(w, lt + 1 - wBase, codes)) break;
+      const name = lt + 1 + codes.length;
+      if (name >= wEnd || openCount >= maxDepth) break;
+      let gt = name;
+      let attrs = '';
+      if (w[name - wBase] !== GT) {
+        // Attributes (`<Amt Ccy="EUR">`, two or three a camt entry) after one space, read as startInCapture reads them.
+        gt = w[name - wBase] === 32 ? this.runAttrsEnd(info, name) : -1;
+        if (gt < 0) break;
+        attrs = this.runAttrs;
+      }
       const q = leafEnd(w, q4, wBase, wEnd, xml, gt + 1, codes);
-      // An '&' may be in the text (or the known one is stale): the long way decodes it.
-      if (q >= 0 && this.nextAmp >= 0 && this.nextAmp < q) break;
-      const node = tree.add(nodes[openCount - 1] as number, info.id, info.local, '');
+      let decoded: string | null = null;
+      if (q >= 0 && this.nextAmp >= 0 && this.nextAmp < q) {
+        // An '&' may be in the text (or the known one is stale); a bad reference is reported by the long way.
+        const text = this.ampText(gt + 1, q);
+        if (text === undefined) break;
+        decoded = text;
+      }
+      const node = tree.add(nodes[openCount - 1] as number, info.id, info.local, attrs);
       nodes[openCount] = node;
       prev = info;
       if (q >= 0) {
-        tree.setText(node, gt + 1, q);
+        if (decoded === null) tree.setText(node, gt + 1, q);
+        else tree.setDecoded(node, decoded);
         prevWasOpen = false;
         leafHasChild = true;
         pos = q + 3 + codes.length;
@@ -829,6 +856,14 @@ class XmlParse {
     );
   }
 
+  /** lookupName's second guess after the end tag of `prev` in `parent` when it is written at `lt + 1` (then the first guess), else null. */
+  runSecondGuess(prev: NameInfo, lt: number, parent: NameInfo): NameInfo | null {
+    const guess = this.table.afterClose(prev, parent);
+    if (guess === null || !this.writtenAt(guess, lt + 1)) return null;
+    prev.afterClose = guess;
+    return guess;
+  }
+
   /** Reads the name after `lt` (hashing it as it goes) and interns it; null when it is empty or malformed. */
   scanName(lt: number): NameInfo | null {
     const w = this.w;
@@ -886,13 +921,31 @@ class XmlParse {
 
   /** A leaf's text [t, q) where an '&' may be: decoded when one is there; false on a bad reference. */
   ampLeaf(node: number, t: number, q: number): boolean {
-    if (this.nextAmp < t) this.nextAmp = this.xml.indexOf('&', t);
-    if (this.nextAmp >= 0 && this.nextAmp < q) {
-      const text = decodeEntities(this.xml.slice(t, q));
-      if (text === undefined) return false;
-      this.tree.setDecoded(node, text);
-    } else this.tree.setText(node, t, q);
+    const text = this.ampText(t, q);
+    if (text === undefined) return false;
+    if (text === null) this.tree.setText(node, t, q);
+    else this.tree.setDecoded(node, text);
     return true;
+  }
+
+  /** A leaf's text [t, q) where an '&' may be: decoded when one is there, null when not, undefined on a bad reference. */
+  ampText(t: number, q: number): string | null | undefined {
+    if (this.nextAmp < t) this.nextAmp = this.xml.indexOf('&', t);
+    if (this.nextAmp < 0 || this.nextAmp >= q) return null;
+    return decodeEntities(this.xml.slice(t, q));
+  }
+
+  /**
+   * The `>` of a start tag in a capture run whose attributes start at `i`, with their text in `runAttrs`;
+   * -1 leaves the tag to startInCapture (self-closing, a bad entity, an end beyond the window).
+   */
+  runAttrsEnd(info: NameInfo, i: number): number {
+    const gt = findTagEnd(this.xml, i, this.w, this.wBase, this.wEnd);
+    if (gt < 0 || gt >= this.wEnd || this.w[gt - 1 - this.wBase] === SLASH) return -1;
+    const attrs = this.attributes(info, i, gt);
+    if (attrs === undefined) return -1;
+    this.runAttrs = attrs;
+    return gt;
   }
 }
 
