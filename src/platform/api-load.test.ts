@@ -49,7 +49,12 @@ describe('apiLoad', () => {
     const { time, now, wait } = fakeTime();
     const load = apiLoad(now, wait);
     const ends = [load.begin(), load.begin(), load.begin(), load.begin()];
-    time.at.push([1_100, () => ends.forEach((end) => end())]);
+    time.at.push([
+      1_100,
+      () => {
+        for (const end of ends) end();
+      },
+    ]);
     await load.yieldToApi();
     assert.ok(
       time.now >= 1_150 && time.now < 1_160,
