@@ -133,17 +133,10 @@ async function measureWithWorkers(adminUrl: string): Promise<Row> {
       `${Date.now().toString(36)}w`,
       ', workers running (ROLE=all)',
     );
-    const lastSubmit = performance.now();
     // autocannon counts the answers it waited for; requests still in flight when it stopped are
     // journaled too, so the wait is for every outbound document of the company.
-    let counts = { executed: 0, all: 0 };
-    for (;;) {
-      counts = await server.outbound();
-      if (counts.all >= row.accepted && counts.executed >= counts.all) break;
-      if (performance.now() - lastSubmit > DRAIN_TIMEOUT_S * 1000) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    const seconds = ((performance.now() - lastSubmit) / 1000).toFixed(1);
+    const counts = await server.executed(row.accepted, DRAIN_TIMEOUT_S);
+    const seconds = counts.seconds.toFixed(1);
     process.stderr.write(
       `workers row: ${row.accepted} answered, ${counts.executed} of ${counts.all} journaled executed ${seconds} s after the last submit, ${server.webhooksReceived()} webhook deliveries received\n`,
     );

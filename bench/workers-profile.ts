@@ -45,15 +45,8 @@ function windowOf(profile: CpuProfile & { startTime: number }, from: number, to:
 }
 
 async function drain(server: Awaited<ReturnType<typeof startRoleAllServer>>, accepted: number): Promise<string> {
-  const lastSubmit = performance.now();
-  let counts = { executed: 0, all: 0 };
-  for (;;) {
-    counts = await server.outbound();
-    if (counts.all >= accepted && counts.executed >= counts.all) break;
-    if (performance.now() - lastSubmit > DRAIN_TIMEOUT_S * 1000) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const executedAfter = (performance.now() - lastSubmit) / 1000;
+  const counts = await server.executed(accepted, DRAIN_TIMEOUT_S);
+  const executedAfter = counts.seconds;
   // Then the webhooks of the last executions: done when the receiver has been quiet for 2 s.
   let seen = -1;
   while (seen !== server.webhooksReceived()) {
@@ -171,7 +164,7 @@ async function main(): Promise<void> {
     const sampled = profile.timeDeltas.reduce((s, v) => s + v, 0);
     const table = (byFunction: boolean, rowsShown: number) =>
       [...selfTimes(profile, byFunction)]
-        .filter(([k]) => !k.startsWith('(idle)') && !k.startsWith('(program)') === true)
+        .filter(([k]) => !k.startsWith('(idle)') && !k.startsWith('(program)'))
         .sort((a, b) => b[1] - a[1])
         .slice(0, rowsShown)
         .map(([k, v]) => `| ${k.replaceAll('|', '\\|')} | ${(v / n).toFixed(1)} |`);

@@ -25,6 +25,11 @@ export type RoleAllServer = {
   body: unknown;
   /** The company's outbound documents: executed, and in all (those still in flight at the end included). */
   outbound(): Promise<{ executed: number; all: number }>;
+  /**
+   * Waits until at least `accepted` outbound documents are journaled and every one is executed, or
+   * `timeoutS` has passed; answers the counts and the seconds waited.
+   */
+  executed(accepted: number, timeoutS: number): Promise<{ executed: number; all: number; seconds: number }>;
   webhooksReceived(): number;
   stop(): Promise<void>;
 };
@@ -58,6 +63,13 @@ export async function startRoleAllServer(
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+  const outbound = async () => {
+    const { rows } = await pool.query<{ executed: string | null; all: string | null }>(
+      `SELECT sum(n) FILTER (WHERE status = 'executed') AS executed, sum(n) AS all
+         FROM journal_document_counts WHERE direction = 'outbound'`,
+    );
+    return { executed: Number(rows[0]?.executed ?? 0), all: Number(rows[0]?.all ?? 0) };
+  };
   const stop = async () => {
     if (child.exitCode === null) {
       child.kill('SIGTERM');
@@ -99,12 +111,16 @@ export async function startRoleAllServer(
       databaseUrl: database.url,
       apiKey: sandbox.apiKey,
       body: sandbox.firstPayment.body,
-      async outbound() {
-        const { rows } = await pool.query<{ executed: string | null; all: string | null }>(
-          `SELECT sum(n) FILTER (WHERE status = 'executed') AS executed, sum(n) AS all
-             FROM journal_document_counts WHERE direction = 'outbound'`,
-        );
-        return { executed: Number(rows[0]?.executed ?? 0), all: Number(rows[0]?.all ?? 0) };
+      outbound,
+      async executed(accepted, timeoutS) {
+        const started = performance.now();
+        for (;;) {
+          const counts = await outbound();
+          const seconds = (performance.now() - started) / 1000;
+          if ((counts.all >= accepted && counts.executed >= counts.all) || seconds > timeoutS)
+            return { ...counts, seconds };
+          await new Promise((r) => setTimeout(r, 250));
+        }
       },
       webhooksReceived: () => receiver.received.length,
       stop,
